@@ -1,0 +1,875 @@
+import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { TokenSet as TokenSetModel, User as UserModel, Order as OrderModel, Product as ProductModel, Configuration as ConfigurationModel, VehicleDetails as VehicleDetailsModel, PickupCenter as PickupCenterModel, Estimate as EstimateModel, AnyAddress as AnyAddressModel, Payment as PaymentModel, TradeInVehicle as TradeInVehicleModel } from '../upstream/models.js';
+import type { TradeInParent as TradeInParentModel } from '../resolvers/trade-in.js';
+import type { GraphQLContext } from '../context.js';
+export type Maybe<T> = T | null;
+export type InputMaybe<T> = Maybe<T>;
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+  /** A calendar day without time or time zone, formatted `YYYY-MM-DD`, e.g. `2023-08-14`. */
+  Date: { input: string; output: string; }
+  /** A point in time: an ISO 8601 string in UTC with millisecond precision, e.g. `2023-07-20T07:15:58.278Z`. */
+  DateTime: { input: string; output: string; }
+  /** An exact decimal number serialized as a string with two decimals, e.g. `"68999.00"`. Never a float: parse it with a decimal library before doing arithmetic. */
+  Decimal: { input: string; output: string; }
+};
+
+/** A postal address. Order addresses (upstream Address) carry `id`, `type`, `primary` and `validated`; profile and pickup-centre addresses (upstream PostalAddress) leave them null. */
+export type Address = {
+  __typename?: 'Address';
+  /** City; null when omitted. */
+  city?: Maybe<Scalars['String']['output']>;
+  /** Country as upstream sends it, e.g. `United States`; null when omitted. */
+  country?: Maybe<Scalars['String']['output']>;
+  /** Address identifier; null for profile and pickup-centre addresses. */
+  id?: Maybe<Scalars['ID']['output']>;
+  /** First address line (upstream `address1`); null when omitted. */
+  line1?: Maybe<Scalars['String']['output']>;
+  /** Second address line (upstream `address2`); null when there is none. */
+  line2?: Maybe<Scalars['String']['output']>;
+  /** Postal code (upstream `zipcode`), e.g. `20169-2030`; null when omitted. */
+  postalCode?: Maybe<Scalars['String']['output']>;
+  /** Whether this is the primary address of its type; null when unknown. */
+  primary?: Maybe<Scalars['Boolean']['output']>;
+  /** State or region code, e.g. `VA`; null when omitted. */
+  region?: Maybe<Scalars['String']['output']>;
+  /** What the address is used for (upstream `addressType`); UNKNOWN for an unknown value, null for non-order addresses. */
+  type?: Maybe<AddressType>;
+  /** Whether the address has been validated; null when unknown. */
+  validated?: Maybe<Scalars['Boolean']['output']>;
+};
+
+/** What an order address is used for (upstream `addressType`). */
+export type AddressType =
+  /** Where invoices are sent. */
+  | 'BILLING'
+  /** Where the vehicle is delivered. */
+  | 'DELIVERY'
+  /** Where the vehicle is registered. */
+  | 'REGISTRATION'
+  /** An upstream address type this API does not know yet. */
+  | 'UNKNOWN';
+
+/** The card a payment was made with (masked). */
+export type Card = {
+  __typename?: 'Card';
+  /** Card network, e.g. `VISA`; null when omitted. */
+  brand?: Maybe<Scalars['String']['output']>;
+  /** Card expiry as upstream sends it, `MM/YYYY`, e.g. `08/2026`; null when omitted. */
+  expiryDate?: Maybe<Scalars['String']['output']>;
+  /** Last four digits of the card number, e.g. `4242`; null when omitted. */
+  last4?: Maybe<Scalars['String']['output']>;
+};
+
+/** The build configuration chosen for the order (upstream `Order.configuration`). Values are upstream option codes. */
+export type Configuration = {
+  __typename?: 'Configuration';
+  /** Exterior paint option code; null when not chosen. */
+  exterior?: Maybe<Scalars['String']['output']>;
+  /** Interior option code; null when not chosen. */
+  interior?: Maybe<Scalars['String']['output']>;
+  /** Trim option code; null when not chosen. */
+  trim?: Maybe<Scalars['String']['output']>;
+  /** Wheel option code; null when not chosen. */
+  wheel?: Maybe<Scalars['String']['output']>;
+};
+
+/** The signed-in customer (upstream User from `GET /auth/me`). */
+export type Customer = {
+  __typename?: 'Customer';
+  /** The customer's postal address from their profile (no id, type or flags); null when they have none. */
+  address?: Maybe<Address>;
+  /** Customer's country as upstream sends it, e.g. `US`; null when omitted. */
+  country?: Maybe<Scalars['String']['output']>;
+  /** When the customer account was created, in UTC; null when omitted. */
+  createdAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Email address the customer signs in with; null when upstream omits it. */
+  email?: Maybe<Scalars['String']['output']>;
+  /** Whether the customer has verified their email address; null when unknown. */
+  emailVerified?: Maybe<Scalars['Boolean']['output']>;
+  /** Given name; null when upstream omits it. */
+  firstName?: Maybe<Scalars['String']['output']>;
+  /** Stable customer identifier (a UUID). */
+  id: Scalars['ID']['output'];
+  /** Family name; null when upstream omits it. */
+  lastName?: Maybe<Scalars['String']['output']>;
+  /** Preferred locale as a BCP 47 tag, e.g. `en-US`; null when omitted. */
+  locale?: Maybe<Scalars['String']['output']>;
+  /** The customer's orders (upstream `GET /v2/order/user`, fetched in parallel with the profile and shared with `Query.orders`); empty list when none, null with an error on failure. */
+  orders?: Maybe<Array<Order>>;
+  /** Phone number in E.164 format, e.g. `+15715550123`; null when the customer has none. */
+  phoneNumber?: Maybe<Scalars['String']['output']>;
+};
+
+/** A distance with its unit. */
+export type Distance = {
+  __typename?: 'Distance';
+  /** Unit the value is measured in. */
+  unit: DistanceUnit;
+  /** The distance in `unit`, e.g. 12.4. */
+  value: Scalars['Float']['output'];
+};
+
+/** Unit of a distance or a mileage. */
+export type DistanceUnit =
+  /** Kilometres (upstream `km`). */
+  | 'KM'
+  /** Miles (upstream `mi`). */
+  | 'MI';
+
+/** The price breakdown of an order (upstream Estimate from `GET /order/estimate`). All amounts are in the estimate's currency (upstream `currencyCode`). */
+export type Estimate = {
+  __typename?: 'Estimate';
+  /** Amount still to be paid. */
+  amountDue: Money;
+  /** When the estimate was calculated, in UTC; null when omitted. */
+  calculatedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Credits deducted from the price; empty list when none. */
+  credits: Array<PriceLine>;
+  /** Individual fees; empty list when none. */
+  fees: Array<PriceLine>;
+  /** Sum of the fees; null when omitted. */
+  feesTotal?: Maybe<Money>;
+  /** True while the figures are an estimate rather than a final price; null when unknown. */
+  isEstimate?: Maybe<Scalars['Boolean']['output']>;
+  /** Sum of the selected options; null when omitted. */
+  optionsTotal?: Maybe<Money>;
+  /** Amount the customer has already paid; null when omitted. */
+  paidTotal?: Maybe<Money>;
+  /** Sum of the taxes; null when omitted. */
+  taxTotal?: Maybe<Money>;
+  /** Individual taxes; empty list when none. */
+  taxes: Array<TaxLine>;
+  /** Total price of the order after fees, taxes and credits. */
+  total: Money;
+  /** Credit from the trade-in vehicle; null when there is no trade-in credit. */
+  tradeInCredit?: Maybe<Money>;
+  /** Base price of the vehicle; null when omitted. */
+  vehiclePrice?: Maybe<Money>;
+};
+
+/** The fee a payment is for (upstream `feeType`). */
+export type FeeType =
+  /** The fee paid to place the order. */
+  | 'ORDER_FEE';
+
+/** An exact amount of money in major units (dollars, not cents), in the currency of the record it belongs to. */
+export type Money = {
+  __typename?: 'Money';
+  /** The amount as an exact decimal string in major units, e.g. `"68999.00"`. */
+  amount: Scalars['Decimal']['output'];
+  /** ISO 4217 currency code of the amount, e.g. `USD`, taken from the upstream record's `currencyCode`. */
+  currencyCode: Scalars['String']['output'];
+};
+
+/** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** Signs in with a username and password (upstream `POST /auth/login`) and returns a token set. Send its `accessToken` as `Authorization: Bearer <accessToken>` on later requests. */
+  login: TokenSet;
+  /** Renews the token set (upstream `POST /auth/refresh`). The request's bearer access token is forwarded when present (it may already be expired); otherwise the refresh token itself is sent as the bearer. */
+  refreshTokens: TokenSet;
+};
+
+
+/** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
+export type MutationLoginArgs = {
+  password: Scalars['String']['input'];
+  username: Scalars['String']['input'];
+};
+
+
+/** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
+export type MutationRefreshTokensArgs = {
+  refreshToken: Scalars['String']['input'];
+};
+
+/** A vehicle order (upstream Order from `GET /v2/order/user`). Per-order fields such as `vehicle`, `pickup` and `estimate` each come from their own upstream call; a failure in one leaves the others intact. */
+export type Order = {
+  __typename?: 'Order';
+  /** All addresses of the order, of every type (same upstream call as `shippingAddress`); empty list when none. */
+  addresses?: Maybe<Array<Address>>;
+  /** Deadline for editing the build configuration, in UTC (upstream `editBuildExpirationDate`); null when no deadline is set. */
+  buildEditableUntil?: Maybe<Scalars['DateTime']['output']>;
+  /** When the order was cancelled, in UTC; null unless it was cancelled. */
+  cancelledAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the order was completed, in UTC; null until it is completed. */
+  completedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The chosen build configuration (colours, wheels, trim); null when upstream omits it. */
+  configuration?: Maybe<Configuration>;
+  /** When the order was created, in UTC; null when upstream omits it. */
+  createdAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Whether the vehicle has been delivered (upstream `vehicleDelivered`; false when omitted). */
+  delivered: Scalars['Boolean']['output'];
+  /** The order's price breakdown (upstream `GET /order/estimate`). Available from ORDER_CONFIRMED (earlier: null with NOT_AVAILABLE). */
+  estimate?: Maybe<Estimate>;
+  /** Order identifier; pass it to `Query.order(id:)`. */
+  id: Scalars['ID']['output'];
+  /** Payments of the order for one fee type (upstream `GET /order-payments`); empty list when none. */
+  payments?: Maybe<Array<Payment>>;
+  /** The nearest pickup centre (upstream `GET /pickup-scheduler/get-pickup-nearest-center-plus`). Available from IN_TRANSIT (earlier: null with NOT_AVAILABLE). */
+  pickup?: Maybe<Pickup>;
+  /** The ordered product (model, trim, prices); null when upstream omits it. */
+  product?: Maybe<Product>;
+  /** The upstream `status` string exactly as sent, e.g. `ORDER_CONFIRMED`. */
+  rawStatus: Scalars['String']['output'];
+  /** Reservation identifier shown to the customer, e.g. `OC-ACBDE`. */
+  reservationId: Scalars['ID']['output'];
+  /** Where the vehicle is delivered: the order's DELIVERY address, the primary one first (upstream `GET /order-address/findAll`); null when there is none. */
+  shippingAddress?: Maybe<Address>;
+  /** Current stage of the order; UNKNOWN when upstream sends a value this API does not know yet. */
+  status: OrderStatus;
+  /** The trade-in attached to the order's reservation (upstream `GET /partner-trade-in/trade-in-details`); null with no error when there is none. */
+  tradeIn?: Maybe<TradeIn>;
+  /** When the order was last changed, in UTC; null when upstream omits it. */
+  updatedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Production details of the vehicle (upstream `GET /vehicle/getDetails`). Available from IN_PRODUCTION (earlier: null with NOT_AVAILABLE); null with no error when no vehicle is assigned yet. */
+  vehicle?: Maybe<Vehicle>;
+};
+
+
+/** A vehicle order (upstream Order from `GET /v2/order/user`). Per-order fields such as `vehicle`, `pickup` and `estimate` each come from their own upstream call; a failure in one leaves the others intact. */
+export type OrderPaymentsArgs = {
+  feeType?: InputMaybe<FeeType>;
+};
+
+/** The stage of an order. Stages follow each other in the order listed, from RESERVED to DELIVERED; CANCELLED is outside that sequence. Some order fields are only available from a given stage. */
+export type OrderStatus =
+  /** Stage 4: the build configuration is locked and can no longer be edited. */
+  | 'BUILD_LOCKED'
+  /** The order was cancelled; outside the stage sequence, so stage-gated fields are not available. */
+  | 'CANCELLED'
+  /** Stage 8 (final): the vehicle has been handed over to the customer. */
+  | 'DELIVERED'
+  /** Stage 5: the vehicle is being built; `vehicle` (VIN and production details) becomes available. */
+  | 'IN_PRODUCTION'
+  /** Stage 6: the vehicle is on its way; `pickup` (nearest pickup centre) becomes available. */
+  | 'IN_TRANSIT'
+  /** Stage 3: the order is paid and confirmed; `estimate` becomes available. */
+  | 'ORDER_CONFIRMED'
+  /** Stage 2: the customer has placed the order and its order fee payment is pending. */
+  | 'ORDER_PENDING_PAYMENT'
+  /** Stage 7: the vehicle has arrived at the pickup centre and is ready to be collected. */
+  | 'READY_FOR_PICKUP'
+  /** Stage 1: a vehicle is reserved but the order is not placed yet; most per-order data is not available. */
+  | 'RESERVED'
+  /** An upstream status this API does not know yet; see `Order.rawStatus` for the value as sent. */
+  | 'UNKNOWN';
+
+/** A payment made on an order (upstream Payment from `GET /order-payments`). The upstream `transactionReference` is internal and never exposed. */
+export type Payment = {
+  __typename?: 'Payment';
+  /** Amount paid, in the payment's currency (upstream `currencyCode`). */
+  amount: Money;
+  /** The card used; null when the payment was not made by card. */
+  card?: Maybe<Card>;
+  /** When the payment was created, in UTC; null when omitted. */
+  createdAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The fee this payment is for. */
+  feeType: FeeType;
+  /** Payment identifier. */
+  id: Scalars['ID']['output'];
+  /** Payment method (upstream `paymentMethod`), e.g. `CREDIT_CARD`; null when omitted. */
+  method?: Maybe<Scalars['String']['output']>;
+  /** When the payment was settled, in UTC; null until it is. */
+  paidAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Whether the payment can still be refunded; null when unknown. */
+  refundable?: Maybe<Scalars['Boolean']['output']>;
+  /** State of the payment; UNKNOWN for a value this API does not know yet. */
+  status: PaymentStatus;
+};
+
+/** State of a payment (upstream `status`). */
+export type PaymentStatus =
+  /** The payment was declined or failed. */
+  | 'FAILED'
+  /** The payment has been started but not settled yet. */
+  | 'PENDING'
+  /** The payment was refunded to the customer. */
+  | 'REFUNDED'
+  /** The payment went through. */
+  | 'SUCCEEDED'
+  /** An upstream payment status this API does not know yet. */
+  | 'UNKNOWN';
+
+/** The pickup centre nearest to the customer where the vehicle can be collected (upstream PickupCenter). */
+export type Pickup = {
+  __typename?: 'Pickup';
+  /** Postal address of the centre (no id, type or flags); null when omitted. */
+  address?: Maybe<Address>;
+  /** Whether pickup can be scheduled at this centre (upstream `pickupAvailable`); null when unknown. */
+  available?: Maybe<Scalars['Boolean']['output']>;
+  /** Distance from the customer to the centre; null when omitted. */
+  distance?: Maybe<Distance>;
+  /** First day the vehicle can be collected, in the centre's local calendar; null when not known yet. */
+  earliestPickupDate?: Maybe<Scalars['Date']['output']>;
+  /** Email address of the centre; null when omitted. */
+  email?: Maybe<Scalars['String']['output']>;
+  /** Latitude of the centre in decimal degrees; null when omitted. */
+  latitude?: Maybe<Scalars['Float']['output']>;
+  /** Pickup centre identifier (upstream `centerPlusLocationId`), e.g. `cp-lax-01`. */
+  locationId: Scalars['ID']['output'];
+  /** Longitude of the centre in decimal degrees; null when omitted. */
+  longitude?: Maybe<Scalars['Float']['output']>;
+  /** Display name of the centre, e.g. `Center Plus Los Angeles`. */
+  name: Scalars['String']['output'];
+  /** Phone number of the centre; null when omitted. */
+  phone?: Maybe<Scalars['String']['output']>;
+  /** IANA time zone of the centre, e.g. `America/Los_Angeles`; null when omitted. */
+  timeZone?: Maybe<Scalars['String']['output']>;
+};
+
+/** A named amount in an estimate: a fee or a credit. */
+export type PriceLine = {
+  __typename?: 'PriceLine';
+  /** Amount of the line, in the estimate's currency. */
+  amount: Money;
+  /** Machine-readable code of the line, e.g. `DELIVERY_FEE`. */
+  code: Scalars['String']['output'];
+  /** Human-readable label of the line; null when omitted. */
+  description?: Maybe<Scalars['String']['output']>;
+};
+
+/** The product ordered (upstream `Order.product`). Prices are in the product's `currencyCode`. */
+export type Product = {
+  __typename?: 'Product';
+  /** Market the product is sold in, e.g. `United States`; null when omitted. */
+  country?: Maybe<Scalars['String']['output']>;
+  /** Delivery fees for the vehicle; null when omitted. */
+  deliveryFees?: Maybe<Money>;
+  /** Vehicle model code, e.g. `OCEAN`; null when omitted. */
+  model?: Maybe<Scalars['String']['output']>;
+  /** Manufacturer's suggested retail price; null when omitted. */
+  msrp?: Maybe<Money>;
+  /** Fee paid to place the order (pre-order fee); null when omitted. */
+  preorderFee?: Maybe<Money>;
+  /** Trim level code, e.g. `ONE`; null when omitted. */
+  trim?: Maybe<Scalars['String']['output']>;
+};
+
+/** Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of UNAUTHENTICATED, FORBIDDEN, NOT_AVAILABLE, BAD_USER_INPUT, RATE_LIMITED, UPSTREAM_TIMEOUT or UPSTREAM_ERROR; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error. */
+export type Query = {
+  __typename?: 'Query';
+  /** The signed-in customer (upstream `GET /auth/me`). Requires `Authorization: Bearer <accessToken>` from `login`; without a valid token it is null with an UNAUTHENTICATED error. */
+  me?: Maybe<Customer>;
+  /** One of the signed-in customer's orders. Requires `Authorization: Bearer <accessToken>`. Null, with no error, when the id is not one of the caller's orders. */
+  order?: Maybe<Order>;
+  /** All orders of the signed-in customer (upstream `GET /v2/order/user`); an empty list when there are none. Requires `Authorization: Bearer <accessToken>`; null with an error on failure. */
+  orders?: Maybe<Array<Order>>;
+};
+
+
+/** Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of UNAUTHENTICATED, FORBIDDEN, NOT_AVAILABLE, BAD_USER_INPUT, RATE_LIMITED, UPSTREAM_TIMEOUT or UPSTREAM_ERROR; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error. */
+export type QueryOrderArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/** A tax applied in an estimate. */
+export type TaxLine = {
+  __typename?: 'TaxLine';
+  /** Tax amount, in the estimate's currency. */
+  amount: Money;
+  /** Machine-readable code of the tax, e.g. `SALES_TAX`. */
+  code: Scalars['String']['output'];
+  /** Human-readable label of the tax; null when omitted. */
+  description?: Maybe<Scalars['String']['output']>;
+  /** Tax rate as a fraction, e.g. 0.0415 for 4.15%; null when omitted. */
+  rate?: Maybe<Scalars['Float']['output']>;
+  /** Amount the tax is computed on; null when omitted. */
+  taxableAmount?: Maybe<Money>;
+};
+
+/** The tokens returned by `login` and `refreshTokens` (upstream TokenSet). Tokens are JWTs valid for 24 hours; expirations are converted from upstream epoch seconds or milliseconds to DateTime. */
+export type TokenSet = {
+  __typename?: 'TokenSet';
+  /** JWT to send as `Authorization: Bearer <accessToken>` on every request that reads customer data. */
+  accessToken: Scalars['String']['output'];
+  /** When the access token expires, in UTC (from upstream `accessExpiration`, epoch seconds or milliseconds). */
+  accessTokenExpiresAt: Scalars['DateTime']['output'];
+  /** Identity JWT describing the customer; null when upstream sends none. */
+  idToken?: Maybe<Scalars['String']['output']>;
+  /** When the identity token expires, in UTC (from upstream `idExpiration`); null when upstream sends none. */
+  idTokenExpiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Opaque long-lived token to pass to `refreshTokens` to obtain a new token set. */
+  refreshToken: Scalars['String']['output'];
+};
+
+/** A trade-in attached to the order's reservation, handled by a partner (upstream TradeIn from `GET /partner-trade-in/trade-in-details`). */
+export type TradeIn = {
+  __typename?: 'TradeIn';
+  /** Trade-in identifier. */
+  id: Scalars['ID']['output'];
+  /** Lender holding the lien on the traded-in vehicle (upstream `payoff.lienHolder`); null when none. */
+  lienHolder?: Maybe<Scalars['String']['output']>;
+  /** Credit the trade-in contributes to the order after payoff; null when not known yet. */
+  netCredit?: Maybe<Money>;
+  /** The partner's offer; null until an offer is made. */
+  offer?: Maybe<TradeInOffer>;
+  /** Name of the trade-in partner; null when omitted. */
+  partner?: Maybe<Scalars['String']['output']>;
+  /** The partner's own reference for this trade-in; null when omitted. */
+  partnerReferenceId?: Maybe<Scalars['String']['output']>;
+  /** Outstanding loan to pay off on the traded-in vehicle (upstream `payoff.amount`); null when none. */
+  payoffAmount?: Maybe<Money>;
+  /** Progress of the trade-in; UNKNOWN for a value this API does not know yet. */
+  status: TradeInStatus;
+  /** The vehicle being traded in; null when omitted. */
+  vehicle?: Maybe<TradeInVehicle>;
+};
+
+/** The partner's offer for the trade-in vehicle (upstream `TradeIn.offer`). */
+export type TradeInOffer = {
+  __typename?: 'TradeInOffer';
+  /** Offered amount, in the offer's currency (upstream `offer.currencyCode`). */
+  amount: Money;
+  /** When the offer expires, in UTC; null when it does not expire or is omitted. */
+  expiresAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** Progress of a trade-in (upstream `status`). */
+export type TradeInStatus =
+  /** The trade-in is complete. */
+  | 'COMPLETED'
+  /** The offer was declined or the trade-in was rejected. */
+  | 'DECLINED'
+  /** An inspection of the trade-in vehicle has been scheduled. */
+  | 'INSPECTION_SCHEDULED'
+  /** The trade-in has been created but the customer has not submitted their vehicle yet. */
+  | 'NOT_STARTED'
+  /** The customer has accepted the offer. */
+  | 'OFFER_ACCEPTED'
+  /** The vehicle has been submitted and the partner is preparing an offer. */
+  | 'OFFER_PENDING'
+  /** The partner has made an offer the customer can accept. */
+  | 'OFFER_RECEIVED'
+  /** An upstream trade-in status this API does not know yet. */
+  | 'UNKNOWN';
+
+/** The customer's vehicle being traded in (upstream `TradeIn.vehicle`). */
+export type TradeInVehicle = {
+  __typename?: 'TradeInVehicle';
+  /** Condition of the vehicle as upstream describes it; null when omitted. */
+  condition?: Maybe<Scalars['String']['output']>;
+  /** Manufacturer, e.g. `Toyota`; null when omitted. */
+  make?: Maybe<Scalars['String']['output']>;
+  /** Odometer reading in `mileageUnit`; null when omitted. */
+  mileage?: Maybe<Scalars['Int']['output']>;
+  /** Unit of `mileage` (upstream `mi` or `km`); null when omitted. */
+  mileageUnit?: Maybe<DistanceUnit>;
+  /** Model name; null when omitted. */
+  model?: Maybe<Scalars['String']['output']>;
+  /** Trim name; null when omitted. */
+  trim?: Maybe<Scalars['String']['output']>;
+  /** Vehicle identification number; null when omitted. */
+  vin?: Maybe<Scalars['String']['output']>;
+  /** Model year, e.g. 2019; null when omitted. */
+  year?: Maybe<Scalars['Int']['output']>;
+};
+
+/** Production details of the ordered vehicle (upstream VehicleDetails from `GET /vehicle/getDetails`). Values are upstream option codes. */
+export type Vehicle = {
+  __typename?: 'Vehicle';
+  /** Internal digital identifier of the vehicle, e.g. `9999`; null when omitted. */
+  digitalId?: Maybe<Scalars['String']['output']>;
+  /** Exterior paint code, e.g. `BSB`; null when omitted. */
+  exterior?: Maybe<Scalars['String']['output']>;
+  /** Interior code, e.g. `BL`; null when omitted. */
+  interior?: Maybe<Scalars['String']['output']>;
+  /** When the production details last changed, in UTC; null when omitted. */
+  lastUpdatedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Model code, e.g. `OC`. */
+  model: Scalars['String']['output'];
+  /** Model year, e.g. 2023 (parsed from the upstream string); null when omitted or not a number. */
+  modelYear?: Maybe<Scalars['Int']['output']>;
+  /** Country the vehicle is built for sale in, e.g. `US`; null when omitted. */
+  salesCountry?: Maybe<Scalars['String']['output']>;
+  /** Trim code, e.g. `O1`; null when omitted. */
+  trim?: Maybe<Scalars['String']['output']>;
+  /** Vehicle identification number, 17 characters, e.g. `VCF1ZBU28PG123456`. */
+  vin: Scalars['String']['output'];
+  /** Wheel code, e.g. `F3B`; null when omitted. */
+  wheel?: Maybe<Scalars['String']['output']>;
+};
+
+
+
+export type ResolverTypeWrapper<T> = Promise<T> | T;
+
+
+export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
+  resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
+};
+export type Resolver<TResult, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = ResolverFn<TResult, TParent, TContext, TArgs> | ResolverWithResolve<TResult, TParent, TContext, TArgs>;
+
+export type ResolverFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Promise<TResult> | TResult;
+
+export type SubscriptionSubscribeFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => AsyncIterable<TResult> | Promise<AsyncIterable<TResult>>;
+
+export type SubscriptionResolveFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+export interface SubscriptionSubscriberObject<TResult, TKey extends string, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<{ [key in TKey]: TResult }, TParent, TContext, TArgs>;
+  resolve?: SubscriptionResolveFn<TResult, { [key in TKey]: TResult }, TContext, TArgs>;
+}
+
+export interface SubscriptionResolverObject<TResult, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<any, TParent, TContext, TArgs>;
+  resolve: SubscriptionResolveFn<TResult, any, TContext, TArgs>;
+}
+
+export type SubscriptionObject<TResult, TKey extends string, TParent, TContext, TArgs> =
+  | SubscriptionSubscriberObject<TResult, TKey, TParent, TContext, TArgs>
+  | SubscriptionResolverObject<TResult, TParent, TContext, TArgs>;
+
+export type SubscriptionResolver<TResult, TKey extends string, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> =
+  | ((...args: any[]) => SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>)
+  | SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>;
+
+export type TypeResolveFn<TTypes, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (
+  parent: TParent,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Maybe<TTypes> | Promise<Maybe<TTypes>>;
+
+export type IsTypeOfResolverFn<T = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (obj: T, context: TContext, info: GraphQLResolveInfo) => boolean | Promise<boolean>;
+
+export type NextResolverFn<T> = () => Promise<T>;
+
+export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = (
+  next: NextResolverFn<TResult>,
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+
+
+
+
+/** Mapping between all available schema types and the resolvers types */
+export type ResolversTypes = {
+  Address: ResolverTypeWrapper<AnyAddressModel>;
+  AddressType: AddressType;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Card: ResolverTypeWrapper<Card>;
+  Configuration: ResolverTypeWrapper<ConfigurationModel>;
+  Customer: ResolverTypeWrapper<UserModel>;
+  Date: ResolverTypeWrapper<Scalars['Date']['output']>;
+  DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  Decimal: ResolverTypeWrapper<Scalars['Decimal']['output']>;
+  Distance: ResolverTypeWrapper<Distance>;
+  DistanceUnit: DistanceUnit;
+  Estimate: ResolverTypeWrapper<EstimateModel>;
+  FeeType: FeeType;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Money: ResolverTypeWrapper<Money>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Order: ResolverTypeWrapper<OrderModel>;
+  OrderStatus: OrderStatus;
+  Payment: ResolverTypeWrapper<PaymentModel>;
+  PaymentStatus: PaymentStatus;
+  Pickup: ResolverTypeWrapper<PickupCenterModel>;
+  PriceLine: ResolverTypeWrapper<PriceLine>;
+  Product: ResolverTypeWrapper<ProductModel>;
+  Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  TaxLine: ResolverTypeWrapper<TaxLine>;
+  TokenSet: ResolverTypeWrapper<TokenSetModel>;
+  TradeIn: ResolverTypeWrapper<TradeInParentModel>;
+  TradeInOffer: ResolverTypeWrapper<TradeInOffer>;
+  TradeInStatus: TradeInStatus;
+  TradeInVehicle: ResolverTypeWrapper<TradeInVehicleModel>;
+  Vehicle: ResolverTypeWrapper<VehicleDetailsModel>;
+};
+
+/** Mapping between all available schema types and the resolvers parents */
+export type ResolversParentTypes = {
+  Address: AnyAddressModel;
+  Boolean: Scalars['Boolean']['output'];
+  Card: Card;
+  Configuration: ConfigurationModel;
+  Customer: UserModel;
+  Date: Scalars['Date']['output'];
+  DateTime: Scalars['DateTime']['output'];
+  Decimal: Scalars['Decimal']['output'];
+  Distance: Distance;
+  Estimate: EstimateModel;
+  Float: Scalars['Float']['output'];
+  ID: Scalars['ID']['output'];
+  Int: Scalars['Int']['output'];
+  Money: Money;
+  Mutation: Record<PropertyKey, never>;
+  Order: OrderModel;
+  Payment: PaymentModel;
+  Pickup: PickupCenterModel;
+  PriceLine: PriceLine;
+  Product: ProductModel;
+  Query: Record<PropertyKey, never>;
+  String: Scalars['String']['output'];
+  TaxLine: TaxLine;
+  TokenSet: TokenSetModel;
+  TradeIn: TradeInParentModel;
+  TradeInOffer: TradeInOffer;
+  TradeInVehicle: TradeInVehicleModel;
+  Vehicle: VehicleDetailsModel;
+};
+
+export type AddressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Address'] = ResolversParentTypes['Address']> = {
+  city?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  line1?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  line2?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  postalCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  primary?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  region?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['AddressType']>, ParentType, ContextType>;
+  validated?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+};
+
+export type CardResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Card'] = ResolversParentTypes['Card']> = {
+  brand?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiryDate?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  last4?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ConfigurationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Configuration'] = ResolversParentTypes['Configuration']> = {
+  exterior?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  interior?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  trim?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  wheel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type CustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Customer'] = ResolversParentTypes['Customer']> = {
+  address?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  emailVerified?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  orders?: Resolver<Maybe<Array<ResolversTypes['Order']>>, ParentType, ContextType>;
+  phoneNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
+  name: 'Date';
+}
+
+export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
+  name: 'DateTime';
+}
+
+export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Decimal'], any> {
+  name: 'Decimal';
+}
+
+export type DistanceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Distance'] = ResolversParentTypes['Distance']> = {
+  unit?: Resolver<ResolversTypes['DistanceUnit'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type EstimateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Estimate'] = ResolversParentTypes['Estimate']> = {
+  amountDue?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  calculatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  credits?: Resolver<Array<ResolversTypes['PriceLine']>, ParentType, ContextType>;
+  fees?: Resolver<Array<ResolversTypes['PriceLine']>, ParentType, ContextType>;
+  feesTotal?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  isEstimate?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  optionsTotal?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  paidTotal?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  taxTotal?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  taxes?: Resolver<Array<ResolversTypes['TaxLine']>, ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  tradeInCredit?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  vehiclePrice?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+};
+
+export type MoneyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Money'] = ResolversParentTypes['Money']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  currencyCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  login?: Resolver<ResolversTypes['TokenSet'], ParentType, ContextType, RequireFields<MutationLoginArgs, 'password' | 'username'>>;
+  refreshTokens?: Resolver<ResolversTypes['TokenSet'], ParentType, ContextType, RequireFields<MutationRefreshTokensArgs, 'refreshToken'>>;
+};
+
+export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
+  addresses?: Resolver<Maybe<Array<ResolversTypes['Address']>>, ParentType, ContextType>;
+  buildEditableUntil?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  cancelledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  completedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  configuration?: Resolver<Maybe<ResolversTypes['Configuration']>, ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  delivered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  estimate?: Resolver<Maybe<ResolversTypes['Estimate']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  payments?: Resolver<Maybe<Array<ResolversTypes['Payment']>>, ParentType, ContextType, RequireFields<OrderPaymentsArgs, 'feeType'>>;
+  pickup?: Resolver<Maybe<ResolversTypes['Pickup']>, ParentType, ContextType>;
+  product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType>;
+  rawStatus?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reservationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  shippingAddress?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
+  tradeIn?: Resolver<Maybe<ResolversTypes['TradeIn']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  vehicle?: Resolver<Maybe<ResolversTypes['Vehicle']>, ParentType, ContextType>;
+};
+
+export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Payment'] = ResolversParentTypes['Payment']> = {
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  card?: Resolver<Maybe<ResolversTypes['Card']>, ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  feeType?: Resolver<ResolversTypes['FeeType'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  method?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  paidAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  refundable?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['PaymentStatus'], ParentType, ContextType>;
+};
+
+export type PickupResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Pickup'] = ResolversParentTypes['Pickup']> = {
+  address?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
+  available?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  distance?: Resolver<Maybe<ResolversTypes['Distance']>, ParentType, ContextType>;
+  earliestPickupDate?: Resolver<Maybe<ResolversTypes['Date']>, ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  latitude?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  locationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  longitude?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  timeZone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type PriceLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PriceLine'] = ResolversParentTypes['PriceLine']> = {
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ProductResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Product'] = ResolversParentTypes['Product']> = {
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  deliveryFees?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  msrp?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  preorderFee?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  trim?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  me?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
+  orders?: Resolver<Maybe<Array<ResolversTypes['Order']>>, ParentType, ContextType>;
+};
+
+export type TaxLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TaxLine'] = ResolversParentTypes['TaxLine']> = {
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  taxableAmount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+};
+
+export type TokenSetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TokenSet'] = ResolversParentTypes['TokenSet']> = {
+  accessToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  accessTokenExpiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  idToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  idTokenExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  refreshToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type TradeInResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TradeIn'] = ResolversParentTypes['TradeIn']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lienHolder?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  netCredit?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  offer?: Resolver<Maybe<ResolversTypes['TradeInOffer']>, ParentType, ContextType>;
+  partner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  partnerReferenceId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  payoffAmount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['TradeInStatus'], ParentType, ContextType>;
+  vehicle?: Resolver<Maybe<ResolversTypes['TradeInVehicle']>, ParentType, ContextType>;
+};
+
+export type TradeInOfferResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TradeInOffer'] = ResolversParentTypes['TradeInOffer']> = {
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type TradeInVehicleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TradeInVehicle'] = ResolversParentTypes['TradeInVehicle']> = {
+  condition?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  make?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  mileage?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  mileageUnit?: Resolver<Maybe<ResolversTypes['DistanceUnit']>, ParentType, ContextType>;
+  model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  trim?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  vin?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  year?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type VehicleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Vehicle'] = ResolversParentTypes['Vehicle']> = {
+  digitalId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  exterior?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  interior?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastUpdatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  modelYear?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  salesCountry?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  trim?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  vin?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  wheel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type Resolvers<ContextType = GraphQLContext> = {
+  Address?: AddressResolvers<ContextType>;
+  Card?: CardResolvers<ContextType>;
+  Configuration?: ConfigurationResolvers<ContextType>;
+  Customer?: CustomerResolvers<ContextType>;
+  Date?: GraphQLScalarType;
+  DateTime?: GraphQLScalarType;
+  Decimal?: GraphQLScalarType;
+  Distance?: DistanceResolvers<ContextType>;
+  Estimate?: EstimateResolvers<ContextType>;
+  Money?: MoneyResolvers<ContextType>;
+  Mutation?: MutationResolvers<ContextType>;
+  Order?: OrderResolvers<ContextType>;
+  Payment?: PaymentResolvers<ContextType>;
+  Pickup?: PickupResolvers<ContextType>;
+  PriceLine?: PriceLineResolvers<ContextType>;
+  Product?: ProductResolvers<ContextType>;
+  Query?: QueryResolvers<ContextType>;
+  TaxLine?: TaxLineResolvers<ContextType>;
+  TokenSet?: TokenSetResolvers<ContextType>;
+  TradeIn?: TradeInResolvers<ContextType>;
+  TradeInOffer?: TradeInOfferResolvers<ContextType>;
+  TradeInVehicle?: TradeInVehicleResolvers<ContextType>;
+  Vehicle?: VehicleResolvers<ContextType>;
+};
+

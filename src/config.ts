@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/** The five upstream bases, named as in the contract's `x-base`. */
+export const UPSTREAM_URL_NAMES = [
+  'AUTH_URL',
+  'APPOINTMENT_URL',
+  'ORDER_URL',
+  'PRICE_CALCULATOR_URL',
+  'TRADE_IN_URL',
+] as const;
+export type UpstreamUrlName = (typeof UPSTREAM_URL_NAMES)[number];
+export type UpstreamUrls = Record<UpstreamUrlName, string>;
+
+export interface Config {
+  port: number;
+  host: string;
+  /** null: no upstream configured, the embedded simulator serves it. */
+  upstreamUrls: UpstreamUrls | null;
+  upstreamTimeoutMs: number;
+  upstreamRetries: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  graphiql: boolean;
+  introspection: boolean;
+}
+
+/** Thrown by loadConfig with every problem found, one line each. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const integer = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `${name} must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
+
+const flag = (name: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => ['on', 'off', 'true', 'false', '1', '0'].includes(v), `${name} must be on or off`)
+    .transform((v) => v === 'on' || v === 'true' || v === '1');
+
+const httpUrl = (name: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => {
+      if (!URL.canParse(v)) return false;
+      const url = new URL(v);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
+    }, `${name} must be an http(s) URL without query or fragment, e.g. http://orders.internal:8080/api`);
+
+const envSchema = z.object({
+  PORT: integer('PORT', 0, 65535).default(4000),
+  HOST: z.string().trim().min(1, 'HOST must not be empty').default('127.0.0.1'),
+  UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 1, 600_000).default(5000),
+  UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 0, 5).default(1),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+  GRAPHIQL: flag('GRAPHIQL').default(true),
+  INTROSPECTION: flag('INTROSPECTION').default(true),
+  ...Object.fromEntries(UPSTREAM_URL_NAMES.map((name) => [name, httpUrl(name).optional()])),
+});
+
+/**
+ * Reads and validates the environment (the only place that does). Empty variables count
+ * as unset. Throws a ConfigError listing every problem at once.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const parsed = envSchema.safeParse(present);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
+
+  const setUrls = UPSTREAM_URL_NAMES.filter((name) => name in present);
+  if (setUrls.length > 0 && setUrls.length < UPSTREAM_URL_NAMES.length) {
+    const missing = UPSTREAM_URL_NAMES.filter((name) => !(name in present));
+    problems.push(
+      `Upstream configured only in part: ${missing.join(', ')} missing. Set all five upstream URLs, or none to use the embedded simulator`,
+    );
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+
+  const values = parsed.data as z.infer<typeof envSchema> & Partial<Record<UpstreamUrlName, string>>;
+  return {
+    port: values.PORT,
+    host: values.HOST,
+    upstreamUrls:
+      setUrls.length === 0 ? null : (Object.fromEntries(UPSTREAM_URL_NAMES.map((n) => [n, values[n]!])) as UpstreamUrls),
+    upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
+    upstreamRetries: values.UPSTREAM_RETRIES,
+    logLevel: values.LOG_LEVEL,
+    graphiql: values.GRAPHIQL,
+    introspection: values.INTROSPECTION,
+  };
+}

@@ -1,0 +1,25 @@
+import type { MutationResolvers, TokenSetResolvers } from '../__generated__/resolvers-types.js';
+import { BadUserInputError } from '../errors.js';
+import { epochToDateTime } from './mapping.js';
+
+function required(value: string, name: string): string {
+  if (value.trim() === '') throw new BadUserInputError(`${name} must not be empty.`);
+  return value;
+}
+
+export const Mutation: MutationResolvers = {
+  login: (_parent, { username, password }, { operations }) =>
+    operations.login(required(username, 'username'), required(password, 'password')),
+  refreshTokens: (_parent, { refreshToken }, { operations }) =>
+    operations.refreshTokens(required(refreshToken, 'refreshToken')),
+};
+
+export const TokenSet: TokenSetResolvers = {
+  accessTokenExpiresAt: ({ accessExpiration }) => {
+    const at = epochToDateTime(accessExpiration);
+    if (!at) throw new Error('accessExpiration was accepted but cannot be read');
+    return at;
+  },
+  idToken: ({ idToken }) => idToken ?? null,
+  idTokenExpiresAt: ({ idExpiration }) => epochToDateTime(idExpiration),
+};

@@ -1,0 +1,63 @@
+import type {
+  OrderResolvers,
+  OrderStatus,
+  ProductResolvers,
+} from '../__generated__/resolvers-types.js';
+import type { Address } from '../upstream/models.js';
+import { money, toDateTime, toEnum } from './mapping.js';
+
+const ORDER_STATUSES: readonly Exclude<OrderStatus, 'UNKNOWN'>[] = [
+  'RESERVED',
+  'ORDER_PENDING_PAYMENT',
+  'ORDER_CONFIRMED',
+  'BUILD_LOCKED',
+  'IN_PRODUCTION',
+  'IN_TRANSIT',
+  'READY_FOR_PICKUP',
+  'DELIVERED',
+  'CANCELLED',
+];
+
+/** The shipping address among an order's addresses: DELIVERY, the primary one first. */
+export function pickShippingAddress(addresses: readonly Address[]): Address | null {
+  const delivery = addresses.filter((address) => address.addressType?.toUpperCase() === 'DELIVERY');
+  return delivery.find((address) => address.primary === true) ?? delivery[0] ?? null;
+}
+
+export const Order: OrderResolvers = {
+  status: ({ status }) => toEnum(status, ORDER_STATUSES),
+  rawStatus: ({ status }) => status,
+  createdAt: ({ createdAt }) => toDateTime(createdAt),
+  updatedAt: ({ updatedAt }) => toDateTime(updatedAt),
+  cancelledAt: ({ cancelledAt }) => toDateTime(cancelledAt),
+  completedAt: ({ completedAt }) => toDateTime(completedAt),
+  buildEditableUntil: ({ editBuildExpirationDate }) => toDateTime(editBuildExpirationDate),
+  delivered: ({ vehicleDelivered }) => vehicleDelivered === true,
+  product: ({ product }) => product ?? null,
+  configuration: ({ configuration }) => configuration ?? null,
+
+  vehicle: ({ id, reservationId }, _args, { loaders }) => loaders.vehicle.load({ orderId: id, reservationId }),
+  pickup: ({ id }, _args, { loaders }) => loaders.pickup.load(id),
+  estimate: ({ id }, _args, { loaders }) => loaders.estimate.load(id),
+  addresses: ({ id }, _args, { loaders }) => loaders.addresses.load(id),
+  shippingAddress: async ({ id }, _args, { loaders }) => {
+    const addresses = await loaders.addresses.load(id);
+    return addresses && pickShippingAddress(addresses);
+  },
+  payments: async ({ id }, { feeType }, { loaders }) => {
+    const payments = await loaders.payments.load({ orderId: id, feeType });
+    return payments && payments.filter((payment) => payment.feeType === feeType);
+  },
+  tradeIn: async ({ reservationId, product }, _args, { loaders }) => {
+    const tradeIn = await loaders.tradeIn.load(reservationId);
+    // The trade-in record has no currency of its own beyond the offer's: the order's is the one it is credited in.
+    return tradeIn && { ...tradeIn, currencyCode: tradeIn.offer?.currencyCode ?? product?.currencyCode ?? null };
+  },
+};
+
+export const Product: ProductResolvers = {
+  msrp: ({ msrp, currencyCode }) => money(msrp, currencyCode),
+  preorderFee: ({ preorderFee, currencyCode }) => money(preorderFee, currencyCode),
+  deliveryFees: ({ deliveryFees, currencyCode }) => money(deliveryFees, currencyCode),
+};
+

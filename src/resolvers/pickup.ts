@@ -1,0 +1,13 @@
+import type { PickupResolvers } from '../__generated__/resolvers-types.js';
+import { toDate, toDistanceUnit } from './mapping.js';
+
+export const Pickup: PickupResolvers = {
+  locationId: ({ centerPlusLocationId }) => centerPlusLocationId,
+  available: ({ pickupAvailable }) => pickupAvailable ?? null,
+  earliestPickupDate: ({ earliestPickupDate }) => toDate(earliestPickupDate),
+  distance: ({ distance }) => {
+    const unit = toDistanceUnit(distance?.unit);
+    const value = distance?.value;
+    return unit && typeof value === 'number' && Number.isFinite(value) ? { value, unit } : null;
+  },
+};
