@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import {
+  epochToDateTime,
+  money,
+  toDate,
+  toDateTime,
+  toDecimal,
+  toDistanceUnit,
+  toEnum,
+} from '../../src/resolvers/mapping.js';
+import { pickShippingAddress } from '../../src/resolvers/order.js';
+import type { Address } from '../../src/upstream/models.js';
+
+describe('toDecimal', () => {
+  it.each([
+    [68999, '68999.00'],
+    [5000, '5000.00'],
+    [12.5, '12.50'],
+    [2863.46, '2863.46'],
+    [0.1, '0.10'],
+    [-250.75, '-250.75'],
+    [0, '0.00'],
+    ['4156.255', '4156.255'],
+    ['100', '100.00'],
+    [' 7.5 ', '7.50'],
+  ])('%j becomes %j', (input, expected) => {
+    expect(toDecimal(input)).toBe(expected);
+  });
+
+  it('keeps every digit of amounts where float arithmetic would not', () => {
+    // 0.1 + 0.2 is 0.30000000000000004 as a float: amounts are never added up.
+    expect(toDecimal(0.1 + 0.2)).toBe('0.30000000000000004');
+    expect(toDecimal(9007199254740.99)).toBe('9007199254740.99');
+  });
+
+  it.each([null, undefined, Number.NaN, Infinity, 1e21, 'abc', '1e5', '', '12.', {}])('rejects %j', (input) => {
+    expect(toDecimal(input as never)).toBeNull();
+  });
+});
+
+describe('money', () => {
+  it('pairs the amount with the currency of its record', () => {
+    expect(money(68999, 'USD')).toEqual({ amount: '68999.00', currencyCode: 'USD' });
+  });
+  it('is null without a currency or a readable amount', () => {
+    expect(money(10, null)).toBeNull();
+    expect(money(10, '')).toBeNull();
+    expect(money(null, 'USD')).toBeNull();
+  });
+});
+
+describe('dates', () => {
+  it('normalises timestamps to ISO 8601 UTC', () => {
+    expect(toDateTime('2023-07-20T07:15:58.278Z')).toBe('2023-07-20T07:15:58.278Z');
+    expect(toDateTime('2023-07-20T09:15:58+02:00')).toBe('2023-07-20T07:15:58.000Z');
+    expect(toDateTime('not a date')).toBeNull();
+    expect(toDateTime(null)).toBeNull();
+  });
+  it('reads expirations in epoch seconds or milliseconds', () => {
+    expect(epochToDateTime(1763884800)).toBe('2025-11-23T08:00:00.000Z');
+    expect(epochToDateTime(1763884800123)).toBe('2025-11-23T08:00:00.123Z');
+    expect(epochToDateTime(null)).toBeNull();
+    expect(epochToDateTime(Number.NaN)).toBeNull();
+  });
+  it('keeps calendar dates as YYYY-MM-DD', () => {
+    expect(toDate('2023-08-14')).toBe('2023-08-14');
+    expect(toDate('2023-08-14T00:00:00Z')).toBe('2023-08-14');
+    expect(toDate('14/08/2023')).toBeNull();
+    expect(toDate(undefined)).toBeNull();
+  });
+});
+
+describe('enums', () => {
+  it('maps known values and anything else to UNKNOWN', () => {
+    const known = ['PENDING', 'SUCCEEDED'] as const;
+    expect(toEnum('SUCCEEDED', known)).toBe('SUCCEEDED');
+    expect(toEnum('succeeded', known)).toBe('SUCCEEDED');
+    expect(toEnum('CHARGEBACK', known)).toBe('UNKNOWN');
+    expect(toEnum(null, known)).toBe('UNKNOWN');
+  });
+  it('reads distance units in either case, null otherwise', () => {
+    expect(toDistanceUnit('mi')).toBe('MI');
+    expect(toDistanceUnit('KM')).toBe('KM');
+    expect(toDistanceUnit('miles')).toBeNull();
+  });
+});
+
+describe('pickShippingAddress', () => {
+  const address = (id: string, addressType: string, primary: boolean): Address => ({ id, addressType, primary });
+  it('takes the primary DELIVERY address, even when listed after another', () => {
+    const picked = pickShippingAddress([
+      address('billing', 'BILLING', true),
+      address('secondary', 'DELIVERY', false),
+      address('primary', 'DELIVERY', true),
+    ]);
+    expect(picked?.id).toBe('primary');
+  });
+  it('falls back to the first DELIVERY address, and to null without one', () => {
+    expect(pickShippingAddress([address('a', 'DELIVERY', false), address('b', 'DELIVERY', false)])?.id).toBe('a');
+    expect(pickShippingAddress([address('billing', 'BILLING', true)])).toBeNull();
+    expect(pickShippingAddress([])).toBeNull();
+  });
+});
