@@ -1,0 +1,104 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
+import { GraphQLClient, type Variables } from 'graphql-request';
+import { createGateway, type GatewayConfig } from '../../src/gateway.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
+import { LoginDocument } from '../../src/client/__generated__/graphql.js';
+
+export interface Harness {
+  simulator: Simulator;
+  endpoint: string;
+  /** A graphql-request client that returns `{ data, errors }` instead of throwing on errors. */
+  client(token?: string | null): GraphQLClient;
+  /** Logs a demo customer in through the gateway; returns the access token. */
+  login(username: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Listens on a free loopback port; resolves to the base URL. */
+export async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The gateway on port 0 in front of the given upstream URLs. */
+export async function startGateway(config: Partial<GatewayConfig> & Pick<GatewayConfig, 'upstreamUrls'>) {
+  const gateway = createGateway({
+    upstreamTimeoutMs: 2000,
+    upstreamRetries: 1,
+    graphiql: true,
+    introspection: true,
+    ...config,
+  });
+  const server = createServer(gateway.yoga);
+  const endpoint = `${await listen(server)}/graphql`;
+  return {
+    endpoint,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      gateway.close();
+    },
+  };
+}
+
+export function graphqlClient(endpoint: string, token?: string | null): GraphQLClient {
+  return new GraphQLClient(endpoint, {
+    errorPolicy: 'all',
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+}
+
+/** The simulator and the gateway in front of it, both on port 0. */
+export async function startHarness(
+  options: { simulator?: SimulatorOptions; gateway?: Partial<GatewayConfig> } = {},
+): Promise<Harness> {
+  const simulator = await startSimulator({ latencyMs: 0, ...options.simulator });
+  const gateway = await startGateway({ upstreamUrls: simulator.urls, ...options.gateway });
+  const customers = new Map(simulator.customers.map((c) => [c.username, c]));
+  return {
+    simulator,
+    endpoint: gateway.endpoint,
+    client: (token) => graphqlClient(gateway.endpoint, token),
+    async login(username) {
+      const customer = customers.get(username);
+      if (!customer) throw new Error(`no demo customer ${username}`);
+      const { data, errors } = await execute(graphqlClient(gateway.endpoint), LoginDocument, {
+        username,
+        password: customer.password,
+      });
+      if (!data?.login) throw new Error(`login failed: ${JSON.stringify(errors)}`);
+      return data.login.accessToken;
+    },
+    async close() {
+      await gateway.close();
+      await simulator.close();
+    },
+  };
+}
+
+/** How many upstream calls each operation received, from the simulator's request log. */
+export function callCounts(simulator: Simulator): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const entry of simulator.requestLog) counts[entry.operation] = (counts[entry.operation] ?? 0) + 1;
+  return counts;
+}
+
+/** An error as the gateway sends it. */
+export interface ResponseError {
+  message: string;
+  path?: ReadonlyArray<string | number>;
+  extensions?: Record<string, unknown>;
+}
+
+/** Sends a typed document; resolves to its typed `data` and the `errors` (empty when none). */
+export async function execute<TResult, TVariables extends Variables>(
+  client: GraphQLClient,
+  document: TypedDocumentNode<TResult, TVariables>,
+  variables?: TVariables,
+): Promise<{ data: TResult | null | undefined; errors: ResponseError[] }> {
+  const response = await client.rawRequest<TResult, TVariables>(print(document), variables);
+  return { data: response.data, errors: (response.errors ?? []) as unknown as ResponseError[] };
+}

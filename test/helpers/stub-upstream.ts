@@ -1,0 +1,53 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { UPSTREAM_URL_NAMES, type UpstreamUrls } from '../../src/config.js';
+import { listen } from './harness.js';
+
+export interface StubRequest {
+  method: string;
+  /** The full path as received, prefix included. */
+  path: string;
+  query: Record<string, string>;
+  authorization: string | undefined;
+  body: string;
+}
+
+export type StubHandler = (request: StubRequest, response: ServerResponse) => void;
+
+/** A per-test upstream: every host under its own path prefix, answers from `handler`. */
+export async function startStubUpstream(handler: StubHandler) {
+  const requests: StubRequest[] = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://stub');
+      const request: StubRequest = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        authorization: req.headers.authorization,
+        body,
+      };
+      requests.push(request);
+      handler(request, res);
+    });
+  });
+  const base = await listen(server);
+  const urls = Object.fromEntries(
+    UPSTREAM_URL_NAMES.map((name) => [name, `${base}/prefix/${name.toLowerCase().replace('_url', '')}/`]),
+  ) as UpstreamUrls;
+  return {
+    urls,
+    requests,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Sends a JSON body. */
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,204 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { LoginDocument, OrderSummaryDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
+import { json, startStubUpstream, type StubHandler, type StubRequest } from '../helpers/stub-upstream.js';
+
+const TOKEN = 'opaque-access-token';
+
+const order = {
+  id: 'ord-1',
+  reservationId: 'OC-AAAAA',
+  userId: 'u-1',
+  status: 'ORDER_CONFIRMED',
+  product: { msrp: 68999, currencyCode: 'USD' },
+};
+
+/** A well-behaved upstream for one order; `override` replaces any answer by path suffix. */
+function upstream(override: Record<string, StubHandler> = {}): StubHandler {
+  return (request, res) => {
+    const entry = Object.entries(override).find(([suffix]) => request.path.endsWith(suffix));
+    if (entry) return entry[1](request, res);
+    const p = request.path;
+    if (p.endsWith('/auth/me')) return json(res, 200, { id: 'u-1', email: 'a@b.test', unknownField: { nested: true } });
+    if (p.endsWith('/v2/order/user')) return json(res, 200, [order]);
+    if (p.endsWith('/vehicle/getDetails')) return json(res, 200, { orderId: 'ord-1', reservationId: 'OC-AAAAA', vin: 'VCF1ZBU28PG123456', model: 'OC', modelYear: '2023' });
+    if (p.endsWith('/pickup-scheduler/get-pickup-nearest-center-plus')) return json(res, 200, { centerPlusLocationId: 'cp-1', name: 'Centre', distance: { value: 12.4, unit: 'mi' } });
+    if (p.endsWith('/order/estimate')) return json(res, 200, { orderId: 'ord-1', currencyCode: 'USD', total: 70000, amountDue: 65000 });
+    if (p.includes('/order-address/findAll/')) return json(res, 200, []);
+    if (p.endsWith('/order-payments')) return json(res, 200, []);
+    if (p.endsWith('/partner-trade-in/trade-in-details')) return json(res, 404, { code: 'TRADE_IN_NOT_FOUND' });
+    json(res, 404, { code: 'NOT_FOUND' });
+  };
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function setup(handler: StubHandler, retries = 1) {
+  const stub = await startStubUpstream(handler);
+  const gateway = await startGateway({ upstreamUrls: stub.urls, upstreamRetries: retries, upstreamTimeoutMs: 1000 });
+  cleanups.push(stub.close, gateway.close);
+  return { stub, endpoint: gateway.endpoint };
+}
+
+const find = (requests: StubRequest[], suffix: string) => requests.filter((r) => r.path.endsWith(suffix) || r.path.includes(suffix));
+
+describe('the ten upstream calls', () => {
+  it('use each host with its path prefix, the contract parameter spellings and the caller bearer', async () => {
+    const { stub, endpoint } = await setup(upstream());
+    const { errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    expect(errors).toEqual([]);
+
+    const byPath = Object.fromEntries(stub.requests.map((r) => [r.path, r]));
+    expect(Object.keys(byPath).sort()).toEqual(
+      [
+        '/prefix/auth/auth/me',
+        '/prefix/order/v2/order/user',
+        '/prefix/appointment/vehicle/getDetails',
+        '/prefix/price_calculator/pickup-scheduler/get-pickup-nearest-center-plus',
+        '/prefix/order/order/estimate',
+        '/prefix/order/order-address/findAll/ord-1',
+        '/prefix/order/order-payments',
+        '/prefix/trade_in/partner-trade-in/trade-in-details',
+      ].sort(),
+    );
+    expect(byPath['/prefix/appointment/vehicle/getDetails']!.query).toEqual({ order_id: 'ord-1', reservation_id: 'OC-AAAAA' });
+    expect(byPath['/prefix/price_calculator/pickup-scheduler/get-pickup-nearest-center-plus']!.query).toEqual({ orderId: 'ord-1' });
+    expect(byPath['/prefix/order/order/estimate']!.query).toEqual({ orderID: 'ord-1' });
+    expect(byPath['/prefix/order/order-payments']!.query).toEqual({ order_id: 'ord-1', fee_type: 'ORDER_FEE' });
+    expect(byPath['/prefix/trade_in/partner-trade-in/trade-in-details']!.query).toEqual({ reservationId: 'OC-AAAAA' });
+    for (const request of stub.requests) {
+      expect(request.method).toBe('GET');
+      expect(request.authorization).toBe(`Bearer ${TOKEN}`);
+    }
+  });
+
+  it('encode an order id into the address path', async () => {
+    const odd = { ...order, id: 'a/b?c' };
+    const { stub, endpoint } = await setup(upstream({ '/v2/order/user': (_r, res) => json(res, 200, [odd]) }));
+    await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    expect(find(stub.requests, '/order-address/findAll/')[0]!.path).toBe('/prefix/order/order-address/findAll/a%2Fb%3Fc');
+  });
+
+  it('login posts the credentials without a bearer; expirations in seconds or milliseconds become DateTime', async () => {
+    const { stub, endpoint } = await setup(
+      upstream({
+        '/auth/login': (_r, res) =>
+          json(res, 200, { accessToken: 'a', accessExpiration: 1763884800, idToken: 'i', idExpiration: 1763884800123, refreshToken: 'r', extra: 1 }),
+      }),
+    );
+    const { data, errors } = await execute(graphqlClient(endpoint), LoginDocument, { username: 'u@x.test', password: 'pw' });
+    expect(errors).toEqual([]);
+    expect(data?.login).toEqual({
+      accessToken: 'a',
+      accessTokenExpiresAt: '2025-11-23T08:00:00.000Z',
+      idToken: 'i',
+      idTokenExpiresAt: '2025-11-23T08:00:00.123Z',
+      refreshToken: 'r',
+    });
+    const [login] = find(stub.requests, '/auth/login');
+    expect(login!.method).toBe('POST');
+    expect(login!.authorization).toBeUndefined();
+    expect(JSON.parse(login!.body)).toEqual({ username: 'u@x.test', password: 'pw' });
+  });
+
+  it('refresh sends refresh_token, with the caller access token as bearer when there is one, else the refresh token', async () => {
+    const tokens = { accessToken: 'a2', accessExpiration: 1763884800, refreshToken: 'r2' };
+    const { stub, endpoint } = await setup(upstream({ '/auth/refresh': (_r, res) => json(res, 200, tokens) }));
+    await execute(graphqlClient(endpoint, TOKEN), RefreshTokensDocument, { refreshToken: 'r1' });
+    await execute(graphqlClient(endpoint), RefreshTokensDocument, { refreshToken: 'r1' });
+    const refreshes = find(stub.requests, '/auth/refresh');
+    expect(refreshes.map((r) => [r.method, r.authorization, JSON.parse(r.body)])).toEqual([
+      ['POST', `Bearer ${TOKEN}`, { refresh_token: 'r1' }],
+      ['POST', 'Bearer r1', { refresh_token: 'r1' }],
+    ]);
+  });
+});
+
+describe('tolerant parsing', () => {
+  it('maps an unknown order status to UNKNOWN and keeps it in rawStatus', async () => {
+    const { endpoint } = await setup(upstream({ '/v2/order/user': (_r, res) => json(res, 200, [{ ...order, status: 'QUALITY_HOLD', brandNew: 1 }]) }));
+    const { data, errors } = await execute(graphqlClient(endpoint, TOKEN), OrderSummaryDocument);
+    expect(errors).toEqual([]);
+    expect(data?.orders?.[0]).toMatchObject({ status: 'UNKNOWN', rawStatus: 'QUALITY_HOLD' });
+  });
+
+  it('a body missing what the contract requires is UPSTREAM_ERROR, and siblings stay', async () => {
+    const { endpoint } = await setup(upstream({ '/vehicle/getDetails': (_r, res) => json(res, 200, { model: 'OC' }) }));
+    const { data, errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    expect(data?.me?.orders?.[0]?.vehicle).toBeNull();
+    expect(data?.me?.orders?.[0]?.estimate?.total).toEqual({ amount: '70000.00', currencyCode: 'USD' });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', operation: 'vehicleProductionDetails', upstreamStatus: 200 });
+    expect(errors[0]!.path).toEqual(['me', 'orders', 0, 'vehicle']);
+  });
+});
+
+describe('retries', () => {
+  it('retry an idempotent GET once after a 503', async () => {
+    let calls = 0;
+    const { stub, endpoint } = await setup(
+      upstream({ '/order/estimate': (r, res) => (++calls === 1 ? json(res, 503, {}) : upstream()(r, res)) }),
+    );
+    const { data, errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    expect(errors).toEqual([]);
+    expect(data?.me?.orders?.[0]?.estimate?.amountDue?.amount).toBe('65000.00');
+    expect(find(stub.requests, '/order/estimate')).toHaveLength(2);
+  });
+
+  it('never retry a POST, nor a 500 or a 429', async () => {
+    const { stub, endpoint } = await setup(
+      upstream({
+        '/auth/login': (_r, res) => json(res, 503, {}),
+        '/order/estimate': (_r, res) => json(res, 500, { message: 'internal detail' }),
+        '/order-payments': (_r, res) => json(res, 429, { code: 'RATE_LIMITED', message: 'Slow down' }, { 'retry-after': '7' }),
+      }),
+    );
+    const login = await execute(graphqlClient(endpoint), LoginDocument, { username: 'u', password: 'p' });
+    expect(login.errors[0]!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', operation: 'login', upstreamStatus: 503 });
+    const { errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    const byOperation = Object.fromEntries(errors.map((e) => [e.extensions?.operation, e]));
+    expect(byOperation.priceEstimate!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstreamStatus: 500 });
+    expect(byOperation.priceEstimate!.message).not.toContain('internal detail');
+    expect(byOperation.orderPayments!.extensions).toMatchObject({ code: 'RATE_LIMITED', upstreamStatus: 429, retryAfterSeconds: 7 });
+    expect(byOperation.orderPayments!.message).toBe('Slow down');
+    expect(find(stub.requests, '/auth/login')).toHaveLength(1);
+    expect(find(stub.requests, '/order/estimate')).toHaveLength(1);
+    expect(find(stub.requests, '/order-payments')).toHaveLength(1);
+  });
+
+  it('no retry when UPSTREAM_RETRIES is 0', async () => {
+    const { stub, endpoint } = await setup(upstream({ '/order/estimate': (_r, res) => json(res, 503, {}) }), 0);
+    await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    expect(find(stub.requests, '/order/estimate')).toHaveLength(1);
+  });
+});
+
+describe('upstream statuses', () => {
+  it.each([
+    [400, 'BAD_USER_INPUT'],
+    [401, 'UNAUTHENTICATED'],
+    [403, 'FORBIDDEN'],
+    [422, 'BAD_USER_INPUT'],
+  ])('%i on a per-order call is %s on that field only', async (status, code) => {
+    const { endpoint } = await setup(upstream({ '/pickup-scheduler/get-pickup-nearest-center-plus': (_r, res) => json(res, status, { message: `status ${status}` }) }));
+    const { data, errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    expect(data?.me?.orders?.[0]?.pickup).toBeNull();
+    expect(data?.me?.orders?.[0]?.vehicle?.vin).toBe('VCF1ZBU28PG123456');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.extensions).toMatchObject({ code, operation: 'nearestPickupCenter', upstreamStatus: status });
+    expect(errors[0]!.message).toBe(`status ${status}`);
+  });
+
+  it('a 404 on a nested lookup is null with no error', async () => {
+    const { data, errors } = await (async () => {
+      const { endpoint } = await setup(upstream({ '/vehicle/getDetails': (_r, res) => json(res, 404, { code: 'ORDER_NOT_FOUND' }) }));
+      return execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    })();
+    expect(errors).toEqual([]);
+    expect(data?.me?.orders?.[0]?.vehicle).toBeNull();
+    expect(data?.me?.orders?.[0]?.tradeIn).toBeNull();
+  });
+});
