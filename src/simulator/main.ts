@@ -1,0 +1,49 @@
+/**
+ * Standalone simulator process (for the benchmark): `tsx src/simulator/main.ts`.
+ * Environment: SIM_PORT (default 0), SIM_HOST (default 127.0.0.1), SIM_LATENCY_MS,
+ * SIM_JITTER_MS. Prints one JSON line `{"urls":{...},"customers":[...]}` once listening;
+ * closes on SIGTERM/SIGINT.
+ */
+import { startSimulator, type SimulatorOptions } from './server.js';
+
+function readNumber(name: string, problems: string[], max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    problems.push(`${name} must be an integer between 0 and ${max}, got "${raw}"`);
+    return undefined;
+  }
+  return value;
+}
+
+const problems: string[] = [];
+const options: SimulatorOptions = { host: process.env.SIM_HOST?.trim() || '127.0.0.1' };
+const port = readNumber('SIM_PORT', problems, 65_535);
+const latencyMs = readNumber('SIM_LATENCY_MS', problems);
+const jitterMs = readNumber('SIM_JITTER_MS', problems);
+if (port !== undefined) options.port = port;
+if (latencyMs !== undefined) options.latencyMs = latencyMs;
+if (jitterMs !== undefined) options.jitterMs = jitterMs;
+
+if (problems.length > 0) {
+  for (const problem of problems) process.stderr.write(`simulator: ${problem}\n`);
+  process.exit(1);
+}
+
+try {
+  const simulator = await startSimulator(options);
+  process.stdout.write(`${JSON.stringify({ urls: simulator.urls, customers: simulator.customers })}\n`);
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void simulator.close().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+} catch (error) {
+  process.stderr.write(`simulator: could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
