@@ -222,7 +222,7 @@ describe('the whole-order query, for every seeded customer', () => {
           .filter((field) => !active(field, order.status))
           .map((field) => ({ path: ['me', 'orders', index, field], code: 'NOT_AVAILABLE', operation: OPERATION_OF[field], upstreamStatus: 409 })),
       );
-      const byPath = (a: { path: unknown[] }, b: { path: unknown[] }) => JSON.stringify(a.path).localeCompare(JSON.stringify(b.path));
+      const byPath = (a: { path?: unknown }, b: { path?: unknown }) => JSON.stringify(a.path).localeCompare(JSON.stringify(b.path));
       expect(
         errors.map((e) => ({ path: e.path, code: e.extensions?.code, operation: e.extensions?.operation, upstreamStatus: e.extensions?.upstreamStatus })).sort(byPath),
       ).toEqual(expectedErrors.sort(byPath));
