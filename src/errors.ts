@@ -20,57 +20,33 @@ export interface UpstreamErrorDetails {
 }
 
 /** A client-facing error with a fixed code; yoga lets these through unmasked. */
-export abstract class GatewayError extends GraphQLError {
-  abstract readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, details: UpstreamErrorDetails = {}) {
+export class GatewayError extends GraphQLError {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    details: UpstreamErrorDetails = {},
+  ) {
     const extensions: Record<string, unknown> = { code };
     for (const [key, value] of Object.entries(details)) if (value !== undefined) extensions[key] = value;
     super(message, { extensions });
   }
 }
 
-export class UnauthenticatedError extends GatewayError {
-  readonly code = 'UNAUTHENTICATED';
-  constructor(message: string, details?: UpstreamErrorDetails) {
-    super('UNAUTHENTICATED', message, details);
-  }
-}
-export class ForbiddenError extends GatewayError {
-  readonly code = 'FORBIDDEN';
-  constructor(message: string, details?: UpstreamErrorDetails) {
-    super('FORBIDDEN', message, details);
-  }
-}
-export class NotAvailableError extends GatewayError {
-  readonly code = 'NOT_AVAILABLE';
-  constructor(message: string, details?: UpstreamErrorDetails) {
-    super('NOT_AVAILABLE', message, details);
-  }
-}
-export class BadUserInputError extends GatewayError {
-  readonly code = 'BAD_USER_INPUT';
-  constructor(message: string, details?: UpstreamErrorDetails) {
-    super('BAD_USER_INPUT', message, details);
-  }
-}
-export class RateLimitedError extends GatewayError {
-  readonly code = 'RATE_LIMITED';
-  constructor(message: string, details?: UpstreamErrorDetails) {
-    super('RATE_LIMITED', message, details);
-  }
-}
-export class UpstreamTimeoutError extends GatewayError {
-  readonly code = 'UPSTREAM_TIMEOUT';
-  constructor(message: string, details?: UpstreamErrorDetails) {
-    super('UPSTREAM_TIMEOUT', message, details);
-  }
-}
-export class UpstreamFailedError extends GatewayError {
-  readonly code = 'UPSTREAM_ERROR';
-  constructor(message: string, details?: UpstreamErrorDetails) {
-    super('UPSTREAM_ERROR', message, details);
-  }
-}
+// One class per code, so callers and tests can tell them apart with instanceof.
+const withCode = (code: ErrorCode) =>
+  class extends GatewayError {
+    constructor(message: string, details?: UpstreamErrorDetails) {
+      super(code, message, details);
+    }
+  };
+
+export class UnauthenticatedError extends withCode('UNAUTHENTICATED') {}
+export class ForbiddenError extends withCode('FORBIDDEN') {}
+export class NotAvailableError extends withCode('NOT_AVAILABLE') {}
+export class BadUserInputError extends withCode('BAD_USER_INPUT') {}
+export class RateLimitedError extends withCode('RATE_LIMITED') {}
+export class UpstreamTimeoutError extends withCode('UPSTREAM_TIMEOUT') {}
+export class UpstreamFailedError extends withCode('UPSTREAM_ERROR') {}
 
 /** The request carried no bearer token: no upstream call is made. */
 export const missingTokenError = () =>
