@@ -11,7 +11,7 @@ import { createUpstreamHttp } from './upstream/http.js';
 
 const SCHEMA_DIR = new URL('../schema/', import.meta.url);
 const WHOLE_ORDER_DOCUMENT = new URL('./client/documents/whole-order.graphql', import.meta.url);
-const LOGIN_DOCUMENT = new URL('./client/documents/auth.graphql', import.meta.url);
+const LOGIN_DOCUMENT = new URL('./client/documents/login.graphql', import.meta.url);
 
 /** The SDL, one file per domain, read once per process. */
 export function loadTypeDefs(): string[] {
@@ -21,25 +21,36 @@ export function loadTypeDefs(): string[] {
     .map((name) => readFileSync(new URL(name, SCHEMA_DIR), 'utf8'));
 }
 
-// GraphiQL's first tab: how to sign in, then the whole order.
-function graphiqlDefaultQuery(): string {
-  const login = readFileSync(LOGIN_DOCUMENT, 'utf8');
-  const wholeOrder = readFileSync(WHOLE_ORDER_DOCUMENT, 'utf8');
-  return `# Welcome to Order Graph: one request for a customer's whole order.
-#
-# 1. Run "Login" (press the run button and pick it) with a demo customer's username
-#    and password, printed by "npm start".
-# 2. Copy "accessToken" from the result into the Headers tab below:
-#      { "Authorization": "Bearer <accessToken>" }
-# 3. Run "WholeOrder".
+/** A login GraphiQL offers pre-filled (the simulator's demo customer); none for a real upstream. */
+export interface DemoLogin {
+  username: string;
+  password: string;
+}
 
-${login}
-${wholeOrder}`;
+// GraphiQL opens on the whole order, with the login one tab away.
+function graphiqlTabs(demoLogin: DemoLogin | undefined) {
+  const wholeOrder = `# The whole order in one request.
+#
+# Sign in first: run the "Login" tab, copy "accessToken" from its result, and
+# replace the placeholder in the Headers pane below with it:
+#   { "Authorization": "Bearer eyJhbGciOi..." }
+# Then press the run button here.
+
+${readFileSync(WHOLE_ORDER_DOCUMENT, 'utf8')}`;
+  const login = `# Log in: returns the accessToken to send as "Authorization: Bearer <accessToken>".
+# ${demoLogin ? 'The variables hold a demo customer of the embedded simulator; npm start printed the others.' : 'Put your username and password in the Variables pane.'}
+
+${readFileSync(LOGIN_DOCUMENT, 'utf8')}`;
+  return [
+    { query: wholeOrder, headers: JSON.stringify({ Authorization: 'Bearer <paste the accessToken from Login>' }, null, 2) },
+    { query: login, variables: JSON.stringify(demoLogin ?? { username: '', password: '' }, null, 2) },
+  ];
 }
 
 export type GatewayConfig = Pick<Config, 'upstreamTimeoutMs' | 'upstreamRetries' | 'graphiql' | 'introspection'> & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
+  demoLogin?: DemoLogin;
 };
 
 export interface Gateway {
@@ -61,7 +72,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: config.logger ?? false,
-    graphiql: config.graphiql && { title: 'Order Graph', defaultQuery: graphiqlDefaultQuery() },
+    graphiql: config.graphiql && { title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) },
     renderGraphiQL,
     plugins: [
       useContentEncoding(),

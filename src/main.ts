@@ -22,7 +22,9 @@ async function main() {
   if (!config.upstreamUrls) simulator = await startSimulator({ host: '127.0.0.1' });
   const upstreamUrls = config.upstreamUrls ?? simulator!.urls;
 
-  const gateway = createGateway({ ...config, upstreamUrls, logger });
+  const demo = simulator?.customers.find((c) => c.username === 'ready@demo.test') ?? simulator?.customers[0];
+  const demoLogin = demo && { username: demo.username, password: demo.password };
+  const gateway = createGateway({ ...config, upstreamUrls, logger, demoLogin });
   const server = createServer(gateway.yoga);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -38,7 +40,7 @@ async function main() {
     for (const customer of simulator.customers) {
       banner.push(`  ${customer.username.padEnd(28)} ${customer.password.padEnd(20)} ${customer.description}`);
     }
-    banner.push('', 'Run the Login mutation, then send "Authorization: Bearer <accessToken>" with WholeOrder.');
+    banner.push('', 'In GraphiQL: run the Login tab, put its accessToken in the WholeOrder tab\'s Authorization header, run WholeOrder.');
   } else {
     banner.push(`Upstream: ${Object.values(upstreamUrls).map((u) => new URL(u).origin).join(', ')}`);
   }

@@ -35,14 +35,15 @@ function start(env: Record<string, string>) {
 describe('npm start', () => {
   it('with no upstream: starts the simulator, prints the GraphiQL URL and the demo logins, serves the whole order, stops on SIGTERM', async () => {
     const gateway = start({ PORT: '0' });
-    const banner = await gateway.output(/Run the Login mutation/);
+    const banner = await gateway.output(/run WholeOrder\./);
     const url = banner.match(/GraphiQL at (http:\/\/127\.0\.0\.1:\d+\/graphql)/)![1]!;
     const logins = [...banner.matchAll(/^\s+(\S+@demo\.test)\s+(\S+)/gm)].map((m) => ({ username: m[1]!, password: m[2]! }));
     expect(logins.map((l) => l.username)).toEqual(
       expect.arrayContaining(['early@demo.test', 'confirmed@demo.test', 'production@demo.test', 'ready@demo.test', 'two-orders@demo.test']),
     );
 
-    // GraphiQL: self-hosted (no CDN), compressed, with the login and whole-order operations in its first tab.
+    // GraphiQL: self-hosted (no CDN), compressed, opening on the whole order with the login
+    // (pre-filled with a demo customer) in the next tab.
     const page = await fetch(url, { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-encoding')).toBe('gzip');
@@ -50,6 +51,8 @@ describe('npm start', () => {
     expect(html).not.toMatch(/unpkg\.com|cdn\.jsdelivr|esm\.sh/);
     expect(html).toContain('mutation Login');
     expect(html).toContain('query WholeOrder');
+    expect(html.indexOf('query WholeOrder')).toBeLessThan(html.indexOf('mutation Login'));
+    expect(html).toContain('demo-password-4');
 
     const ready = logins.find((l) => l.username === 'ready@demo.test')!;
     const post = (query: string, variables: object, token?: string) =>
