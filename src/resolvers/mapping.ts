@@ -1,7 +1,8 @@
 import type { Money } from '../__generated__/resolvers-types.js';
 import type { UpstreamMoney } from '../upstream/models.js';
 
-const DECIMAL = /^-?\d+(\.\d+)?$/;
+/** An exact decimal as text: digits, an optional sign and an optional fraction. */
+export const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /**
  * An upstream amount as an exact decimal string with at least two decimals: 68999 → "68999.00",

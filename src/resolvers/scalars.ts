@@ -1,7 +1,7 @@
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { BadUserInputError } from '../errors.js';
+import { DECIMAL } from './mapping.js';
 
-const DECIMAL = /^-?\d+(\.\d+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 // Descriptions come from the SDL; these only parse and normalise.

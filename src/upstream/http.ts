@@ -42,13 +42,15 @@ export function joinUrl(base: string, path: string): string {
  * they hold connections, never data, so sharing them between requests is safe.
  */
 export function createUpstreamHttp({ urls, timeoutMs, retries }: UpstreamHttpOptions): UpstreamHttp {
-  const agents: Array<http.Agent> = [];
+  const agents: http.Agent[] = [];
   const clients = {} as Record<UpstreamUrlName, Got>;
   for (const name of UPSTREAM_URL_NAMES) {
-    const agent = new (urls[name].startsWith('https:') ? https.Agent : http.Agent)({ keepAlive: true });
-    agents.push(agent);
+    const agent = urls[name].startsWith('https:')
+      ? { https: new https.Agent({ keepAlive: true }) }
+      : { http: new http.Agent({ keepAlive: true }) };
+    agents.push(agent.https ?? agent.http);
     clients[name] = got.extend({
-      agent: { http: agent, https: agent as https.Agent },
+      agent,
       timeout: { request: timeoutMs },
       retry: {
         limit: retries,
