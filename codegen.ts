@@ -36,7 +36,8 @@ const config: CodegenConfig = {
     'src/client/__generated__/': {
       documents: 'src/client/documents/*.graphql',
       preset: 'client',
-      presetConfig: { fragmentMasking: false },
+      // persisted-documents.json: the trusted documents the gateway accepts by hash (TRUSTED_DOCUMENTS).
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
       config: { useTypeImports: true, enumsAsTypes: true, strictScalars: true, scalars },
     },
   },

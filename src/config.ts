@@ -21,6 +21,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   graphiql: boolean;
   introspection: boolean;
+  /** off: any document; allow: registered hashes and full documents; only: registered hashes alone. */
+  trustedDocuments: 'off' | 'allow' | 'only';
 }
 
 /** Thrown by loadConfig with every problem found, one line each. */
@@ -69,6 +71,9 @@ const envSchema = z.object({
     .default('info'),
   GRAPHIQL: flag('GRAPHIQL').default(true),
   INTROSPECTION: flag('INTROSPECTION').default(true),
+  TRUSTED_DOCUMENTS: z
+    .enum(['off', 'allow', 'only'], { error: 'TRUSTED_DOCUMENTS must be one of off, allow, only' })
+    .default('off'),
   ...Object.fromEntries(UPSTREAM_URL_NAMES.map((name) => [name, httpUrl(name).optional()])),
 });
 
@@ -101,5 +106,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: values.LOG_LEVEL,
     graphiql: values.GRAPHIQL,
     introspection: values.INTROSPECTION,
+    trustedDocuments: values.TRUSTED_DOCUMENTS,
   };
 }

@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { useContentEncoding } from '@whatwg-node/server';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { createSchema, createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config, UpstreamUrls } from './config.js';
@@ -12,6 +13,7 @@ import { createUpstreamHttp } from './upstream/http.js';
 const SCHEMA_DIR = new URL('../schema/', import.meta.url);
 const WHOLE_ORDER_DOCUMENT = new URL('./client/documents/whole-order.graphql', import.meta.url);
 const LOGIN_DOCUMENT = new URL('./client/documents/login.graphql', import.meta.url);
+const TRUSTED_DOCUMENTS = new URL('./client/__generated__/persisted-documents.json', import.meta.url);
 
 /** The SDL, one file per domain, read once per process. */
 export function loadTypeDefs(): string[] {
@@ -47,7 +49,30 @@ ${readFileSync(LOGIN_DOCUMENT, 'utf8')}`;
   ];
 }
 
-export type GatewayConfig = Pick<Config, 'upstreamTimeoutMs' | 'upstreamRetries' | 'graphiql' | 'introspection'> & {
+/**
+ * Accepts the SDK's documents by hash (the client preset's manifest); in `only` mode
+ * nothing else runs, so a stolen token cannot be used to run arbitrary queries.
+ */
+function useTrustedDocuments(mode: 'allow' | 'only') {
+  const manifest = new Map(Object.entries(JSON.parse(readFileSync(TRUSTED_DOCUMENTS, 'utf8')) as Record<string, string>));
+  const refused = (message: string, code: string) => ({ message, extensions: { code, http: { status: 400 } } });
+  return usePersistedOperations({
+    // The manifest keys are "sha256:<hex>"; Apollo-style clients send the bare hex.
+    getPersistedOperation: (key) => manifest.get(key) ?? manifest.get(`sha256:${key}`) ?? null,
+    allowArbitraryOperations: mode === 'allow',
+    customErrors: {
+      notFound: refused('This document is not one of the trusted documents: send the hash of a registered document.', 'PERSISTED_QUERY_NOT_FOUND'),
+      persistedQueryOnly: refused(
+        'Only trusted documents run here: send extensions.persistedQuery.sha256Hash of a registered document instead of a query.',
+        'PERSISTED_QUERY_ONLY',
+      ),
+      keyNotFound: refused('Send a query, or the hash of a trusted document in extensions.persistedQuery.sha256Hash.', 'PERSISTED_QUERY_ID_REQUIRED'),
+    },
+  });
+}
+
+export type GatewayConfig = Pick<Config, 'upstreamTimeoutMs' | 'upstreamRetries' | 'graphiql' | 'introspection'> &
+  Partial<Pick<Config, 'trustedDocuments'>> & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
   demoLogin?: DemoLogin;
@@ -77,6 +102,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     plugins: [
       useContentEncoding(),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
+      ...(config.trustedDocuments && config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
     ],
   });
   return { yoga, close: () => http.close() };

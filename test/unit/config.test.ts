@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       graphiql: true,
       introspection: true,
+      trustedDocuments: 'off',
     });
   });
 
@@ -44,8 +45,18 @@ describe('loadConfig', () => {
         LOG_LEVEL: 'debug',
         GRAPHIQL: 'off',
         INTROSPECTION: 'false',
+        TRUSTED_DOCUMENTS: 'only',
       }),
-    ).toMatchObject({ port: 8080, host: '0.0.0.0', upstreamTimeoutMs: 250, upstreamRetries: 0, logLevel: 'debug', graphiql: false, introspection: false });
+    ).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      upstreamTimeoutMs: 250,
+      upstreamRetries: 0,
+      logLevel: 'debug',
+      graphiql: false,
+      introspection: false,
+      trustedDocuments: 'only',
+    });
   });
 
   it('refuses a partial upstream, naming each missing variable', () => {
@@ -63,6 +74,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent'],
     ['GRAPHIQL', 'maybe', 'GRAPHIQL must be on or off'],
     ['INTROSPECTION', 'yes please', 'INTROSPECTION must be on or off'],
+    ['TRUSTED_DOCUMENTS', 'sometimes', 'TRUSTED_DOCUMENTS must be one of off, allow, only'],
   ])('%s=%s: "%s"', (name, value, message) => {
     expect(problems({ [name]: value })).toEqual([message]);
   });
