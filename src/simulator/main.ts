@@ -2,7 +2,8 @@
  * Standalone simulator process (for the benchmark): `tsx src/simulator/main.ts`.
  * Environment: SIM_PORT (default 0), SIM_HOST (default 127.0.0.1), SIM_LATENCY_MS,
  * SIM_JITTER_MS. Prints one JSON line `{"urls":{...},"customers":[...]}` once listening;
- * closes on SIGTERM/SIGINT.
+ * closes on SIGTERM/SIGINT. Serves the stats endpoint (`GET /__simulator/stats`, calls per
+ * operation; `POST /__simulator/stats/reset`) that the benchmark reads.
  */
 import { startSimulator, type SimulatorOptions } from './server.js';
 
@@ -18,7 +19,7 @@ function readNumber(name: string, problems: string[], max = Number.MAX_SAFE_INTE
 }
 
 const problems: string[] = [];
-const options: SimulatorOptions = { host: process.env.SIM_HOST?.trim() || '127.0.0.1' };
+const options: SimulatorOptions = { host: process.env.SIM_HOST?.trim() || '127.0.0.1', statsEndpoint: true };
 const port = readNumber('SIM_PORT', problems, 65_535);
 const latencyMs = readNumber('SIM_LATENCY_MS', problems);
 const jitterMs = readNumber('SIM_JITTER_MS', problems);

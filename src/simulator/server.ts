@@ -80,6 +80,12 @@ export interface SimulatorOptions {
    * dropped in batches, so a long-running process does not grow without bound). Default 10000.
    */
   maxLogEntries?: number;
+  /**
+   * Serves `GET /__simulator/stats` (calls per operation since start or the last
+   * `POST /__simulator/stats/reset`), outside the five host prefixes and the request log.
+   * Off by default; the standalone process (the benchmark's) turns it on.
+   */
+  statsEndpoint?: boolean;
 }
 
 export interface Simulator {
@@ -143,6 +149,8 @@ export function isOperationActive(operation: OperationName, status: string): boo
 }
 
 const DEFAULT_MAX_LOG_ENTRIES = 10_000;
+/** Where the opt-in stats endpoint lives: outside every host prefix. */
+export const STATS_PATH = '/__simulator/stats';
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_PARAM_LENGTH = 128;
 
@@ -425,7 +433,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   setLatency(options.latencyMs ?? 0, options.jitterMs ?? 0);
 
+  // Calls per operation for the stats endpoint: counters, so they cost nothing under load.
+  let callCounts: Record<string, number> = {};
+  let countingSince = new Date().toISOString();
+
   function appendToLog(entry: RequestLogEntry) {
+    callCounts[entry.operation] = (callCounts[entry.operation] ?? 0) + 1;
     requestLog.push(entry);
     // Trim in batches so appending stays O(1) on average.
     if (requestLog.length > 2 * maxLogEntries) requestLog.splice(0, requestLog.length - maxLogEntries);
@@ -549,7 +562,32 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
   }
 
+  /** The stats endpoint; true when it answered the request. */
+  function serveStats(req: IncomingMessage, res: ServerResponse): boolean {
+    const path = (req.url ?? '/').split('?')[0];
+    if (!path?.startsWith(STATS_PATH)) return false;
+    let status = 200;
+    let payload: unknown;
+    if (path === STATS_PATH && req.method === 'GET') {
+      const total = Object.values(callCounts).reduce((sum, count) => sum + count, 0);
+      payload = { since: countingSince, total, operations: callCounts };
+    } else if (path === `${STATS_PATH}/reset` && req.method === 'POST') {
+      callCounts = {};
+      countingSince = new Date().toISOString();
+      payload = { since: countingSince, total: 0, operations: callCounts };
+    } else {
+      status = 404;
+      payload = { statusCode: 404, error: 'Not Found', message: `Cannot ${req.method} ${path}` };
+    }
+    const text = JSON.stringify(payload);
+    req.resume();
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    return true;
+  }
+
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    if (options.statsEndpoint && serveStats(req, res)) return;
     handle(req, res).catch(() => {
       if (!res.headersSent && !res.destroyed) {
         res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
