@@ -18,6 +18,11 @@ export interface Config {
   upstreamUrls: UpstreamUrls | null;
   upstreamTimeoutMs: number;
   upstreamRetries: number;
+  /** The whole request's budget: no upstream call outlives it, retries included. */
+  requestDeadlineMs: number;
+  /** How long a stop waits for in-flight requests. */
+  shutdownGraceMs: number;
+  production: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   graphiql: boolean;
   introspection: boolean;
@@ -64,13 +69,17 @@ const envSchema = z.object({
   HOST: z.string().trim().min(1, 'HOST must not be empty').default('127.0.0.1'),
   UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 1, 600_000).default(5000),
   UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 0, 5).default(1),
+  REQUEST_DEADLINE_MS: integer('REQUEST_DEADLINE_MS', 1, 600_000).default(10_000),
+  SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
+  NODE_ENV: z.string().trim().default('development'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
-  GRAPHIQL: flag('GRAPHIQL').default(true),
-  INTROSPECTION: flag('INTROSPECTION').default(true),
+  // Unset: on, but off when NODE_ENV=production.
+  GRAPHIQL: flag('GRAPHIQL').optional(),
+  INTROSPECTION: flag('INTROSPECTION').optional(),
   TRUSTED_DOCUMENTS: z
     .enum(['off', 'allow', 'only'], { error: 'TRUSTED_DOCUMENTS must be one of off, allow, only' })
     .default('off'),
@@ -96,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
 
   const values = parsed.data as z.infer<typeof envSchema> & Partial<Record<UpstreamUrlName, string>>;
+  const production = values.NODE_ENV === 'production';
   return {
     port: values.PORT,
     host: values.HOST,
@@ -103,9 +113,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       setUrls.length === 0 ? null : (Object.fromEntries(UPSTREAM_URL_NAMES.map((n) => [n, values[n]!])) as UpstreamUrls),
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     upstreamRetries: values.UPSTREAM_RETRIES,
+    requestDeadlineMs: values.REQUEST_DEADLINE_MS,
+    shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+    production,
     logLevel: values.LOG_LEVEL,
-    graphiql: values.GRAPHIQL,
-    introspection: values.INTROSPECTION,
+    graphiql: values.GRAPHIQL ?? !production,
+    introspection: values.INTROSPECTION ?? !production,
     trustedDocuments: values.TRUSTED_DOCUMENTS,
   };
 }

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { YogaInitialContext } from 'graphql-yoga';
 import { createLoaders, type Loaders } from './loaders.js';
 import { createOperations, type Operations } from './upstream/operations.js';
 import type { UpstreamHttp } from './upstream/http.js';
+import { requestInfo, type RequestInfo } from './request-info.js';
 
 /** The caller as the request presents it: the bearer, and whether its JWT `exp` has passed. */
 export interface Auth {
@@ -13,7 +13,7 @@ export interface Auth {
 
 /** What every resolver gets; codegen's `contextType`. */
 export interface GraphQLContext {
-  requestId: string;
+  requestInfo: RequestInfo;
   auth: Auth;
   operations: Operations;
   loaders: Loaders;
@@ -37,12 +37,13 @@ export function readAuth(header: string | null, nowMs = Date.now()): Auth {
 }
 
 /** Builds a request's context: its caller, and operations and loaders bound to that caller. */
-export function createContextFactory(http: UpstreamHttp) {
+export function createContextFactory(http: UpstreamHttp, deadlineMs: number) {
   return ({ request }: YogaInitialContext): GraphQLContext => {
     const auth = readAuth(request.headers.get('authorization'));
-    const operations = createOperations(http, auth);
+    const info = requestInfo(request, deadlineMs);
+    const operations = createOperations(http, auth, info);
     return {
-      requestId: safeRequestId(request.headers.get('x-request-id')) ?? randomUUID(),
+      requestInfo: info,
       auth,
       operations,
       loaders: createLoaders(operations),
@@ -50,5 +51,3 @@ export function createContextFactory(http: UpstreamHttp) {
   };
 }
 
-// A caller-chosen id goes into logs: accept only a short, plain one.
-const safeRequestId = (value: string | null) => (value && /^[\w.:-]{1,128}$/.test(value) ? value : null);

@@ -64,7 +64,8 @@ export type UpstreamFailure =
   | { kind: 'status'; status: number; body: string; retryAfter?: string | undefined }
   | { kind: 'timeout' }
   | { kind: 'network'; code?: string | undefined }
-  | { kind: 'malformed'; status: number };
+  | { kind: 'malformed'; status: number }
+  | { kind: 'oversized' };
 
 const MAX_UPSTREAM_MESSAGE = 300;
 
@@ -109,6 +110,8 @@ export function toGraphQLError(operation: OperationName, failure: UpstreamFailur
       return new UpstreamTimeoutError(`The upstream did not answer in time (${operation}).`, { operation });
     case 'network':
       return new UpstreamFailedError(`The upstream could not be reached (${operation}).`, { operation });
+    case 'oversized':
+      return new UpstreamFailedError(`The upstream sent an answer too large to accept (${operation}).`, { operation });
     case 'malformed':
       return new UpstreamFailedError(`The upstream sent an answer that could not be read (${operation}).`, {
         operation,

@@ -5,6 +5,8 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { createSchema, createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { LIMITS } from './limits.js';
+import { useHardening, useRequestLifecycle } from './plugins.js';
 import type { Config, UpstreamUrls } from './config.js';
 import { createContextFactory, type GraphQLContext } from './context.js';
 import { resolvers } from './resolvers/index.js';
@@ -72,7 +74,7 @@ function useTrustedDocuments(mode: 'allow' | 'only') {
 }
 
 export type GatewayConfig = Pick<Config, 'upstreamTimeoutMs' | 'upstreamRetries' | 'graphiql' | 'introspection'> &
-  Partial<Pick<Config, 'trustedDocuments'>> & {
+  Partial<Pick<Config, 'trustedDocuments' | 'requestDeadlineMs'>> & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
   demoLogin?: DemoLogin;
@@ -80,9 +82,13 @@ export type GatewayConfig = Pick<Config, 'upstreamTimeoutMs' | 'upstreamRetries'
 
 export interface Gateway {
   yoga: YogaServerInstance<object, GraphQLContext>;
+  /** Marks the gateway as stopping: /readyz answers 503 from then on. */
+  drain(): void;
   /** Closes the upstream connections; call after the HTTP server stopped taking requests. */
   close(): void;
 }
+
+const DEFAULT_DEADLINE_MS = 10_000;
 
 /** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
 export function createGateway(config: GatewayConfig): Gateway {
@@ -90,20 +96,37 @@ export function createGateway(config: GatewayConfig): Gateway {
     urls: config.upstreamUrls,
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
+    maxBodyBytes: LIMITS.maxUpstreamBodyBytes,
+    logger: config.logger,
   });
+  const deadlineMs = config.requestDeadlineMs ?? DEFAULT_DEADLINE_MS;
+  let ready = true;
   const yoga = createYoga<object, GraphQLContext>({
     schema: createSchema<GraphQLContext>({ typeDefs: loadTypeDefs(), resolvers }),
-    context: createContextFactory(http),
+    context: createContextFactory(http, deadlineMs),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: config.logger ?? false,
+    // Unexpected errors become "Unexpected error." with no stack or original message, in
+    // every environment: the logs have the detail.
+    maskedErrors: { isDev: false },
+    maxRequestBodySize: LIMITS.maxRequestBodyBytes,
+    batching: false,
     graphiql: config.graphiql && { title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) },
     renderGraphiQL,
     plugins: [
+      useRequestLifecycle({ logger: config.logger, deadlineMs, isReady: () => ready }),
+      ...useHardening({ introspection: config.introspection }),
       useContentEncoding(),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       ...(config.trustedDocuments && config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
     ],
   });
-  return { yoga, close: () => http.close() };
+  return {
+    yoga,
+    drain: () => {
+      ready = false;
+    },
+    close: () => http.close(),
+  };
 }

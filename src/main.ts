@@ -5,8 +5,6 @@ import { createGateway } from './gateway.js';
 import { createLogger } from './logger.js';
 import { startSimulator, type Simulator } from './simulator/server.js';
 
-const SHUTDOWN_GRACE_MS = 10_000;
-
 async function main() {
   let config;
   try {
@@ -51,10 +49,11 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    gateway.drain();
     const force = setTimeout(() => {
       logger.warn('in-flight requests did not finish in time; closing them');
       server.closeAllConnections();
-    }, SHUTDOWN_GRACE_MS);
+    }, config.shutdownGraceMs);
     force.unref();
     server.close(async () => {
       gateway.close();

@@ -1,8 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
+import type { Logger } from 'pino';
 import { UPSTREAM_URL_NAMES, type UpstreamUrlName, type UpstreamUrls } from '../config.js';
 import type { UpstreamFailure } from '../errors.js';
+import type { OperationName } from './models.js';
 
 export interface UpstreamRequest {
   method: 'GET' | 'POST';
@@ -13,10 +15,19 @@ export interface UpstreamRequest {
   bearer?: string;
 }
 
+/** Who is calling and by when: the request's id, language and deadline. */
+export interface CallContext {
+  operation: OperationName;
+  requestId: string;
+  acceptLanguage: string | null;
+  /** Epoch ms; the call is cut off then, retries included. */
+  deadline: number;
+}
+
 export type UpstreamResult = { ok: true; status: number; body: string } | { ok: false; failure: UpstreamFailure };
 
 export interface UpstreamHttp {
-  send(base: UpstreamUrlName, request: UpstreamRequest): Promise<UpstreamResult>;
+  send(base: UpstreamUrlName, request: UpstreamRequest, call: CallContext): Promise<UpstreamResult>;
   /** Closes the keep-alive connections (at shutdown). */
   close(): void;
 }
@@ -25,6 +36,9 @@ export interface UpstreamHttpOptions {
   urls: UpstreamUrls;
   timeoutMs: number;
   retries: number;
+  /** Larger answers are cut off: no upstream body is worth holding a request's memory hostage. */
+  maxBodyBytes: number;
+  logger?: Logger;
 }
 
 // Network errors worth one more try on an idempotent GET. A timeout is not among them:
@@ -41,7 +55,7 @@ export function joinUrl(base: string, path: string): string {
  * One got instance and one keep-alive agent per upstream host, made once per gateway:
  * they hold connections, never data, so sharing them between requests is safe.
  */
-export function createUpstreamHttp({ urls, timeoutMs, retries }: UpstreamHttpOptions): UpstreamHttp {
+export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, logger }: UpstreamHttpOptions): UpstreamHttp {
   const agents: http.Agent[] = [];
   const clients = {} as Record<UpstreamUrlName, Got>;
   for (const name of UPSTREAM_URL_NAMES) {
@@ -67,21 +81,53 @@ export function createUpstreamHttp({ urls, timeoutMs, retries }: UpstreamHttpOpt
   }
 
   return {
-    async send(base, { method, path, searchParams, json, bearer }) {
-      try {
-        const response = await clients[base](joinUrl(urls[base], path), {
-          method,
-          searchParams,
-          json,
-          headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
-        });
-        if (response.statusCode < 200 || response.statusCode > 299) {
-          return { ok: false, failure: { kind: 'malformed', status: response.statusCode } };
+    async send(base, { method, path, searchParams, json, bearer }, call) {
+      const startedAt = Date.now();
+      const remaining = call.deadline - startedAt;
+      if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
+      const headers: Record<string, string> = { 'x-request-id': call.requestId };
+      if (bearer) headers.authorization = `Bearer ${bearer}`;
+      if (call.acceptLanguage) headers['accept-language'] = call.acceptLanguage;
+
+      let result: UpstreamResult;
+      let retryCount = 0;
+      let oversized = false;
+      const cutOff = new AbortController();
+      const pending = clients[base](joinUrl(urls[base], path), {
+        method,
+        searchParams,
+        json,
+        headers,
+        signal: AbortSignal.any([AbortSignal.timeout(remaining), cutOff.signal]),
+      });
+      pending.on('downloadProgress', ({ transferred }) => {
+        if (transferred > maxBodyBytes && !oversized) {
+          oversized = true;
+          cutOff.abort();
         }
-        return { ok: true, status: response.statusCode, body: response.body };
+      });
+      try {
+        const response = await pending;
+        retryCount = response.retryCount;
+        result =
+          response.statusCode >= 200 && response.statusCode <= 299
+            ? { ok: true, status: response.statusCode, body: response.body }
+            : { ok: false, failure: { kind: 'malformed', status: response.statusCode } };
       } catch (error) {
-        return { ok: false, failure: describeFailure(error) };
+        if (error instanceof RequestError) retryCount = error.request?.retryCount ?? 0;
+        result = { ok: false, failure: oversized ? { kind: 'oversized' } : describeFailure(error) };
       }
+      logger?.debug(
+        {
+          requestId: call.requestId,
+          operation: call.operation,
+          status: result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind,
+          ms: Date.now() - startedAt,
+          retries: retryCount,
+        },
+        'upstream call',
+      );
+      return result;
     },
     close() {
       for (const agent of agents) agent.destroy();
@@ -100,6 +146,12 @@ function describeFailure(error: unknown): UpstreamFailure {
     };
   }
   if (error instanceof TimeoutError) return { kind: 'timeout' };
-  if (error instanceof RequestError) return { kind: 'network', code: error.code };
+  // The request's deadline fired (AbortSignal.timeout).
+  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return { kind: 'timeout' };
+  if (error instanceof RequestError) {
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof Error && (cause.name === 'AbortError' || cause.name === 'TimeoutError')) return { kind: 'timeout' };
+    return { kind: 'network', code: error.code };
+  }
   return { kind: 'network' };
 }

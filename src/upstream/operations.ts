@@ -1,4 +1,5 @@
 import type { Auth } from '../context.js';
+import type { RequestInfo } from '../request-info.js';
 import { expiredTokenError, missingTokenError, toGraphQLError } from '../errors.js';
 import type { UpstreamUrlName } from '../config.js';
 import type { UpstreamHttp, UpstreamRequest } from './http.js';
@@ -52,7 +53,7 @@ interface CallSpec<T> {
  * the only place that knows paths, parameter spellings, hosts and auth. Protected calls
  * refuse, before any network traffic, a request without a bearer or with an expired one.
  */
-export function createOperations(http: UpstreamHttp, auth: Auth) {
+export function createOperations(http: UpstreamHttp, auth: Auth, request: RequestInfo) {
   function bearer(): string {
     if (!auth.token) throw missingTokenError();
     if (auth.expired) throw expiredTokenError();
@@ -60,7 +61,13 @@ export function createOperations(http: UpstreamHttp, auth: Auth) {
   }
 
   async function send<T>(spec: CallSpec<T>, notFoundIsNull: boolean): Promise<T | null> {
-    const result = await http.send(spec.base, spec.request);
+    request.upstreamCalls += 1;
+    const result = await http.send(spec.base, spec.request, {
+      operation: spec.operation,
+      requestId: request.id,
+      acceptLanguage: request.acceptLanguage,
+      deadline: request.deadline,
+    });
     if (!result.ok) {
       if (notFoundIsNull && result.failure.kind === 'status' && result.failure.status === 404) return null;
       throw toGraphQLError(spec.operation, result.failure);

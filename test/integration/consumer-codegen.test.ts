@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { generate } from '@graphql-codegen/cli';
+import { generate, type CodegenConfig } from '@graphql-codegen/cli';
 import { buildSchema, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTypeDefs } from '../../src/gateway.js';
@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 // The consumer codegen.ts the README shows, with the schema taken from either source.
-const consumerConfig = (schema: string) => ({
+const consumerConfig = (schema: string): CodegenConfig => ({
   schema,
   documents: 'src/client/documents/*.graphql',
   silent: true,
@@ -38,7 +38,7 @@ describe('types for a consumer project', () => {
     ['the running endpoint (introspection)', () => harness.endpoint],
   ])('codegen from %s gives the same typed WholeOrder', async (_name, schema) => {
     const outputs = await generate(consumerConfig(schema()), false);
-    const graphql = outputs.find((o) => o.filename.endsWith('gql/graphql.ts'))!.content;
+    const graphql = outputs.find((o: { filename: string }) => o.filename.endsWith('gql/graphql.ts'))!.content;
     expect(graphql).toMatch(/export type WholeOrderQuery = \{ me: \{ id: string, email: string \| null/);
     // Enums as string unions.
     const orderStatus = graphql.slice(graphql.indexOf('export type OrderStatus ='), graphql.indexOf('export type', graphql.indexOf('export type OrderStatus =') + 1));

@@ -21,6 +21,9 @@ describe('loadConfig', () => {
       upstreamUrls: null,
       upstreamTimeoutMs: 5000,
       upstreamRetries: 1,
+      requestDeadlineMs: 10_000,
+      shutdownGraceMs: 10_000,
+      production: false,
       logLevel: 'info',
       graphiql: true,
       introspection: true,
@@ -59,6 +62,11 @@ describe('loadConfig', () => {
     });
   });
 
+  it('NODE_ENV=production turns GraphiQL and introspection off unless they are set', () => {
+    expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({ production: true, graphiql: false, introspection: false });
+    expect(loadConfig({ NODE_ENV: 'production', GRAPHIQL: 'on', INTROSPECTION: 'on' })).toMatchObject({ graphiql: true, introspection: true });
+  });
+
   it('refuses a partial upstream, naming each missing variable', () => {
     const found = problems({ AUTH_URL: 'http://a', ORDER_URL: 'http://o' });
     expect(found).toHaveLength(1);
@@ -71,6 +79,8 @@ describe('loadConfig', () => {
     ['UPSTREAM_TIMEOUT_MS', '0', 'UPSTREAM_TIMEOUT_MS must be at least 1'],
     ['UPSTREAM_TIMEOUT_MS', '1.5', 'UPSTREAM_TIMEOUT_MS must be a whole number from 1 to 600000'],
     ['UPSTREAM_RETRIES', '9', 'UPSTREAM_RETRIES must be at most 5'],
+    ['REQUEST_DEADLINE_MS', 'soon', 'REQUEST_DEADLINE_MS must be a whole number from 1 to 600000'],
+    ['SHUTDOWN_GRACE_MS', '700000', 'SHUTDOWN_GRACE_MS must be at most 600000'],
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent'],
     ['GRAPHIQL', 'maybe', 'GRAPHIQL must be on or off'],
     ['INTROSPECTION', 'yes please', 'INTROSPECTION must be on or off'],
