@@ -32,8 +32,9 @@ export interface LifecycleOptions {
   isReady: () => boolean;
 }
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+// Built with the server's own Response class: later plugins (compression) expect its streams.
+const json = (ResponseClass: typeof Response, status: number, body: unknown) =>
+  new ResponseClass(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
 
 function errorCodes(result: unknown): string[] {
   const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
@@ -46,10 +47,10 @@ function errorCodes(result: unknown): string[] {
  */
 export function useRequestLifecycle({ logger, deadlineMs, isReady }: LifecycleOptions): Plugin {
   return {
-    onRequest({ request, url, endResponse }) {
-      if (url.pathname === '/healthz') return endResponse(json(200, { status: 'ok' }));
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname === '/healthz') return endResponse(json(fetchAPI.Response, 200, { status: 'ok' }));
       if (url.pathname === '/readyz') {
-        return endResponse(isReady() ? json(200, { status: 'ready' }) : json(503, { status: 'shutting down' }));
+        return endResponse(json(fetchAPI.Response, isReady() ? 200 : 503, { status: isReady() ? 'ready' : 'shutting down' }));
       }
       requestInfo(request, deadlineMs);
     },
@@ -62,11 +63,17 @@ export function useRequestLifecycle({ logger, deadlineMs, isReady }: LifecycleOp
     },
     onResponse({ request, response }) {
       const info = requestInfo(request, deadlineMs);
-      response.headers.set('x-request-id', info.id);
-      // Answers depend on the caller's token: no shared cache may keep or reuse them.
-      response.headers.set('cache-control', 'private, no-store');
-      const vary = response.headers.get('vary');
-      if (!vary?.toLowerCase().includes('authorization')) response.headers.set('vary', vary ? `${vary}, Authorization` : 'Authorization');
+      // An error thrown here would reach the server adapter's fallback, which answers with
+      // the error's stack: headers are best effort, the log line is not.
+      try {
+        response.headers.set('x-request-id', info.id);
+        // Answers depend on the caller's token: no shared cache may keep or reuse them.
+        response.headers.set('cache-control', 'private, no-store');
+        const vary = response.headers.get('vary');
+        if (!vary?.toLowerCase().includes('authorization')) response.headers.set('vary', vary ? `${vary}, Authorization` : 'Authorization');
+      } catch (error) {
+        logger?.warn({ requestId: info.id, err: error instanceof Error ? error.message : String(error) }, 'response headers not set');
+      }
       logger?.info(
         {
           requestId: info.id,

@@ -49,9 +49,10 @@ export function toDateTime(value: string | null | undefined): string | null {
 }
 
 /** An upstream expiry in epoch seconds, or milliseconds when above 1e12, as ISO 8601 UTC. */
-export function epochToDateTime(value: number | null | undefined): string | null {
-  if (typeof value !== 'number' || !Number.isFinite(value)) return null;
-  const date = new Date(value > 1e12 ? value : value * 1000);
+export function epochToDateTime(value: number | string | null | undefined): string | null {
+  const epoch = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof epoch !== 'number' || !Number.isFinite(epoch) || epoch < 0) return null;
+  const date = new Date(epoch > 1e12 ? epoch : epoch * 1000);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 

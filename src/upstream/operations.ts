@@ -3,6 +3,7 @@ import type { RequestInfo } from '../request-info.js';
 import { expiredTokenError, missingTokenError, toGraphQLError } from '../errors.js';
 import type { UpstreamUrlName } from '../config.js';
 import type { UpstreamHttp, UpstreamRequest } from './http.js';
+import { epochToDateTime } from '../resolvers/mapping.js';
 import type {
   Address,
   Estimate,
@@ -30,7 +31,7 @@ const arrayOf =
 
 // What each body must hold for the contract's promise to be kept; anything more is ignored.
 const isTokenSet = (v: unknown): v is TokenSet =>
-  hasStrings(v, 'accessToken', 'refreshToken') && isAmount(v.accessExpiration);
+  hasStrings(v, 'accessToken', 'refreshToken') && epochToDateTime(v.accessExpiration as number) !== null;
 const isUser = (v: unknown): v is User => hasStrings(v, 'id');
 const isOrder = (v: unknown): v is Order => hasStrings(v, 'id', 'reservationId', 'status');
 const isVehicle = (v: unknown): v is VehicleDetails => hasStrings(v, 'vin', 'model');

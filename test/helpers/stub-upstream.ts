@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { UPSTREAM_URL_NAMES, type UpstreamUrls } from '../../src/config.js';
 import { listen } from './harness.js';
 
@@ -8,6 +8,7 @@ export interface StubRequest {
   path: string;
   query: Record<string, string>;
   authorization: string | undefined;
+  headers: IncomingHttpHeaders;
   body: string;
 }
 
@@ -26,6 +27,7 @@ export async function startStubUpstream(handler: StubHandler) {
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
         authorization: req.headers.authorization,
+        headers: req.headers,
         body,
       };
       requests.push(request);

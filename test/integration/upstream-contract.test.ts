@@ -104,6 +104,15 @@ describe('the ten upstream calls', () => {
     expect(JSON.parse(login!.body)).toEqual({ username: 'u@x.test', password: 'pw' });
   });
 
+  it('a token set whose expiry is not a time is UPSTREAM_ERROR, not an internal error', async () => {
+    const { endpoint } = await setup(
+      upstream({ '/auth/login': (_r, res) => json(res, 200, { accessToken: 'a', accessExpiration: 1e300, refreshToken: 'r' }) }),
+    );
+    const { data, errors } = await execute(graphqlClient(endpoint), LoginDocument, { username: 'u', password: 'p' });
+    expect(data).toBeNull();
+    expect(errors[0]!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', operation: 'login' });
+  });
+
   it('refresh sends refresh_token, with the caller access token as bearer when there is one, else the refresh token', async () => {
     const tokens = { accessToken: 'a2', accessExpiration: 1763884800, refreshToken: 'r2' };
     const { stub, endpoint } = await setup(upstream({ '/auth/refresh': (_r, res) => json(res, 200, tokens) }));

@@ -59,8 +59,11 @@ describe('dates', () => {
   it('reads expirations in epoch seconds or milliseconds', () => {
     expect(epochToDateTime(1763884800)).toBe('2025-11-23T08:00:00.000Z');
     expect(epochToDateTime(1763884800123)).toBe('2025-11-23T08:00:00.123Z');
+    expect(epochToDateTime('1763884800')).toBe('2025-11-23T08:00:00.000Z');
     expect(epochToDateTime(null)).toBeNull();
     expect(epochToDateTime(Number.NaN)).toBeNull();
+    expect(epochToDateTime(1e300)).toBeNull();
+    expect(epochToDateTime(-5)).toBeNull();
   });
   it('keeps calendar dates as YYYY-MM-DD', () => {
     expect(toDate('2023-08-14')).toBe('2023-08-14');
