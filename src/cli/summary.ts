@@ -1,0 +1,253 @@
+/**
+ * The customer-facing text of `npm run order`: pure functions from a whole-order result to
+ * lines of text, so the wording can be tested without a server.
+ */
+import type { OrderGraphError, OrderResult } from '../client/index.js';
+import type { OrderStatus, WholeOrderQuery } from '../client/__generated__/graphql.js';
+
+type Customer = NonNullable<WholeOrderQuery['me']>;
+type Order = NonNullable<Customer['orders']>[number];
+type Money = { amount: string; currencyCode: string };
+type Path = ReadonlyArray<string | number>;
+
+/** The stages in the order they happen; CANCELLED and UNKNOWN are outside the sequence. */
+export const ORDER_STAGES = [
+  'RESERVED',
+  'ORDER_PENDING_PAYMENT',
+  'ORDER_CONFIRMED',
+  'BUILD_LOCKED',
+  'IN_PRODUCTION',
+  'IN_TRANSIT',
+  'READY_FOR_PICKUP',
+  'DELIVERED',
+] as const satisfies readonly OrderStatus[];
+
+type Stage = (typeof ORDER_STAGES)[number];
+
+const STAGE_WORDS: Record<Stage, string> = {
+  RESERVED: 'reserved',
+  ORDER_PENDING_PAYMENT: 'order placed, payment pending',
+  ORDER_CONFIRMED: 'order confirmed',
+  BUILD_LOCKED: 'build locked',
+  IN_PRODUCTION: 'in production',
+  IN_TRANSIT: 'in transit',
+  READY_FOR_PICKUP: 'ready for pickup',
+  DELIVERED: 'delivered',
+};
+
+/**
+ * The stage from which the upstream answers each stage-bound field (the contract's
+ * x-active-from). Only used to tell the customer when to expect it: whether a field is
+ * available is always the service's answer (NOT_AVAILABLE), never guessed here.
+ */
+const AVAILABLE_FROM = {
+  vehicle: 'IN_PRODUCTION',
+  pickup: 'IN_TRANSIT',
+  estimate: 'ORDER_CONFIRMED',
+} as const satisfies Record<string, Stage>;
+
+const LABEL_WIDTH = 12;
+const INDENT = '  ';
+
+export function stageNumber(status: OrderStatus): number | null {
+  const at = (ORDER_STAGES as readonly string[]).indexOf(status);
+  return at < 0 ? null : at + 1;
+}
+
+/** e.g. "Stage 7 of 8: ready for pickup". */
+export function stageLine(status: OrderStatus, rawStatus: string): string {
+  if (status === 'CANCELLED') return 'Cancelled: this order will not go any further.';
+  const number = stageNumber(status);
+  if (number === null) return `Unknown status "${rawStatus}": this tool does not know where it stands yet.`;
+  return `Stage ${number} of ${ORDER_STAGES.length}: ${STAGE_WORDS[status as Stage]}`;
+}
+
+/** e.g. "●●●●●●●○  next: delivered"; null outside the sequence. */
+export function progressLine(status: OrderStatus): string | null {
+  const number = stageNumber(status);
+  if (number === null) return null;
+  const bar = '●'.repeat(number) + '○'.repeat(ORDER_STAGES.length - number);
+  const next = ORDER_STAGES[number];
+  return next ? `${bar}  next: ${STAGE_WORDS[next]}` : `${bar}  complete`;
+}
+
+/**
+ * "68999.00" + "USD" → "68,999.00 USD". The amount stays a string: only the integer digits
+ * get separators, so no float ever touches a price.
+ */
+export function formatMoney(money: Money): string {
+  const match = /^([-+]?)(\d+)(\.\d+)?$/.exec(money.amount);
+  if (!match) return `${money.amount} ${money.currencyCode}`;
+  const [, sign = '', whole = '', fraction = ''] = match;
+  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction} ${money.currencyCode}`;
+}
+
+/** "OFFER_ACCEPTED" → "offer accepted". */
+function words(value: string): string {
+  return value.toLowerCase().replaceAll('_', ' ');
+}
+
+/** The date part of an ISO timestamp: the customer needs the day, not the millisecond. */
+function day(value: string | null | undefined): string | null {
+  return value ? value.slice(0, 10) : null;
+}
+
+function joined(parts: ReadonlyArray<string | null | undefined>, separator = ' · '): string {
+  return parts.filter((part): part is string => Boolean(part)).join(separator);
+}
+
+function samePath(a: Path | undefined, b: Path): boolean {
+  return a !== undefined && a.length === b.length && a.every((segment, i) => segment === b[i]);
+}
+
+function errorAt(errors: readonly OrderGraphError[], path: Path): OrderGraphError | undefined {
+  return errors.find((error) => samePath(error.path, path));
+}
+
+function codeOf(error: OrderGraphError | undefined): string {
+  return error?.extensions?.code ?? 'UNKNOWN_ERROR';
+}
+
+/**
+ * What to say for a field that came back null. The null alone is ambiguous: the error at
+ * its path tells "not at this stage yet" from "there is none" from "the service failed".
+ */
+function absent(
+  errors: readonly OrderGraphError[],
+  path: Path,
+  order: Order,
+  availableFrom?: Stage,
+  noneText = 'none',
+): string {
+  const error = errorAt(errors, path);
+  if (!error) return noneText;
+  if (error.extensions?.code !== 'NOT_AVAILABLE') return `could not be loaded right now (${codeOf(error)})`;
+  if (order.status === 'CANCELLED') return 'not available for a cancelled order';
+  if (!availableFrom) return 'not available yet';
+  return `not available yet (comes at stage ${stageNumber(availableFrom)} of ${ORDER_STAGES.length}: ${STAGE_WORDS[availableFrom]})`;
+}
+
+function field(label: string, lines: readonly string[]): string[] {
+  const [first = '', ...rest] = lines;
+  const pad = ' '.repeat(LABEL_WIDTH);
+  return [`${INDENT}${label.padEnd(LABEL_WIDTH)}${first}`, ...rest.map((line) => `${INDENT}${pad}${line}`)];
+}
+
+function addressLine(address: NonNullable<Order['shippingAddress']>): string {
+  const cityLine = joined([address.city, joined([address.region, address.postalCode], ' ')], ', ');
+  return joined([address.line1, address.line2, cityLine, address.country], ', ');
+}
+
+function vehicleLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
+  const vehicle = order.vehicle;
+  if (!vehicle) return [absent(errors, [...path, 'vehicle'], order, AVAILABLE_FROM.vehicle, 'none assigned yet')];
+  const colours = joined(
+    [vehicle.exterior && `exterior ${vehicle.exterior}`, vehicle.interior && `interior ${vehicle.interior}`, vehicle.wheel && `wheels ${vehicle.wheel}`],
+    ', ',
+  );
+  return [joined([`VIN ${vehicle.vin}`, vehicle.modelYear !== null ? `model year ${vehicle.modelYear}` : null]), ...(colours ? [colours] : [])];
+}
+
+function pickupLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
+  const pickup = order.pickup;
+  if (!pickup) return [absent(errors, [...path, 'pickup'], order, AVAILABLE_FROM.pickup)];
+  const distance = pickup.distance && `${pickup.distance.value} ${pickup.distance.unit.toLowerCase()} away`;
+  const earliest = pickup.earliestPickupDate && `earliest pickup ${pickup.earliestPickupDate}`;
+  const address = pickup.address && addressLine(pickup.address);
+  return [pickup.name, ...(address ? [address] : []), ...(distance || earliest ? [joined([distance, earliest])] : [])];
+}
+
+function amountDueLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
+  const estimate = order.estimate;
+  if (!estimate) return [absent(errors, [...path, 'estimate'], order, AVAILABLE_FROM.estimate)];
+  const details = joined(
+    [`total ${formatMoney(estimate.total)}`, estimate.paidTotal && `paid ${formatMoney(estimate.paidTotal)}`, estimate.isEstimate ? 'estimate' : null],
+    ', ',
+  );
+  return [`${formatMoney(estimate.amountDue)} (${details})`];
+}
+
+function paymentLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
+  const payments = order.payments;
+  if (!payments) return [absent(errors, [...path, 'payments'], order)];
+  if (payments.length === 0) return ['none'];
+  return payments.map((payment) => {
+    const card = payment.card && joined([payment.card.brand, payment.card.last4 && `ending ${payment.card.last4}`], ' ');
+    const status = payment.status === 'UNKNOWN' ? 'status unknown' : words(payment.status);
+    return joined([formatMoney(payment.amount), status, card || (payment.method && words(payment.method)), day(payment.paidAt) && `paid ${day(payment.paidAt)}`]);
+  });
+}
+
+function tradeInLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
+  const tradeIn = order.tradeIn;
+  if (!tradeIn) return [absent(errors, [...path, 'tradeIn'], order)];
+  const car = tradeIn.vehicle && joined([tradeIn.vehicle.year?.toString(), tradeIn.vehicle.make, tradeIn.vehicle.model], ' ');
+  const offer =
+    tradeIn.offer &&
+    joined([`offer ${formatMoney(tradeIn.offer.amount)}`, day(tradeIn.offer.expiresAt) && `valid until ${day(tradeIn.offer.expiresAt)}`], ', ');
+  return [
+    joined([tradeIn.status === 'UNKNOWN' ? 'status unknown' : words(tradeIn.status), car]),
+    ...(offer || tradeIn.netCredit ? [joined([offer, tradeIn.netCredit && `net credit ${formatMoney(tradeIn.netCredit)}`])] : []),
+  ];
+}
+
+/** One order's block: a heading and one labelled field per part. */
+export function orderSummary(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
+  const product = order.product ? joined([order.product.model, order.product.trim], ' ') : '';
+  const progress = progressLine(order.status);
+  const status = [stageLine(order.status, order.rawStatus), ...(progress ? [progress] : [])];
+  if (order.status === 'CANCELLED' && order.cancelledAt) status[0] = `Cancelled on ${day(order.cancelledAt)}: this order will not go any further.`;
+  return [
+    `Order ${order.reservationId}${product ? ` · ${product}` : ''}`,
+    ...field('Status', status),
+    ...field('Vehicle', vehicleLines(order, errors, path)),
+    ...field('Pickup', pickupLines(order, errors, path)),
+    ...field('Amount due', amountDueLines(order, errors, path)),
+    ...field('Payments', paymentLines(order, errors, path)),
+    ...field('Trade-in', tradeInLines(order, errors, path)),
+  ];
+}
+
+/**
+ * The error that leaves nothing to summarise: the customer (`me`) or their order list did
+ * not come back. Null when the summary can be shown, whatever else failed.
+ */
+export function blockingError(result: OrderResult<WholeOrderQuery>): OrderGraphError | null {
+  const me = result.data?.me;
+  if (!me) return errorAt(result.errors, ['me']) ?? result.errors[0] ?? { message: 'The service sent no customer data.' };
+  if (me.orders === null) return errorAt(result.errors, ['me', 'orders']) ?? null;
+  return null;
+}
+
+/** The whole readable summary, ending with a newline. */
+export function summarize(result: OrderResult<WholeOrderQuery>): string {
+  const { errors } = result;
+  const me = result.data?.me;
+  if (!me) {
+    const error = blockingError(result);
+    return `Your order details could not be loaded right now (${codeOf(error ?? undefined)}).\n`;
+  }
+  const name = joined([me.firstName, me.lastName], ' ');
+  const who = name ? joined([name, me.email && `(${me.email})`], ' ') : (me.email ?? `customer ${me.id}`);
+  const orders = me.orders;
+  if (orders === null) {
+    const error = errorAt(errors, ['me', 'orders']);
+    return `${who}\n\n${error ? `Your orders could not be loaded right now (${codeOf(error)}).` : 'You have no orders yet.'}\n`;
+  }
+  if (orders.length === 0) return `${who}\n\nYou have no orders yet.\n`;
+  const blocks = orders.map((order, i) => orderSummary(order, errors, ['me', 'orders', i]).join('\n'));
+  return `${who} · ${orders.length} ${orders.length === 1 ? 'order' : 'orders'}\n\n${blocks.join('\n\n')}\n`;
+}
+
+/** `--json`: the data as received, split into customer and orders, with every error. */
+export function toJson(result: OrderResult<WholeOrderQuery>): string {
+  const me = result.data?.me ?? null;
+  let output: { customer: Omit<Customer, 'orders'> | null; orders: Customer['orders']; errors: OrderGraphError[] };
+  if (me) {
+    const { orders, ...customer } = me;
+    output = { customer, orders, errors: result.errors };
+  } else {
+    output = { customer: null, orders: null, errors: result.errors };
+  }
+  return `${JSON.stringify(output, null, 2)}\n`;
+}

@@ -1,0 +1,307 @@
+import { describe, expect, it } from 'vitest';
+import type { OrderGraphError, OrderResult } from '../../src/client/index.js';
+import type { WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
+import { blockingError, formatMoney, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
+
+type Customer = NonNullable<WholeOrderQuery['me']>;
+type Order = NonNullable<Customer['orders']>[number];
+
+const usd = (amount: string) => ({ amount, currencyCode: 'USD' });
+
+/** A READY_FOR_PICKUP order with every part present, as the gateway would send it. */
+function readyOrder(overrides: Partial<Order> = {}): Order {
+  return {
+    id: 'order-1',
+    reservationId: 'OC-TEST1',
+    status: 'READY_FOR_PICKUP',
+    rawStatus: 'READY_FOR_PICKUP',
+    createdAt: '2026-02-14T18:01:33.420Z',
+    updatedAt: null,
+    cancelledAt: null,
+    completedAt: null,
+    buildEditableUntil: null,
+    delivered: false,
+    product: { model: 'OCEAN', trim: 'ONE', country: 'United States', msrp: usd('68999.00'), preorderFee: null, deliveryFees: null },
+    configuration: null,
+    vehicle: {
+      vin: 'VINTEST0000000001',
+      model: 'OC',
+      modelYear: 2026,
+      trim: 'O1',
+      exterior: 'BSB',
+      interior: 'BL',
+      wheel: 'F3B',
+      salesCountry: 'US',
+      digitalId: null,
+      lastUpdatedAt: null,
+    },
+    pickup: {
+      locationId: 'cp-1',
+      name: 'Center Plus Test',
+      latitude: null,
+      longitude: null,
+      timeZone: null,
+      phone: null,
+      email: null,
+      available: true,
+      earliestPickupDate: '2026-11-27',
+      address: {
+        id: null,
+        line1: '1 Test Way',
+        line2: null,
+        city: 'Testville',
+        region: 'CA',
+        postalCode: '90000',
+        country: 'United States',
+        type: null,
+        primary: null,
+        validated: null,
+      },
+      distance: { value: 12.4, unit: 'MI' },
+    },
+    estimate: {
+      isEstimate: true,
+      calculatedAt: null,
+      vehiclePrice: usd('68999.00'),
+      optionsTotal: null,
+      fees: [],
+      feesTotal: null,
+      taxes: [],
+      taxTotal: null,
+      credits: [],
+      tradeInCredit: null,
+      total: usd('1234567.10'),
+      paidTotal: usd('5000.00'),
+      // More digits than a double holds: must come out exactly as sent.
+      amountDue: usd('9007199254740993.05'),
+    },
+    shippingAddress: null,
+    addresses: [],
+    payments: [
+      {
+        id: 'pay-1',
+        feeType: 'ORDER_FEE',
+        status: 'SUCCEEDED',
+        method: 'CREDIT_CARD',
+        refundable: false,
+        paidAt: '2026-02-14T18:03:17.902Z',
+        createdAt: null,
+        amount: usd('5000.00'),
+        card: { brand: 'VISA', last4: '4242', expiryDate: null },
+      },
+    ],
+    tradeIn: {
+      id: 'trade-1',
+      status: 'OFFER_ACCEPTED',
+      partner: null,
+      partnerReferenceId: null,
+      lienHolder: null,
+      vehicle: { vin: null, year: 2018, make: 'Audi', model: 'Q5', trim: null, mileage: null, mileageUnit: null, condition: null },
+      offer: { expiresAt: '2026-12-15T07:59:59.000Z', amount: usd('24500.00') },
+      payoffAmount: usd('6000.00'),
+      netCredit: usd('18500.00'),
+    },
+    ...overrides,
+  };
+}
+
+function customer(orders: Order[] | null): Customer {
+  return {
+    id: 'user-1',
+    email: 'test@demo.test',
+    emailVerified: true,
+    firstName: 'Test',
+    lastName: 'Customer',
+    phoneNumber: null,
+    country: 'US',
+    locale: 'en-US',
+    createdAt: null,
+    address: null,
+    orders,
+  };
+}
+
+const result = (orders: Order[] | null, errors: OrderGraphError[] = []): OrderResult<WholeOrderQuery> => ({
+  data: { me: customer(orders) },
+  errors,
+});
+
+const fieldError = (field: string, code: string, index = 0): OrderGraphError => ({
+  message: `${field} failed`,
+  path: ['me', 'orders', index, field],
+  extensions: { code },
+});
+
+/** The text after a field's label, continuation lines included. */
+function section(text: string, label: string): string {
+  const lines = text.split('\n');
+  const start = lines.findIndex((line) => line.trimStart().startsWith(`${label} `));
+  expect(start, `no ${label} line in:\n${text}`).toBeGreaterThanOrEqual(0);
+  const rest = lines.slice(start + 1);
+  const end = rest.findIndex((line) => !/^ {4,}\S/.test(line));
+  return [lines[start]!, ...rest.slice(0, end < 0 ? undefined : end)].join('\n');
+}
+
+describe('stage', () => {
+  it.each([
+    ['RESERVED', 'Stage 1 of 8: reserved'],
+    ['ORDER_CONFIRMED', 'Stage 3 of 8: order confirmed'],
+    ['IN_PRODUCTION', 'Stage 5 of 8: in production'],
+    ['READY_FOR_PICKUP', 'Stage 7 of 8: ready for pickup'],
+    ['DELIVERED', 'Stage 8 of 8: delivered'],
+  ] as const)('%s reads "%s"', (status, expected) => {
+    expect(stageLine(status, status)).toBe(expected);
+  });
+
+  it('draws progress as filled stages and names the next one', () => {
+    expect(progressLine('READY_FOR_PICKUP')).toBe('●●●●●●●○  next: delivered');
+    expect(progressLine('RESERVED')).toBe('●○○○○○○○  next: order placed, payment pending');
+    expect(progressLine('DELIVERED')).toBe('●●●●●●●●  complete');
+  });
+
+  it('says cancelled and unknown statuses plainly, without a stage or progress', () => {
+    expect(stageLine('CANCELLED', 'CANCELLED')).toMatch(/^Cancelled/);
+    expect(progressLine('CANCELLED')).toBeNull();
+    expect(stageLine('UNKNOWN', 'AWAITING_SHIP')).toContain('Unknown status "AWAITING_SHIP"');
+    expect(progressLine('UNKNOWN')).toBeNull();
+
+    const text = summarize(result([readyOrder({ status: 'CANCELLED', rawStatus: 'CANCELLED', cancelledAt: '2026-07-09T09:03:27.441Z' })]));
+    expect(section(text, 'Status')).toContain('Cancelled on 2026-07-09');
+    expect(text).not.toMatch(/Stage \d/);
+  });
+
+  it('puts the stage line and progress under Status in the summary', () => {
+    const status = section(summarize(result([readyOrder()])), 'Status');
+    expect(status).toContain('Stage 7 of 8: ready for pickup');
+    expect(status).toContain('●●●●●●●○');
+  });
+});
+
+describe('money', () => {
+  it.each([
+    [usd('68999.00'), '68,999.00 USD'],
+    [usd('0.00'), '0.00 USD'],
+    [usd('250'), '250 USD'],
+    [usd('-1000.5'), '-1,000.5 USD'],
+    [{ amount: '63136.69', currencyCode: 'EUR' }, '63,136.69 EUR'],
+    [usd('9007199254740993.05'), '9,007,199,254,740,993.05 USD'],
+    [usd('not-a-number'), 'not-a-number USD'],
+  ])('%j prints %j', (money, expected) => {
+    expect(formatMoney(money)).toBe(expected);
+  });
+
+  it('shows amount due, total, payments and trade-in amounts with their currency', () => {
+    const text = summarize(result([readyOrder()]));
+    expect(section(text, 'Amount due')).toContain('9,007,199,254,740,993.05 USD (total 1,234,567.10 USD, paid 5,000.00 USD, estimate)');
+    expect(section(text, 'Payments')).toContain('5,000.00 USD · succeeded · VISA ending 4242');
+    expect(section(text, 'Trade-in')).toContain('offer accepted · 2018 Audi Q5');
+    expect(section(text, 'Trade-in')).toContain('offer 24,500.00 USD, valid until 2026-12-15 · net credit 18,500.00 USD');
+  });
+});
+
+describe('a whole summary', () => {
+  it('holds the customer, the order heading, vehicle and pickup centre', () => {
+    const text = summarize(result([readyOrder()]));
+    expect(text.split('\n')[0]).toBe('Test Customer (test@demo.test) · 1 order');
+    expect(text).toContain('Order OC-TEST1 · OCEAN ONE');
+    expect(section(text, 'Vehicle')).toBe(
+      ['  Vehicle     VIN VINTEST0000000001 · model year 2026', '              exterior BSB, interior BL, wheels F3B'].join('\n'),
+    );
+    const pickup = section(text, 'Pickup');
+    expect(pickup).toContain('Center Plus Test');
+    expect(pickup).toContain('1 Test Way, Testville, CA 90000, United States');
+    expect(pickup).toContain('12.4 mi away · earliest pickup 2026-11-27');
+    expect(text).not.toMatch(/not available|could not be loaded|none/);
+  });
+
+  it('gives each order its own block', () => {
+    const text = summarize(result([readyOrder(), readyOrder({ reservationId: 'OC-TEST2', status: 'DELIVERED', rawStatus: 'DELIVERED' })]));
+    expect(text.split('\n')[0]).toContain('2 orders');
+    expect(text).toContain('Order OC-TEST1');
+    expect(text).toContain('Order OC-TEST2');
+    expect(text).toContain('Stage 8 of 8: delivered');
+  });
+});
+
+describe('a null field says why it is null', () => {
+  const early = (overrides: Partial<Order> = {}) =>
+    readyOrder({ status: 'RESERVED', rawStatus: 'RESERVED', vehicle: null, pickup: null, estimate: null, ...overrides });
+
+  it('NOT_AVAILABLE: not available yet, and from which stage', () => {
+    const errors = [fieldError('vehicle', 'NOT_AVAILABLE'), fieldError('pickup', 'NOT_AVAILABLE'), fieldError('estimate', 'NOT_AVAILABLE')];
+    const text = summarize(result([early()], errors));
+    expect(section(text, 'Vehicle')).toContain('not available yet (comes at stage 5 of 8: in production)');
+    expect(section(text, 'Pickup')).toContain('not available yet (comes at stage 6 of 8: in transit)');
+    expect(section(text, 'Amount due')).toContain('not available yet (comes at stage 3 of 8: order confirmed)');
+  });
+
+  it('NOT_AVAILABLE on a cancelled order: not "yet"', () => {
+    const order = early({ status: 'CANCELLED', rawStatus: 'CANCELLED' });
+    const text = summarize(result([order], [fieldError('vehicle', 'NOT_AVAILABLE')]));
+    expect(section(text, 'Vehicle')).toContain('not available for a cancelled order');
+    expect(section(text, 'Vehicle')).not.toContain('yet');
+  });
+
+  it('no error: none', () => {
+    const text = summarize(result([early({ tradeIn: null, payments: [] })]));
+    expect(section(text, 'Trade-in')).toBe('  Trade-in    none');
+    expect(section(text, 'Payments')).toBe('  Payments    none');
+    expect(section(text, 'Vehicle')).toBe('  Vehicle     none assigned yet');
+    expect(text).not.toContain('not available');
+  });
+
+  it('another error: could not be loaded right now, with its code, and the rest still shows', () => {
+    const order = readyOrder({ pickup: null, tradeIn: null, payments: null });
+    const errors = [fieldError('pickup', 'UPSTREAM_ERROR'), fieldError('tradeIn', 'UPSTREAM_TIMEOUT'), fieldError('payments', 'RATE_LIMITED')];
+    const text = summarize(result([order], errors));
+    expect(section(text, 'Pickup')).toBe('  Pickup      could not be loaded right now (UPSTREAM_ERROR)');
+    expect(section(text, 'Trade-in')).toBe('  Trade-in    could not be loaded right now (UPSTREAM_TIMEOUT)');
+    expect(section(text, 'Payments')).toBe('  Payments    could not be loaded right now (RATE_LIMITED)');
+    expect(section(text, 'Vehicle')).toContain('VIN VINTEST0000000001');
+    expect(blockingError(result([order], errors))).toBeNull();
+  });
+
+  it("matches errors to their own order's path", () => {
+    const orders = [readyOrder(), readyOrder({ reservationId: 'OC-TEST2', vehicle: null })];
+    const text = summarize(result(orders, [fieldError('vehicle', 'UPSTREAM_ERROR', 1)]));
+    const [first, second] = text.split('Order OC-TEST2');
+    expect(first).toContain('VIN VINTEST0000000001');
+    expect(second).toContain('could not be loaded right now (UPSTREAM_ERROR)');
+  });
+});
+
+describe('when there is nothing to show', () => {
+  it('no orders: says so', () => {
+    expect(summarize(result([]))).toBe('Test Customer (test@demo.test)\n\nYou have no orders yet.\n');
+    expect(blockingError(result([]))).toBeNull();
+  });
+
+  it('the order list failed: says it could not be loaded, and blocks', () => {
+    const error: OrderGraphError = { message: 'x', path: ['me', 'orders'], extensions: { code: 'UPSTREAM_ERROR' } };
+    expect(summarize(result(null, [error]))).toContain('Your orders could not be loaded right now (UPSTREAM_ERROR).');
+    expect(blockingError(result(null, [error]))).toBe(error);
+  });
+
+  it('me is null: blocks with its error', () => {
+    const error: OrderGraphError = { message: 'x', path: ['me'], extensions: { code: 'UPSTREAM_TIMEOUT' } };
+    const failed: OrderResult<WholeOrderQuery> = { data: { me: null }, errors: [error] };
+    expect(blockingError(failed)).toBe(error);
+    expect(summarize(failed)).toContain('could not be loaded right now (UPSTREAM_TIMEOUT)');
+  });
+});
+
+describe('--json', () => {
+  it('splits me into customer and orders, and keeps every error', () => {
+    const errors = [fieldError('pickup', 'UPSTREAM_ERROR')];
+    const order = readyOrder({ pickup: null });
+    const parsed = JSON.parse(toJson(result([order], errors)));
+    const { orders: _orders, ...rest } = customer([order]);
+    expect(parsed).toEqual({ customer: rest, orders: [order], errors });
+  });
+
+  it('me null: customer and orders null', () => {
+    const errors: OrderGraphError[] = [{ message: 'x', path: ['me'], extensions: { code: 'UPSTREAM_ERROR' } }];
+    expect(JSON.parse(toJson({ data: { me: null }, errors }))).toEqual({ customer: null, orders: null, errors });
+  });
+});
+
