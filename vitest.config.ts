@@ -8,6 +8,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup/no-secrets-in-logs.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The JSON report is what .ci/run counts from.

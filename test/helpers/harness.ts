@@ -6,6 +6,7 @@ import { GraphQLClient, type Variables } from 'graphql-request';
 import { createGateway, type GatewayConfig } from '../../src/gateway.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { LoginDocument } from '../../src/client/__generated__/graphql.js';
+import { captureLogger } from './log-capture.js';
 
 export interface Harness {
   simulator: Simulator;
@@ -30,6 +31,8 @@ export async function startGateway(config: Partial<GatewayConfig> & Pick<Gateway
     upstreamRetries: 1,
     graphiql: true,
     introspection: true,
+    // Every test gateway logs at debug into the capture that test/setup/no-secrets-in-logs checks.
+    logger: captureLogger(),
     ...config,
   });
   const server = createServer(gateway.yoga);
