@@ -26,7 +26,8 @@ async function main() {
   const server = createServer(gateway.yoga);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, resolve);
+    // A deeper accept queue than Node's 511, so a burst of new connections is not refused.
+    server.listen({ port: config.port, host: config.host, backlog: 2048 }, resolve);
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;

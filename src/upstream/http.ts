@@ -45,6 +45,8 @@ export interface UpstreamHttpOptions {
 // retrying it would double the worst case the caller already waited for.
 const RETRY_ERROR_CODES = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EHOSTUNREACH', 'EAI_AGAIN'];
 const RETRY_DELAY_MS = 50;
+// A burst of requests queues for a socket instead of opening thousands against one host.
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: 256 };
 
 /** Joins a base that may carry a path prefix (`http://host/api/order`) with a contract path. */
 export function joinUrl(base: string, path: string): string {
@@ -60,8 +62,8 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
   const clients = {} as Record<UpstreamUrlName, Got>;
   for (const name of UPSTREAM_URL_NAMES) {
     const agent = urls[name].startsWith('https:')
-      ? { https: new https.Agent({ keepAlive: true }) }
-      : { http: new http.Agent({ keepAlive: true }) };
+      ? { https: new https.Agent(AGENT_OPTIONS) }
+      : { http: new http.Agent(AGENT_OPTIONS) };
     agents.push(agent.https ?? agent.http);
     clients[name] = got.extend({
       agent,

@@ -20,7 +20,7 @@ export interface Harness {
 
 /** Listens on a free loopback port; resolves to the base URL. */
 export async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 2048 }, resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
