@@ -13,10 +13,13 @@ import { createTokenIssuer, type AccessTokenCheck, type TokenIssuer } from './to
 
 export type { SeedData, SeedUser } from './data.js';
 
-export type FaultMode = '500' | 'hang' | 'reset' | 'malformed' | 'html' | '429';
+export type FaultMode = '500' | 'hang' | 'reset' | 'malformed' | 'html' | '429' | 'empty' | 'oversized' | 'slowdrip';
 
 /** Every fault mode, for tests that go through them all. */
-export const FAULT_MODES: readonly FaultMode[] = ['500', 'hang', 'reset', 'malformed', 'html', '429'];
+export const FAULT_MODES: readonly FaultMode[] = ['500', 'hang', 'reset', 'malformed', 'html', '429', 'empty', 'oversized', 'slowdrip'];
+
+/** Size of the 'oversized' fault's body: larger than any gateway should hold for one call. */
+export const OVERSIZED_BODY_BYTES = 8 * 1024 * 1024;
 
 export interface UpstreamUrls {
   AUTH_URL: string;
@@ -687,6 +690,38 @@ function applyFault(
       entry.status = 200;
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
       res.end(text);
+      return;
+    }
+    case 'empty':
+      entry.status = 200;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': 0 });
+      res.end();
+      return;
+    case 'oversized': {
+      // Valid JSON, just far too much of it: a string field padded to OVERSIZED_BODY_BYTES.
+      entry.status = 200;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      const chunk = 'x'.repeat(64 * 1024);
+      res.write('{"id":"big","padding":"');
+      let sent = 0;
+      const pump = () => {
+        while (sent < OVERSIZED_BODY_BYTES) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end('"}');
+      };
+      res.on('error', () => undefined);
+      pump();
+      return;
+    }
+    case 'slowdrip': {
+      // Headers at once, then a byte every 200 ms: a body that never finishes in time.
+      entry.status = 200;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.write('{');
+      const drip = setInterval(() => res.write(' '), 200);
+      res.on('close', () => clearInterval(drip));
       return;
     }
     case 'html': {

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UPSTREAM_URL_NAMES, type UpstreamUrlName } from '../../src/config.js';
+import { FAULT_MODES, startSimulator, type FaultMode, type Simulator } from '../../src/simulator/server.js';
+import type { OperationName } from '../../src/upstream/models.js';
+import { graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
+
+const TIMEOUT_MS = 300;
+const DEADLINE_MS = 1_000;
+// Time the answer may take past the deadline: the last upstream cut-off, then our own work.
+const MARGIN_MS = 700;
+
+const CODE_OF: Record<FaultMode | 'refused', string> = {
+  '500': 'UPSTREAM_ERROR',
+  hang: 'UPSTREAM_TIMEOUT',
+  reset: 'UPSTREAM_ERROR',
+  refused: 'UPSTREAM_ERROR',
+  malformed: 'UPSTREAM_ERROR',
+  html: 'UPSTREAM_ERROR',
+  empty: 'UPSTREAM_ERROR',
+  oversized: 'UPSTREAM_ERROR',
+  slowdrip: 'UPSTREAM_TIMEOUT',
+  '429': 'RATE_LIMITED',
+};
+
+const HOST_OF: Record<OperationName, UpstreamUrlName> = {
+  login: 'AUTH_URL',
+  refreshTokens: 'AUTH_URL',
+  customerDetails: 'AUTH_URL',
+  orderDetails: 'ORDER_URL',
+  vehicleProductionDetails: 'APPOINTMENT_URL',
+  nearestPickupCenter: 'PRICE_CALCULATOR_URL',
+  priceEstimate: 'ORDER_URL',
+  shippingAddresses: 'ORDER_URL',
+  orderPayments: 'ORDER_URL',
+  tradeInDetails: 'TRADE_IN_URL',
+};
+
+const WHOLE = `{
+  me { id firstName orders { id status vehicle { vin } pickup { name } estimate { amountDue { amount } }
+       shippingAddress { id } addresses { id } payments { id status } tradeIn { id status } } }
+  orders { id reservationId }
+}`;
+
+interface Probe {
+  query: string;
+  variables?: () => Promise<Record<string, unknown>>;
+  authenticated: boolean;
+  /** The paths that must be null, each with one error. */
+  nulled: string[][];
+}
+
+const PER_ORDER_FIELDS: Partial<Record<OperationName, string[]>> = {
+  vehicleProductionDetails: ['vehicle'],
+  nearestPickupCenter: ['pickup'],
+  priceEstimate: ['estimate'],
+  shippingAddresses: ['shippingAddress', 'addresses'],
+  orderPayments: ['payments'],
+  tradeInDetails: ['tradeIn'],
+};
+
+let simulator: Simulator;
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+let token: string;
+const ready = () => simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+
+/** A fresh refresh token straight from the simulator (refresh tokens rotate on use). */
+async function freshRefreshToken(): Promise<string> {
+  const response = await fetch(`${simulator.urls.AUTH_URL}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: ready().username, password: ready().password }),
+  });
+  return ((await response.json()) as { refreshToken: string }).refreshToken;
+}
+
+function probeFor(operation: OperationName): Probe {
+  switch (operation) {
+    case 'login':
+      return {
+        query: 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }',
+        variables: async () => ({ u: ready().username, p: ready().password }),
+        authenticated: false,
+        nulled: [['login']],
+      };
+    case 'refreshTokens':
+      return {
+        query: 'mutation ($r: String!) { refreshTokens(refreshToken: $r) { accessToken } }',
+        variables: async () => ({ r: await freshRefreshToken() }),
+        authenticated: false,
+        nulled: [['refreshTokens']],
+      };
+    case 'customerDetails':
+      return { query: WHOLE, authenticated: true, nulled: [['me']] };
+    case 'orderDetails':
+      // Both lists fail: the same call serves me.orders and orders.
+      return { query: WHOLE, authenticated: true, nulled: [['me', 'orders'], ['orders']] };
+    default:
+      return { query: WHOLE, authenticated: true, nulled: PER_ORDER_FIELDS[operation]!.map((f) => ['me', 'orders', '0', f]) };
+  }
+}
+
+async function run(endpoint: string, probe: Probe) {
+  const variables = probe.variables ? await probe.variables() : undefined;
+  const started = Date.now();
+  const response = await graphqlClient(endpoint, probe.authenticated ? token : null).rawRequest<Record<string, unknown>>(probe.query, variables);
+  return { data: response.data ?? null, errors: (response.errors ?? []) as unknown as ResponseError[], ms: Date.now() - started };
+}
+
+/** The value with each given path set to null (the mutation's whole data when the path is its root field). */
+function withNulls(value: unknown, paths: string[][]): unknown {
+  const copy = structuredClone(value) as Record<string, unknown>;
+  for (const path of paths) {
+    let at: Record<string, unknown> = copy;
+    for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
+    at[path.at(-1)!] = null;
+  }
+  return copy;
+}
+
+const baselines = new Map<OperationName, unknown>();
+
+beforeAll(async () => {
+  simulator = await startSimulator();
+  gateway = await startGateway({
+    upstreamUrls: simulator.urls,
+    upstreamTimeoutMs: TIMEOUT_MS,
+    upstreamRetries: 1,
+    requestDeadlineMs: DEADLINE_MS,
+  });
+  token = await simulator.issueAccessToken(ready().userId);
+  for (const operation of Object.keys(HOST_OF) as OperationName[]) {
+    const { data, errors } = await run(gateway.endpoint, probeFor(operation));
+    expect(errors).toEqual([]);
+    baselines.set(operation, data);
+  }
+}, 60_000);
+afterAll(async () => {
+  await gateway.close();
+  await simulator.close();
+});
+
+function expectFault(operation: OperationName, mode: FaultMode | 'refused', result: Awaited<ReturnType<typeof run>>, nulled = probeFor(operation).nulled) {
+  const { data, errors, ms } = result;
+  expect(ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+  const mutation = operation === 'login' || operation === 'refreshTokens';
+  // A failed mutation's data is null as a whole (its TokenSet is non-null); elsewhere only the affected fields are.
+  expect(data).toEqual(mutation ? null : withNulls(baselines.get(operation), nulled));
+  expect(errors.map((e) => e.path?.map(String))).toEqual(expect.arrayContaining(nulled));
+  for (const error of errors) {
+    expect(error.extensions).toMatchObject({ code: CODE_OF[mode] });
+    const text = JSON.stringify(error);
+    expect(text).not.toMatch(/127\.0\.0\.1|https?:|<html|stack|\bat \/|Bearer|padding/i);
+    expect(text).not.toContain(token);
+  }
+}
+
+const OPERATIONS = Object.keys(HOST_OF) as OperationName[];
+
+describe(`fault matrix: ${FAULT_MODES.length} simulator faults × ${OPERATIONS.length} operations`, () => {
+  it.each(OPERATIONS.flatMap((operation) => FAULT_MODES.map((mode) => [operation, mode] as const)))('%s: %s', async (operation, mode) => {
+    simulator.clearFaults();
+    simulator.setFault(operation, mode);
+    try {
+      const result = await run(gateway.endpoint, probeFor(operation));
+      expectFault(operation, mode, result);
+      for (const error of result.errors) expect(error.extensions?.operation).toBe(operation);
+    } finally {
+      simulator.clearFaults();
+    }
+  });
+});
+
+describe('connection refused, per host (every operation of that host fails, the others stay)', () => {
+  it.each(UPSTREAM_URL_NAMES)('%s refused', async (host) => {
+    // Port 1 on loopback: nothing listens, every connection is refused.
+    const refused = await startGateway({
+      upstreamUrls: { ...simulator.urls, [host]: 'http://127.0.0.1:1/refused' },
+      upstreamTimeoutMs: TIMEOUT_MS,
+      upstreamRetries: 1,
+      requestDeadlineMs: DEADLINE_MS,
+    });
+    try {
+      const operations = OPERATIONS.filter((op) => HOST_OF[op] === host);
+      for (const operation of operations) {
+        if (operation === 'orderDetails' || (host === 'ORDER_URL' && operation !== 'orderDetails')) continue;
+        if (host === 'AUTH_URL' && operation === 'customerDetails') continue;
+        expectFault(operation, 'refused', await run(refused.endpoint, probeFor(operation)));
+      }
+      if (host === 'AUTH_URL') expectFault('customerDetails', 'refused', await run(refused.endpoint, probeFor('customerDetails')));
+      // The order host also serves the order list, so nothing per-order can be reached through it.
+      if (host === 'ORDER_URL') expectFault('orderDetails', 'refused', await run(refused.endpoint, probeFor('orderDetails')));
+    } finally {
+      await refused.close();
+    }
+  });
+});
