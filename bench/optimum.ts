@@ -1,0 +1,112 @@
+/**
+ * The hand-written optimum, as a server so that autocannon drives it exactly like the
+ * gateway: `GET /` with `Authorization: Bearer <token>` answers the caller's whole order as
+ * JSON, calling the REST service in the best possible order over keep-alive connections
+ * (customer + order list together, then the six per-order calls together). Plain node:http
+ * and JSON.parse: no got, no GraphQL. Environment: the five upstream URLs (AUTH_URL, ...),
+ * OPTIMUM_PORT (default 0). Prints one JSON line `{"url": ...}` once listening.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const BASES = ['AUTH_URL', 'APPOINTMENT_URL', 'ORDER_URL', 'PRICE_CALCULATOR_URL', 'TRADE_IN_URL'] as const;
+type Base = (typeof BASES)[number];
+const TIMEOUT_MS = 5000;
+
+// One keep-alive agent per upstream host, like the gateway.
+const upstream = {} as Record<Base, { base: string; agent: http.Agent }>;
+for (const name of BASES) {
+  const raw = process.env[name];
+  if (!raw) {
+    process.stderr.write(`optimum: ${name} is not set\n`);
+    process.exit(1);
+  }
+  upstream[name] = { base: raw.replace(/\/+$/, ''), agent: new http.Agent({ keepAlive: true }) };
+}
+
+class UpstreamError extends Error {}
+
+/** GET a contract path: the parsed body on 2xx, null on 404 (absence is data), else throws. */
+function get(base: Base, path: string, bearer: string): Promise<unknown> {
+  const { base: origin, agent } = upstream[base];
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      origin + path,
+      { agent, headers: { authorization: `Bearer ${bearer}`, accept: 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          if (status === 404) return resolve(null);
+          if (status < 200 || status > 299) return reject(new UpstreamError(`${path.split('?')[0]}: ${status}`));
+          try {
+            resolve(JSON.parse(text));
+          } catch {
+            reject(new UpstreamError(`${path.split('?')[0]}: malformed JSON`));
+          }
+        });
+      },
+    );
+    req.setTimeout(TIMEOUT_MS, () => req.destroy(new UpstreamError(`${path.split('?')[0]}: timeout`)));
+    req.on('error', reject);
+  });
+}
+
+interface OrderJson {
+  id: string;
+  reservationId: string;
+}
+
+async function wholeOrder(bearer: string) {
+  const [customer, orders] = await Promise.all([
+    get('AUTH_URL', '/auth/me', bearer),
+    get('ORDER_URL', '/v2/order/user', bearer) as Promise<OrderJson[] | null>,
+  ]);
+  if (customer === null || !Array.isArray(orders)) throw new UpstreamError('customer or order list missing');
+  const wholeOrders = await Promise.all(
+    orders.map(async (order) => {
+      const id = encodeURIComponent(order.id);
+      const reservation = encodeURIComponent(order.reservationId);
+      const [vehicle, pickup, estimate, addresses, payments, tradeIn] = await Promise.all([
+        get('APPOINTMENT_URL', `/vehicle/getDetails?order_id=${id}&reservation_id=${reservation}`, bearer),
+        get('PRICE_CALCULATOR_URL', `/pickup-scheduler/get-pickup-nearest-center-plus?orderId=${id}`, bearer),
+        get('ORDER_URL', `/order/estimate?orderID=${id}`, bearer),
+        get('ORDER_URL', `/order-address/findAll/${id}`, bearer),
+        get('ORDER_URL', `/order-payments?order_id=${id}&fee_type=ORDER_FEE`, bearer),
+        get('TRADE_IN_URL', `/partner-trade-in/trade-in-details?reservationId=${reservation}`, bearer),
+      ]);
+      return { ...order, vehicle, pickup, estimate, addresses, payments, tradeIn };
+    }),
+  );
+  return { customer, orders: wholeOrders };
+}
+
+function reply(res: http.ServerResponse, status: number, payload: unknown) {
+  const text = JSON.stringify(payload);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  req.resume();
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (!bearer) return reply(res, 401, { error: 'missing bearer token' });
+  wholeOrder(bearer).then(
+    (body) => reply(res, 200, body),
+    (error: unknown) => reply(res, 502, { error: error instanceof UpstreamError ? error.message : 'failed' }),
+  );
+});
+
+server.listen(Number(process.env.OPTIMUM_PORT ?? 0), '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/` })}\n`);
+});
+const stop = () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
