@@ -1,6 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { useContentEncoding } from '@whatwg-node/server';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { createSchema, createYoga, type YogaServerInstance } from 'graphql-yoga';
@@ -113,7 +112,8 @@ export function createGateway(config: GatewayConfig): Gateway {
     maxRequestBodySize: LIMITS.maxRequestBodyBytes,
     batching: false,
     graphiql: config.graphiql && { title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) },
-    renderGraphiQL,
+    // The self-hosted GraphiQL bundle costs about 70 MB of memory: loaded on first use only.
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     plugins: [
       useRequestLifecycle({ logger: config.logger, deadlineMs, isReady: () => ready }),
       ...useHardening({ introspection: config.introspection }),

@@ -73,7 +73,13 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
         methods: ['GET'],
         statusCodes: [502, 503, 504],
         errorCodes: RETRY_ERROR_CODES,
-        calculateDelay: ({ computedValue }) => (computedValue === 0 ? 0 : RETRY_DELAY_MS),
+        // Retry only when a whole further attempt still fits before the request's deadline.
+        calculateDelay: ({ computedValue, error }) => {
+          if (computedValue === 0) return 0;
+          const { deadline } = error.options.context as { deadline: number };
+          const attempt = error.options.timeout.request ?? timeoutMs;
+          return Date.now() + RETRY_DELAY_MS + attempt <= deadline ? RETRY_DELAY_MS : 0;
+        },
       },
       decompress: false,
       followRedirect: false,
@@ -94,18 +100,24 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
       let result: UpstreamResult;
       let retryCount = 0;
       let oversized = false;
-      const cutOff = new AbortController();
-      const pending = clients[base](joinUrl(urls[base], path), {
+      // A prebuilt URL: got's searchParams handling costs more than the call needs.
+      const query = searchParams ? `?${new URLSearchParams(searchParams)}` : '';
+      const pending = clients[base](joinUrl(urls[base], path) + query, {
         method,
-        searchParams,
         json,
         headers,
-        signal: AbortSignal.any([AbortSignal.timeout(remaining), cutOff.signal]),
+        // The per-call timeout, shortened to what is left of the request's deadline.
+        timeout: { request: Math.min(timeoutMs, remaining) },
+        context: { deadline: call.deadline },
+      });
+      let clientRequest: http.ClientRequest | undefined;
+      pending.on('request', (request) => {
+        clientRequest = request;
       });
       pending.on('downloadProgress', ({ transferred }) => {
         if (transferred > maxBodyBytes && !oversized) {
           oversized = true;
-          cutOff.abort();
+          clientRequest?.destroy(Object.assign(new Error('upstream answer too large'), { code: 'ERR_ANSWER_TOO_LARGE' }));
         }
       });
       try {
@@ -119,16 +131,13 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
         if (error instanceof RequestError) retryCount = error.request?.retryCount ?? 0;
         result = { ok: false, failure: oversized ? { kind: 'oversized' } : describeFailure(error) };
       }
-      logger?.debug(
-        {
-          requestId: call.requestId,
-          operation: call.operation,
-          status: result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind,
-          ms: Date.now() - startedAt,
-          retries: retryCount,
-        },
-        'upstream call',
-      );
+      if (logger?.isLevelEnabled('debug')) {
+        const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind;
+        logger.debug(
+          { requestId: call.requestId, operation: call.operation, status, ms: Date.now() - startedAt, retries: retryCount },
+          'upstream call',
+        );
+      }
       return result;
     },
     close() {

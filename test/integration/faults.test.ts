@@ -35,6 +35,9 @@ const CODE_OF: Record<FaultMode, string> = {
   malformed: 'UPSTREAM_ERROR',
   html: 'UPSTREAM_ERROR',
   '429': 'RATE_LIMITED',
+  empty: 'UPSTREAM_ERROR',
+  oversized: 'UPSTREAM_ERROR',
+  slowdrip: 'UPSTREAM_TIMEOUT',
 };
 
 const cases = Object.keys(FIELDS_OF).flatMap((operation) =>
