@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { useContentEncoding } from '@whatwg-node/server';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { createSchema, createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { LIMITS } from './limits.js';
@@ -118,6 +119,7 @@ export function createGateway(config: GatewayConfig): Gateway {
       useRequestLifecycle({ logger: config.logger, deadlineMs, isReady: () => ready }),
       ...useHardening({ introspection: config.introspection }),
       useContentEncoding(),
+      useGraphQlJit(),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       ...(config.trustedDocuments && config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
     ],
