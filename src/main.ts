@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { createLogger } from './logger.js';
-import { startSimulator, type Simulator } from './simulator/server.js';
+import type { Simulator } from './simulator/server.js';
 
 async function main() {
   let config;
@@ -17,7 +17,8 @@ async function main() {
   const logger = createLogger(config.logLevel);
 
   let simulator: Simulator | undefined;
-  if (!config.upstreamUrls) simulator = await startSimulator({ host: '127.0.0.1' });
+  // Loaded only when it is needed: a gateway in front of the real service never carries it.
+  if (!config.upstreamUrls) simulator = await (await import('./simulator/server.js')).startSimulator({ host: '127.0.0.1' });
   const upstreamUrls = config.upstreamUrls ?? simulator!.urls;
 
   const demo = simulator?.customers.find((c) => c.username === 'ready@demo.test') ?? simulator?.customers[0];
