@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { UPSTREAM_URL_NAMES } from '../src/config.js';
 
 const ROOT_URL = new URL('..', import.meta.url);
 const ROOT = fileURLToPath(ROOT_URL);
@@ -20,7 +21,6 @@ const RESULTS_DIR = new URL('results/', import.meta.url);
 const CONCURRENCIES = [1, 16, 64] as const;
 const CUSTOMER = 'ready@demo.test';
 const CALLS_PER_QUERY = 8; // 2 + 6 × one order
-const UPSTREAM_URL_NAMES = ['AUTH_URL', 'APPOINTMENT_URL', 'ORDER_URL', 'PRICE_CALCULATOR_URL', 'TRADE_IN_URL'] as const;
 
 function envInt(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name]?.trim();
