@@ -1,28 +1,100 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { getOperationAST, type ExecutionResult } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { getOperationAST, getVariableValues, GraphQLError, type ExecutionResult, type OperationDefinitionNode, type ValidationContext } from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { LIMITS } from './limits.js';
 import { requestInfo } from './request-info.js';
 
+// A limit reports a validation error (400 GRAPHQL_VALIDATION_FAILED) instead of throwing,
+// which would answer 200 with no code.
+const asValidationError = {
+  propagateOnRejection: false,
+  onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)],
+};
+
 /**
- * Query limits (graphql-armor) and CSRF prevention. Limits are not exposed in errors, and
- * field suggestions ("did you mean …") go with introspection: off together.
+ * Query limits (graphql-armor; their messages state the limit, as SECURITY.md does) and CSRF
+ * prevention. Field suggestions ("did you mean …") go with introspection: off together.
  */
 export function useHardening({ introspection }: { introspection: boolean }): Plugin[] {
   return [
     EnvelopArmorPlugin({
-      maxDepth: { n: LIMITS.maxDepth, flattenFragments: true },
-      maxAliases: { n: LIMITS.maxAliases },
+      maxDepth: { n: LIMITS.maxDepth, flattenFragments: true, ...asValidationError },
+      maxAliases: { n: LIMITS.maxAliases, ...asValidationError },
       maxTokens: { n: LIMITS.maxTokens },
-      maxDirectives: { n: LIMITS.maxDirectives },
-      costLimit: { maxCost: LIMITS.maxCost },
+      maxDirectives: { n: LIMITS.maxDirectives, ...asValidationError },
+      costLimit: { maxCost: LIMITS.maxCost, ...asValidationError },
       blockFieldSuggestion: { enabled: !introspection },
     }) as Plugin,
     // A GET or a form POST from another site (a "simple" request) must carry this header.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
+    useRequestGuards(),
   ];
+}
+
+// What a GraphQL answer can be sent as; text/html is GraphiQL's page.
+const ACCEPTABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|multipart\/mixed|text\/event-stream|text\/html)\s*(;|,|$)/i;
+
+/**
+ * Refusals that must come before any work is done, and answers that must not echo input:
+ * - an Accept nothing can satisfy is 406 before the operation runs (not after its upstream calls);
+ * - `variables`/`extensions` that are not JSON (GET, form POST) are 400 BAD_REQUEST, not a masked 500;
+ * - a subscription is a validation error: the schema has none;
+ * - variables are coerced before execution, so a bad one is 400 BAD_USER_INPUT whichever
+ *   executor runs (graphql-jit reports them as an ordinary 200 result otherwise);
+ * - a body that failed to parse is not echoed back in `originalError` (it may hold a token).
+ */
+function useRequestGuards(): Plugin {
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      const accept = request.headers.get('accept');
+      if (accept && !ACCEPTABLE.test(accept)) endResponse(new fetchAPI.Response(null, { status: 406 }));
+    },
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request);
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw error;
+          throw createGraphQLError('The request parameters are not valid JSON: check "variables" and "extensions".', {
+            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+          });
+        }
+      });
+    },
+    onValidate({ addValidationRule }) {
+      addValidationRule((context: ValidationContext) => ({
+        OperationDefinition(node: OperationDefinitionNode) {
+          if (node.operation === 'subscription' && !context.getSchema().getSubscriptionType()) {
+            context.reportError(new GraphQLError('Subscriptions are not supported: this API has none.', { nodes: [node] }));
+          }
+        },
+      }));
+    },
+    onExecute({ args, setResultAndStopExecution }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!operation?.variableDefinitions?.length) return;
+      const { errors } = getVariableValues(args.schema, operation.variableDefinitions, args.variableValues ?? {}, { maxErrors: 10 });
+      if (errors) {
+        setResultAndStopExecution({
+          errors: errors.map(
+            (error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } }),
+          ),
+        });
+      }
+    },
+    onResultProcess({ result }) {
+      for (const single of (Array.isArray(result) ? result : [result]) as ExecutionResult[]) {
+        for (const error of single?.errors ?? []) {
+          const original = error.extensions?.originalError as { name?: string } | undefined;
+          // yoga reads the key's presence to pick the status: keep it, drop what it quotes.
+          if (original) (error.extensions as Record<string, unknown>).originalError = { name: original.name };
+        }
+      }
+    },
+  };
 }
 
 export interface LifecycleOptions {
@@ -67,6 +139,8 @@ export function useRequestLifecycle({ logger, deadlineMs, isReady }: LifecycleOp
       // the error's stack: headers are best effort, the log line is not.
       try {
         response.headers.set('x-request-id', info.id);
+        // The rest of a refused body is never read: the connection cannot carry another request.
+        if (response.status === 413) response.headers.set('connection', 'close');
         // Answers depend on the caller's token: no shared cache may keep or reuse them.
         response.headers.set('cache-control', 'private, no-store');
         const vary = response.headers.get('vary');
