@@ -1,9 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { useContentEncoding } from '@whatwg-node/server';
+import { gzipSync } from 'node:zlib';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { createSchema, createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createSchema, createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { LIMITS } from './limits.js';
 import { useHardening, useRequestLifecycle } from './plugins.js';
@@ -49,6 +49,31 @@ ${readFileSync(LOGIN_DOCUMENT, 'utf8')}`;
     { query: wholeOrder, headers: JSON.stringify({ Authorization: 'Bearer <paste the accessToken from Login>' }, null, 2) },
     { query: login, variables: JSON.stringify(demoLogin ?? { username: '', password: '' }, null, 2) },
   ];
+}
+
+/**
+ * Serves GraphiQL from the package itself (no CDN), rendered and gzipped once on first use:
+ * the page is about 9 MB, 2.4 MB compressed, and compressing it per request would cost
+ * half a second of CPU each time. The package (about 70 MB of memory) loads only then.
+ */
+function useGraphiQLPage(options: GraphiQLOptions): Plugin {
+  let page: Promise<{ html: string; gzipped: Uint8Array<ArrayBuffer> }> | undefined;
+  return {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (request.method !== 'GET' || url.pathname !== '/graphql' || !request.headers.get('accept')?.includes('text/html')) return;
+      page ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
+        const html = renderGraphiQL({ endpoint: '/graphql', ...options });
+        return { html, gzipped: Uint8Array.from(gzipSync(html)) };
+      });
+      const { html, gzipped } = await page;
+      const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
+      endResponse(
+        new fetchAPI.Response(gzip ? gzipped : html, {
+          headers: { 'content-type': 'text/html; charset=utf-8', vary: 'accept-encoding', ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
+        }),
+      );
+    },
+  };
 }
 
 /**
@@ -112,13 +137,12 @@ export function createGateway(config: GatewayConfig): Gateway {
     maskedErrors: { isDev: false },
     maxRequestBodySize: LIMITS.maxRequestBodyBytes,
     batching: false,
-    graphiql: config.graphiql && { title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) },
-    // The self-hosted GraphiQL bundle costs about 70 MB of memory: loaded on first use only.
-    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+    // Served by useGraphiQLPage, precompressed.
+    graphiql: false,
     plugins: [
       useRequestLifecycle({ logger: config.logger, deadlineMs, isReady: () => ready }),
       ...useHardening({ introspection: config.introspection }),
-      useContentEncoding(),
+      ...(config.graphiql ? [useGraphiQLPage({ title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) })] : []),
       useGraphQlJit(),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       ...(config.trustedDocuments && config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
