@@ -39,6 +39,7 @@ const ACCEPTABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|applicatio
 /**
  * Refusals that must come before any work is done, and answers that must not echo input:
  * - an Accept nothing can satisfy is 406 before the operation runs (not after its upstream calls);
+ * - a compressed request body is 415: no client needs one, and inflating it is a bomb's door;
  * - `variables`/`extensions` that are not JSON (GET, form POST) are 400 BAD_REQUEST, not a masked 500;
  * - a subscription is a validation error: the schema has none;
  * - variables are coerced before execution, so a bad one is 400 BAD_USER_INPUT whichever
@@ -49,7 +50,16 @@ function useRequestGuards(): Plugin {
   return {
     onRequest({ request, endResponse, fetchAPI }) {
       const accept = request.headers.get('accept');
-      if (accept && !ACCEPTABLE.test(accept)) endResponse(new fetchAPI.Response(null, { status: 406 }));
+      if (accept && !ACCEPTABLE.test(accept)) return endResponse(new fetchAPI.Response(null, { status: 406 }));
+      const encoding = request.headers.get('content-encoding');
+      if (encoding && encoding.trim().toLowerCase() !== 'identity') {
+        return endResponse(
+          new fetchAPI.Response(
+            JSON.stringify({ errors: [{ message: 'Request bodies are not accepted compressed: send them uncompressed.', extensions: { code: 'UNSUPPORTED_CONTENT_ENCODING' } }] }),
+            { status: 415, headers: { 'content-type': 'application/json', connection: 'close' } },
+          ),
+        );
+      }
     },
     onRequestParse({ requestParser, setRequestParser }) {
       if (!requestParser) return;
