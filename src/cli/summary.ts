@@ -4,23 +4,12 @@
  */
 import type { OrderGraphError, OrderResult } from '../client/index.js';
 import type { OrderStatus, WholeOrderQuery } from '../client/__generated__/graphql.js';
+import { ORDER_STAGES } from '../client/index.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
 type Order = NonNullable<Customer['orders']>[number];
 type Money = { amount: string; currencyCode: string };
 type Path = ReadonlyArray<string | number>;
-
-/** The stages in the order they happen; CANCELLED and UNKNOWN are outside the sequence. */
-export const ORDER_STAGES = [
-  'RESERVED',
-  'ORDER_PENDING_PAYMENT',
-  'ORDER_CONFIRMED',
-  'BUILD_LOCKED',
-  'IN_PRODUCTION',
-  'IN_TRANSIT',
-  'READY_FOR_PICKUP',
-  'DELIVERED',
-] as const satisfies readonly OrderStatus[];
 
 type Stage = (typeof ORDER_STAGES)[number];
 

@@ -13,6 +13,7 @@ import {
 } from './__generated__/graphql.js';
 
 export * from './__generated__/graphql.js';
+export { ORDER_STAGES } from '../order-stages.js';
 
 /** The token set the API hands out; expirations are ISO 8601 UTC strings. */
 export type Tokens = TokenSetFieldsFragment;

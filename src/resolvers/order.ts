@@ -1,22 +1,7 @@
-import type {
-  OrderResolvers,
-  OrderStatus,
-  ProductResolvers,
-} from '../__generated__/resolvers-types.js';
+import type { OrderResolvers, ProductResolvers } from '../__generated__/resolvers-types.js';
+import { KNOWN_ORDER_STATUSES } from '../order-stages.js';
 import type { Address } from '../upstream/models.js';
 import { money, toDateTime, toEnum } from './mapping.js';
-
-const ORDER_STATUSES: readonly Exclude<OrderStatus, 'UNKNOWN'>[] = [
-  'RESERVED',
-  'ORDER_PENDING_PAYMENT',
-  'ORDER_CONFIRMED',
-  'BUILD_LOCKED',
-  'IN_PRODUCTION',
-  'IN_TRANSIT',
-  'READY_FOR_PICKUP',
-  'DELIVERED',
-  'CANCELLED',
-];
 
 /** The shipping address among an order's addresses: DELIVERY, the primary one first. */
 export function pickShippingAddress(addresses: readonly Address[]): Address | null {
@@ -25,7 +10,7 @@ export function pickShippingAddress(addresses: readonly Address[]): Address | nu
 }
 
 export const Order: OrderResolvers = {
-  status: ({ status }) => toEnum(status, ORDER_STATUSES),
+  status: ({ status }) => toEnum(status, KNOWN_ORDER_STATUSES),
   rawStatus: ({ status }) => status,
   createdAt: ({ createdAt }) => toDateTime(createdAt),
   updatedAt: ({ updatedAt }) => toDateTime(updatedAt),
