@@ -3,7 +3,7 @@ import type { RequestInfo } from '../request-info.js';
 import { expiredTokenError, missingTokenError, toGraphQLError } from '../errors.js';
 import type { UpstreamUrlName } from '../config.js';
 import type { UpstreamHttp, UpstreamRequest } from './http.js';
-import { epochToDateTime } from '../resolvers/mapping.js';
+import { epochToDateTime, toDecimal } from './values.js';
 import type {
   Address,
   Estimate,
@@ -20,8 +20,7 @@ import type {
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
-const isAmount = (value: unknown): boolean =>
-  (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value));
+const isAmount = (value: unknown): boolean => toDecimal(value) !== null;
 const hasStrings = (value: unknown, ...keys: string[]): value is Json =>
   isObject(value) && keys.every((key) => isString(value[key]));
 const arrayOf =
@@ -31,7 +30,7 @@ const arrayOf =
 
 // What each body must hold for the contract's promise to be kept; anything more is ignored.
 const isTokenSet = (v: unknown): v is TokenSet =>
-  hasStrings(v, 'accessToken', 'refreshToken') && epochToDateTime(v.accessExpiration as number) !== null;
+  hasStrings(v, 'accessToken', 'refreshToken') && epochToDateTime(v.accessExpiration) !== null;
 const isUser = (v: unknown): v is User => hasStrings(v, 'id');
 const isOrder = (v: unknown): v is Order => hasStrings(v, 'id', 'reservationId', 'status');
 const isVehicle = (v: unknown): v is VehicleDetails => hasStrings(v, 'vin', 'model');
