@@ -114,7 +114,7 @@ export interface LifecycleOptions {
   isReady: () => boolean;
 }
 
-// Built with the server's own Response class: later plugins (compression) expect its streams.
+// Built with the server adapter's own Response class: a native one breaks its stream handling.
 const json = (ResponseClass: typeof Response, status: number, body: unknown) =>
   new ResponseClass(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
 
