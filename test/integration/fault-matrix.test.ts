@@ -2,25 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPSTREAM_URL_NAMES, type UpstreamUrlName } from '../../src/config.js';
 import { FAULT_MODES, startSimulator, type FaultMode, type Simulator } from '../../src/simulator/server.js';
 import type { OperationName } from '../../src/upstream/models.js';
+import { CODE_OF_FAULT } from '../helpers/fault-codes.js';
 import { graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
 
 const TIMEOUT_MS = 300;
 const DEADLINE_MS = 1_000;
 // Time the answer may take past the deadline: the last upstream cut-off, then our own work.
 const MARGIN_MS = 700;
-
-const CODE_OF: Record<FaultMode | 'refused', string> = {
-  '500': 'UPSTREAM_ERROR',
-  hang: 'UPSTREAM_TIMEOUT',
-  reset: 'UPSTREAM_ERROR',
-  refused: 'UPSTREAM_ERROR',
-  malformed: 'UPSTREAM_ERROR',
-  html: 'UPSTREAM_ERROR',
-  empty: 'UPSTREAM_ERROR',
-  oversized: 'UPSTREAM_ERROR',
-  slowdrip: 'UPSTREAM_TIMEOUT',
-  '429': 'RATE_LIMITED',
-};
 
 const HOST_OF: Record<OperationName, UpstreamUrlName> = {
   login: 'AUTH_URL',
@@ -147,7 +135,7 @@ function expectFault(operation: OperationName, mode: FaultMode | 'refused', resu
   expect(data).toEqual(mutation ? null : withNulls(baselines.get(operation), nulled));
   expect(errors.map((e) => e.path?.map(String))).toEqual(expect.arrayContaining(nulled));
   for (const error of errors) {
-    expect(error.extensions).toMatchObject({ code: CODE_OF[mode] });
+    expect(error.extensions).toMatchObject({ code: CODE_OF_FAULT[mode] });
     const text = JSON.stringify(error);
     expect(text).not.toMatch(/127\.0\.0\.1|https?:|<html|stack|\bat \/|Bearer|padding/i);
     expect(text).not.toContain(token);

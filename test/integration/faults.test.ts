@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument, type WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
-import type { FaultMode } from '../../src/simulator/server.js';
+import { FAULT_MODES } from '../../src/simulator/server.js';
 import type { OperationName } from '../../src/upstream/models.js';
+import { CODE_OF_FAULT } from '../helpers/fault-codes.js';
 import { execute, graphqlClient, startGateway, startHarness, type Harness } from '../helpers/harness.js';
 
 const TIMEOUT_MS = 300;
@@ -28,20 +29,8 @@ const FIELDS_OF: Partial<Record<OperationName, Array<keyof NonNullable<NonNullab
   tradeInDetails: ['tradeIn'],
 };
 
-const CODE_OF: Record<FaultMode, string> = {
-  '500': 'UPSTREAM_ERROR',
-  hang: 'UPSTREAM_TIMEOUT',
-  reset: 'UPSTREAM_ERROR',
-  malformed: 'UPSTREAM_ERROR',
-  html: 'UPSTREAM_ERROR',
-  '429': 'RATE_LIMITED',
-  empty: 'UPSTREAM_ERROR',
-  oversized: 'UPSTREAM_ERROR',
-  slowdrip: 'UPSTREAM_TIMEOUT',
-};
-
 const cases = Object.keys(FIELDS_OF).flatMap((operation) =>
-  (Object.keys(CODE_OF) as FaultMode[]).map((mode) => [operation as OperationName, mode] as const),
+  FAULT_MODES.map((mode) => [operation as OperationName, mode] as const),
 );
 
 describe('a fault on one per-order operation leaves every sibling intact', () => {
@@ -61,7 +50,7 @@ describe('a fault on one per-order operation leaves every sibling intact', () =>
     expect(errors.map((e) => e.path)).toEqual(expect.arrayContaining(fields.map((f) => ['me', 'orders', 0, f])));
     expect(errors).toHaveLength(fields.length);
     for (const error of errors) {
-      expect(error.extensions).toMatchObject({ code: CODE_OF[mode], operation });
+      expect(error.extensions).toMatchObject({ code: CODE_OF_FAULT[mode], operation });
       if (mode === '429') expect(error.extensions).toMatchObject({ upstreamStatus: 429, retryAfterSeconds: 7 });
       if (mode === '500') expect(error.extensions?.upstreamStatus).toBe(500);
       // Nothing of the upstream leaks: no URL, no body, no stack, no token.
