@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPSTREAM_URL_NAMES, type UpstreamUrlName } from '../../src/config.js';
 import { FAULT_MODES, startSimulator, type FaultMode, type Simulator } from '../../src/simulator/server.js';
 import type { OperationName } from '../../src/upstream/models.js';
-import { CODE_OF_FAULT } from '../helpers/fault-codes.js';
+import { CODE_OF_FAULT, ORDER_FIELDS_OF } from '../helpers/faults.js';
 import { graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
 
 const TIMEOUT_MS = 300;
@@ -36,15 +36,6 @@ interface Probe {
   /** The paths that must be null, each with one error. */
   nulled: string[][];
 }
-
-const PER_ORDER_FIELDS: Partial<Record<OperationName, string[]>> = {
-  vehicleProductionDetails: ['vehicle'],
-  nearestPickupCenter: ['pickup'],
-  priceEstimate: ['estimate'],
-  shippingAddresses: ['shippingAddress', 'addresses'],
-  orderPayments: ['payments'],
-  tradeInDetails: ['tradeIn'],
-};
 
 let simulator: Simulator;
 let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -83,7 +74,7 @@ function probeFor(operation: OperationName): Probe {
       // Both lists fail: the same call serves me.orders and orders.
       return { query: WHOLE, authenticated: true, nulled: [['me', 'orders'], ['orders']] };
     default:
-      return { query: WHOLE, authenticated: true, nulled: PER_ORDER_FIELDS[operation]!.map((f) => ['me', 'orders', '0', f]) };
+      return { query: WHOLE, authenticated: true, nulled: ORDER_FIELDS_OF[operation]!.map((f) => ['me', 'orders', '0', f]) };
   }
 }
 

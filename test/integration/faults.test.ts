@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument, type WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
 import { FAULT_MODES } from '../../src/simulator/server.js';
 import type { OperationName } from '../../src/upstream/models.js';
-import { CODE_OF_FAULT } from '../helpers/fault-codes.js';
+import { CODE_OF_FAULT, ORDER_FIELDS_OF } from '../helpers/faults.js';
 import { execute, graphqlClient, startGateway, startHarness, type Harness } from '../helpers/harness.js';
 
 const TIMEOUT_MS = 300;
@@ -20,16 +20,7 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 beforeEach(() => harness.simulator.clearFaults());
 
-const FIELDS_OF: Partial<Record<OperationName, Array<keyof NonNullable<NonNullable<WholeOrderQuery['me']>['orders']>[number]>>> = {
-  vehicleProductionDetails: ['vehicle'],
-  nearestPickupCenter: ['pickup'],
-  priceEstimate: ['estimate'],
-  shippingAddresses: ['shippingAddress', 'addresses'],
-  orderPayments: ['payments'],
-  tradeInDetails: ['tradeIn'],
-};
-
-const cases = Object.keys(FIELDS_OF).flatMap((operation) =>
+const cases = Object.keys(ORDER_FIELDS_OF).flatMap((operation) =>
   FAULT_MODES.map((mode) => [operation as OperationName, mode] as const),
 );
 
@@ -38,7 +29,7 @@ describe('a fault on one per-order operation leaves every sibling intact', () =>
     harness.simulator.setFault(operation, mode);
     const { data, errors } = await execute(harness.client(token), WholeOrderDocument);
 
-    const fields = FIELDS_OF[operation]!;
+    const fields = ORDER_FIELDS_OF[operation]!;
     const order = data!.me!.orders![0]!;
     const expectedOrder = { ...baseline.me!.orders![0]! };
     for (const field of fields) {
