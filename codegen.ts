@@ -7,7 +7,7 @@ const config: CodegenConfig = {
   emitLegacyCommonJSImports: false,
   generates: {
     // Resolver signatures: the parent of each type is the upstream JSON it is made from.
-    'src/__generated__/resolvers-types.ts': {
+    'src/graph/__generated__/resolvers-types.ts': {
       plugins: ['typescript', 'typescript-resolvers'],
       config: {
         useTypeImports: true,
@@ -17,18 +17,18 @@ const config: CodegenConfig = {
         contextType: '../context.js#GraphQLContext',
         mapperTypeSuffix: 'Model',
         mappers: {
-          TokenSet: '../upstream/models.js#TokenSet',
-          Customer: '../upstream/models.js#User',
-          Order: '../upstream/models.js#Order',
-          Product: '../upstream/models.js#Product',
-          Configuration: '../upstream/models.js#Configuration',
-          Vehicle: '../upstream/models.js#VehicleDetails',
-          Pickup: '../upstream/models.js#PickupCenter',
-          Estimate: '../upstream/models.js#Estimate',
-          Address: '../upstream/models.js#AnyAddress',
-          Payment: '../upstream/models.js#Payment',
-          TradeIn: '../resolvers/trade-in.js#TradeInParent',
-          TradeInVehicle: '../upstream/models.js#TradeInVehicle',
+          TokenSet: '../mappers.js#TokenSet',
+          Customer: '../mappers.js#User',
+          Order: '../mappers.js#Order',
+          Product: '../mappers.js#Product',
+          Configuration: '../mappers.js#Configuration',
+          Vehicle: '../mappers.js#VehicleDetails',
+          Pickup: '../mappers.js#PickupCenter',
+          Estimate: '../mappers.js#Estimate',
+          Address: '../mappers.js#AnyAddress',
+          Payment: '../mappers.js#Payment',
+          TradeIn: '../mappers.js#TradeInParent',
+          TradeInVehicle: '../mappers.js#TradeInVehicle',
         },
       },
     },

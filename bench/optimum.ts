@@ -8,30 +8,32 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CONTRACT, HOSTS, operationUrl, type HostName, type OperationName, type UpstreamUrls } from '../src/upstream/contract.js';
 
-const BASES = ['AUTH_URL', 'APPOINTMENT_URL', 'ORDER_URL', 'PRICE_CALCULATOR_URL', 'TRADE_IN_URL'] as const;
-type Base = (typeof BASES)[number];
 const TIMEOUT_MS = 5000;
 
 // One keep-alive agent per upstream host, like the gateway.
-const upstream = {} as Record<Base, { base: string; agent: http.Agent }>;
-for (const name of BASES) {
+const urls = {} as UpstreamUrls;
+const agents = {} as Record<HostName, http.Agent>;
+for (const name of HOSTS) {
   const raw = process.env[name];
   if (!raw) {
     process.stderr.write(`optimum: ${name} is not set\n`);
     process.exit(1);
   }
-  upstream[name] = { base: raw.replace(/\/+$/, ''), agent: new http.Agent({ keepAlive: true }) };
+  urls[name] = raw;
+  agents[name] = new http.Agent({ keepAlive: true });
 }
 
 class UpstreamError extends Error {}
 
-/** GET a contract path: the parsed body on 2xx, null on 404 (absence is data), else throws. */
-function get(base: Base, path: string, bearer: string): Promise<unknown> {
-  const { base: origin, agent } = upstream[base];
+/** GET an operation: the parsed body on 2xx, null on 404 (absence is data), else throws. */
+function get(operation: OperationName, params: Record<string, string>, bearer: string): Promise<unknown> {
+  const agent = agents[CONTRACT[operation].host];
+  const path = CONTRACT[operation].path;
   return new Promise((resolve, reject) => {
     const req = http.get(
-      origin + path,
+      operationUrl(urls, operation, params),
       { agent, headers: { authorization: `Bearer ${bearer}`, accept: 'application/json' } },
       (res) => {
         let text = '';
@@ -41,16 +43,16 @@ function get(base: Base, path: string, bearer: string): Promise<unknown> {
         res.on('end', () => {
           const status = res.statusCode ?? 0;
           if (status === 404) return resolve(null);
-          if (status < 200 || status > 299) return reject(new UpstreamError(`${path.split('?')[0]}: ${status}`));
+          if (status < 200 || status > 299) return reject(new UpstreamError(`${path}: ${status}`));
           try {
             resolve(JSON.parse(text));
           } catch {
-            reject(new UpstreamError(`${path.split('?')[0]}: malformed JSON`));
+            reject(new UpstreamError(`${path}: malformed JSON`));
           }
         });
       },
     );
-    req.setTimeout(TIMEOUT_MS, () => req.destroy(new UpstreamError(`${path.split('?')[0]}: timeout`)));
+    req.setTimeout(TIMEOUT_MS, () => req.destroy(new UpstreamError(`${path}: timeout`)));
     req.on('error', reject);
   });
 }
@@ -62,21 +64,20 @@ interface OrderJson {
 
 async function wholeOrder(bearer: string) {
   const [customer, orders] = await Promise.all([
-    get('AUTH_URL', '/auth/me', bearer),
-    get('ORDER_URL', '/v2/order/user', bearer) as Promise<OrderJson[] | null>,
+    get('customerDetails', {}, bearer),
+    get('orderDetails', {}, bearer) as Promise<OrderJson[] | null>,
   ]);
   if (customer === null || !Array.isArray(orders)) throw new UpstreamError('customer or order list missing');
   const wholeOrders = await Promise.all(
     orders.map(async (order) => {
-      const id = encodeURIComponent(order.id);
-      const reservation = encodeURIComponent(order.reservationId);
+      const { id, reservationId } = order;
       const [vehicle, pickup, estimate, addresses, payments, tradeIn] = await Promise.all([
-        get('APPOINTMENT_URL', `/vehicle/getDetails?order_id=${id}&reservation_id=${reservation}`, bearer),
-        get('PRICE_CALCULATOR_URL', `/pickup-scheduler/get-pickup-nearest-center-plus?orderId=${id}`, bearer),
-        get('ORDER_URL', `/order/estimate?orderID=${id}`, bearer),
-        get('ORDER_URL', `/order-address/findAll/${id}`, bearer),
-        get('ORDER_URL', `/order-payments?order_id=${id}&fee_type=ORDER_FEE`, bearer),
-        get('TRADE_IN_URL', `/partner-trade-in/trade-in-details?reservationId=${reservation}`, bearer),
+        get('vehicleProductionDetails', { order_id: id, reservation_id: reservationId }, bearer),
+        get('nearestPickupCenter', { orderId: id }, bearer),
+        get('priceEstimate', { orderID: id }, bearer),
+        get('shippingAddresses', { order_id: id }, bearer),
+        get('orderPayments', { order_id: id, fee_type: 'ORDER_FEE' }, bearer),
+        get('tradeInDetails', { reservationId }, bearer),
       ]);
       return { ...order, vehicle, pickup, estimate, addresses, payments, tradeIn };
     }),

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { UPSTREAM_URL_NAMES } from '../src/config.js';
+import { HOSTS, operationUrl, type UpstreamUrls } from '../src/upstream/contract.js';
 
 const ROOT_URL = new URL('..', import.meta.url);
 const ROOT = fileURLToPath(ROOT_URL);
@@ -228,11 +228,11 @@ async function main() {
     (line) => (line.startsWith('{') ? (JSON.parse(line) as SimulatorBanner) : undefined),
   );
   const urls = simulator.value.urls;
-  const upstreamEnv = Object.fromEntries(UPSTREAM_URL_NAMES.map((name) => [name, urls[name]]));
+  const upstreamEnv = Object.fromEntries(HOSTS.map((name) => [name, urls[name]]));
   const [gateway, optimum] = await Promise.all([
     startChild(
       'gateway',
-      'src/main.ts',
+      'src/server/main.ts',
       { ...upstreamEnv, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPHIQL: 'off' },
       (line) => /GraphiQL at (http:\/\/\S+)/.exec(line)?.[1],
     ),
@@ -244,16 +244,16 @@ async function main() {
   // The caller, and the VIN both answers must hold, straight from the upstream.
   const customer = simulator.value.customers.find((c) => c.username === CUSTOMER);
   if (!customer) throw new Error(`the simulator has no ${CUSTOMER}`);
-  const { accessToken } = await fetchJson<{ accessToken: string }>(`${urls.AUTH_URL}/auth/login`, {
+  const { accessToken } = await fetchJson<{ accessToken: string }>(operationUrl(urls, 'login'), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: customer.username, password: customer.password }),
   });
   const auth = { authorization: `Bearer ${accessToken}` };
-  const orders = await fetchJson<{ id: string; reservationId: string }[]>(`${urls.ORDER_URL}/v2/order/user`, { headers: auth });
+  const orders = await fetchJson<{ id: string; reservationId: string }[]>(operationUrl(urls, 'orderDetails'), { headers: auth });
   if (orders.length !== 1) throw new Error(`${CUSTOMER} should have exactly one order, has ${orders.length}`);
-  const order = new URLSearchParams({ order_id: orders[0]!.id, reservation_id: orders[0]!.reservationId });
-  const { vin } = await fetchJson<{ vin?: unknown }>(`${urls.APPOINTMENT_URL}/vehicle/getDetails?${order}`, { headers: auth });
+  const order = { order_id: orders[0]!.id, reservation_id: orders[0]!.reservationId };
+  const { vin } = await fetchJson<{ vin?: unknown }>(operationUrl(urls, 'vehicleProductionDetails', order), { headers: auth });
   if (typeof vin !== 'string' || vin === '') throw new Error('the order has no VIN');
 
   const query = readFileSync(new URL('src/client/documents/whole-order.graphql', ROOT_URL), 'utf8');
@@ -359,7 +359,7 @@ async function main() {
 
 /** The one line the simulator process prints once listening. */
 interface SimulatorBanner {
-  urls: Record<(typeof UPSTREAM_URL_NAMES)[number], string>;
+  urls: UpstreamUrls;
   customers: { username: string; password: string }[];
 }
 

@@ -4,7 +4,7 @@
  */
 import type { OrderGraphError, OrderResult } from '../client/index.js';
 import type { OrderStatus, WholeOrderQuery } from '../client/__generated__/graphql.js';
-import { ORDER_STAGES } from '../client/index.js';
+import { AVAILABLE_FROM, ORDER_STAGES } from '../client/index.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
 type Order = NonNullable<Customer['orders']>[number];
@@ -23,17 +23,6 @@ const STAGE_WORDS: Record<Stage, string> = {
   READY_FOR_PICKUP: 'ready for pickup',
   DELIVERED: 'delivered',
 };
-
-/**
- * The stage from which the upstream answers each stage-bound field (the contract's
- * x-active-from). Only used to tell the customer when to expect it: whether a field is
- * available is always the service's answer (NOT_AVAILABLE), never guessed here.
- */
-const AVAILABLE_FROM = {
-  vehicle: 'IN_PRODUCTION',
-  pickup: 'IN_TRANSIT',
-  estimate: 'ORDER_CONFIRMED',
-} as const satisfies Record<string, Stage>;
 
 const LABEL_WIDTH = 12;
 const INDENT = '  ';

@@ -13,7 +13,8 @@ import {
 } from './__generated__/graphql.js';
 
 export * from './__generated__/graphql.js';
-export { ORDER_STAGES } from '../order-stages.js';
+export { ORDER_STAGES } from '../upstream/contract.js';
+export { AVAILABLE_FROM } from '../graph/order-fields.js';
 
 /** The token set the API hands out; expirations are ISO 8601 UTC strings. */
 export type Tokens = TokenSetFieldsFragment;

@@ -2,32 +2,30 @@ import http from 'node:http';
 import https from 'node:https';
 import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
 import type { Logger } from 'pino';
-import { UPSTREAM_URL_NAMES, type UpstreamUrlName, type UpstreamUrls } from '../config.js';
-import type { UpstreamFailure } from '../errors.js';
-import type { OperationName } from './models.js';
+import { CONTRACT, HOSTS, operationUrl, type HostName, type OperationName, type UpstreamUrls } from './contract.js';
+import type { UpstreamFailure } from './failures.js';
 
-export interface UpstreamRequest {
-  method: 'GET' | 'POST';
-  /** The contract's path, starting with `/`; appended to the base's own path. */
-  path: string;
-  searchParams?: Record<string, string>;
+/** One call's arguments: the contract's parameters by name, a JSON body, the bearer to send. */
+export interface UpstreamCall {
+  params?: Record<string, string>;
   json?: unknown;
   bearer?: string;
 }
 
-/** Who is calling and by when: the request's id, language and deadline. */
-export interface CallContext {
-  operation: OperationName;
-  requestId: string;
-  acceptLanguage: string | null;
-  /** Epoch ms; the call is cut off then, retries included. */
-  deadline: number;
+/** What a gateway request lends its upstream calls: its id, language and deadline, and a count. */
+export interface RequestScope {
+  readonly id: string;
+  readonly acceptLanguage: string | null;
+  /** Epoch ms; every call is cut off then, retries included. */
+  readonly deadline: number;
+  /** Upstream calls made for the request (retries not included). */
+  upstreamCalls: number;
 }
 
 export type UpstreamResult = { ok: true; status: number; body: string } | { ok: false; failure: UpstreamFailure };
 
 export interface UpstreamHttp {
-  send(base: UpstreamUrlName, request: UpstreamRequest, call: CallContext): Promise<UpstreamResult>;
+  send(operation: OperationName, call: UpstreamCall, scope: RequestScope): Promise<UpstreamResult>;
   /** Closes the keep-alive connections (at shutdown). */
   close(): void;
 }
@@ -48,19 +46,14 @@ const RETRY_DELAY_MS = 50;
 // A burst of requests queues for a socket instead of opening thousands against one host.
 const AGENT_OPTIONS = { keepAlive: true, maxSockets: 256 };
 
-/** Joins a base that may carry a path prefix (`http://host/api/order`) with a contract path. */
-export function joinUrl(base: string, path: string): string {
-  return base.replace(/\/+$/, '') + path;
-}
-
 /**
  * One got instance and one keep-alive agent per upstream host, made once per gateway:
  * they hold connections, never data, so sharing them between requests is safe.
  */
 export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, logger }: UpstreamHttpOptions): UpstreamHttp {
   const agents: http.Agent[] = [];
-  const clients = {} as Record<UpstreamUrlName, Got>;
-  for (const name of UPSTREAM_URL_NAMES) {
+  const clients = {} as Record<HostName, Got>;
+  for (const name of HOSTS) {
     const agent = urls[name].startsWith('https:')
       ? { https: new https.Agent(AGENT_OPTIONS) }
       : { http: new http.Agent(AGENT_OPTIONS) };
@@ -89,26 +82,27 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
   }
 
   return {
-    async send(base, { method, path, searchParams, json, bearer }, call) {
+    async send(operation, { params, json, bearer }, scope) {
+      const { host, method } = CONTRACT[operation];
+      scope.upstreamCalls += 1;
       const startedAt = Date.now();
-      const remaining = call.deadline - startedAt;
+      const remaining = scope.deadline - startedAt;
       if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
-      const headers: Record<string, string> = { 'x-request-id': call.requestId };
+      const headers: Record<string, string> = { 'x-request-id': scope.id };
       if (bearer) headers.authorization = `Bearer ${bearer}`;
-      if (call.acceptLanguage) headers['accept-language'] = call.acceptLanguage;
+      if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
 
       let result: UpstreamResult;
       let retryCount = 0;
       let oversized = false;
       // A prebuilt URL: got's searchParams handling costs more than the call needs.
-      const query = searchParams ? `?${new URLSearchParams(searchParams)}` : '';
-      const pending = clients[base](joinUrl(urls[base], path) + query, {
+      const pending = clients[host](operationUrl(urls, operation, params), {
         method,
         json,
         headers,
         // The per-call timeout, shortened to what is left of the request's deadline.
         timeout: { request: Math.min(timeoutMs, remaining) },
-        context: { deadline: call.deadline },
+        context: { deadline: scope.deadline },
       });
       let clientRequest: http.ClientRequest | undefined;
       pending.on('request', (request) => {
@@ -134,7 +128,7 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
       if (logger?.isLevelEnabled('debug')) {
         const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind;
         logger.debug(
-          { requestId: call.requestId, operation: call.operation, status, ms: Date.now() - startedAt, retries: retryCount },
+          { requestId: scope.id, operation, status, ms: Date.now() - startedAt, retries: retryCount },
           'upstream call',
         );
       }

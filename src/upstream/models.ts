@@ -212,16 +212,3 @@ export interface TradeIn {
   createdAt?: string | null;
   updatedAt?: string | null;
 }
-
-/** The contract's operationIds: the name every upstream-derived error carries. */
-export type OperationName =
-  | 'login'
-  | 'refreshTokens'
-  | 'customerDetails'
-  | 'orderDetails'
-  | 'vehicleProductionDetails'
-  | 'nearestPickupCenter'
-  | 'priceEstimate'
-  | 'shippingAddresses'
-  | 'orderPayments'
-  | 'tradeInDetails';

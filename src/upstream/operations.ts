@@ -1,13 +1,12 @@
-import type { Auth } from '../context.js';
-import type { RequestInfo } from '../request-info.js';
-import { expiredTokenError, missingTokenError, toGraphQLError } from '../errors.js';
-import type { UpstreamUrlName } from '../config.js';
-import type { UpstreamHttp, UpstreamRequest } from './http.js';
+import { expiredTokenError, missingTokenError } from '../errors.js';
+import type { Auth } from './auth.js';
+import type { OperationName } from './contract.js';
+import { toGraphQLError } from './failures.js';
+import type { RequestScope, UpstreamCall, UpstreamHttp } from './http.js';
 import { epochToDateTime, toDecimal } from './values.js';
 import type {
   Address,
   Estimate,
-  OperationName,
   Order,
   Payment,
   PickupCenter,
@@ -41,156 +40,64 @@ const isPayment = (v: unknown): boolean =>
   hasStrings(v, 'id', 'feeType', 'currencyCode', 'status') && isAmount(v.amount);
 const isTradeIn = (v: unknown): v is TradeIn => hasStrings(v, 'id', 'status');
 
-interface CallSpec<T> {
-  operation: OperationName;
-  base: UpstreamUrlName;
-  request: UpstreamRequest;
-  accept: (body: unknown) => body is T;
-}
-
 /**
- * The ten upstream calls of `upstream/openapi.yaml`, bound to one request's caller:
- * the only place that knows paths, parameter spellings, hosts and auth. Protected calls
- * refuse, before any network traffic, a request without a bearer or with an expired one.
+ * The ten upstream calls of `upstream/openapi.yaml`, bound to one request's caller. Hosts,
+ * methods and paths come from the contract table; this is the only place that knows the
+ * parameter values, the bodies and what each answer must hold. Protected calls refuse,
+ * before any network traffic, a request without a bearer or with an expired one.
  */
-export function createOperations(http: UpstreamHttp, auth: Auth, request: RequestInfo) {
+export function createOperations(http: UpstreamHttp, auth: Auth, scope: RequestScope) {
   function bearer(): string {
     if (!auth.token) throw missingTokenError();
     if (auth.expired) throw expiredTokenError();
     return auth.token;
   }
 
-  async function send<T>(spec: CallSpec<T>, notFoundIsNull: boolean): Promise<T | null> {
-    request.upstreamCalls += 1;
-    const result = await http.send(spec.base, spec.request, {
-      operation: spec.operation,
-      requestId: request.id,
-      acceptLanguage: request.acceptLanguage,
-      deadline: request.deadline,
-    });
+  async function send<T>(operation: OperationName, call: UpstreamCall, accept: (body: unknown) => body is T, notFoundIsNull: boolean) {
+    const result = await http.send(operation, call, scope);
     if (!result.ok) {
       if (notFoundIsNull && result.failure.kind === 'status' && result.failure.status === 404) return null;
-      throw toGraphQLError(spec.operation, result.failure);
+      throw toGraphQLError(operation, result.failure);
     }
     let body: unknown;
     try {
       body = JSON.parse(result.body);
     } catch {
-      throw toGraphQLError(spec.operation, { kind: 'malformed', status: result.status });
+      throw toGraphQLError(operation, { kind: 'malformed', status: result.status });
     }
-    if (!spec.accept(body)) throw toGraphQLError(spec.operation, { kind: 'malformed', status: result.status });
+    if (!accept(body)) throw toGraphQLError(operation, { kind: 'malformed', status: result.status });
     return body;
   }
-  const call = async <T>(spec: CallSpec<T>): Promise<T> => (await send(spec, false)) as T;
+  const call = async <T>(operation: OperationName, args: UpstreamCall, accept: (body: unknown) => body is T): Promise<T> =>
+    (await send(operation, args, accept, false)) as T;
   /** Nested lookups: a 404 means the thing does not exist (yet), which is data, not an error. */
-  const lookup = <T>(spec: CallSpec<T>): Promise<T | null> => send(spec, true);
+  const lookup = <T>(operation: OperationName, params: Record<string, string>, accept: (body: unknown) => body is T) =>
+    send(operation, { params, bearer: bearer() }, accept, true);
 
   return {
-    login: (username: string, password: string) =>
-      call({
-        operation: 'login',
-        base: 'AUTH_URL',
-        request: { method: 'POST', path: '/auth/login', json: { username, password } },
-        accept: isTokenSet,
-      }),
+    login: (username: string, password: string) => call('login', { json: { username, password } }, isTokenSet),
 
     /** The caller's access token as bearer when it sent one (expired is fine here), else the refresh token. */
     refreshTokens: (refreshToken: string) =>
-      call({
-        operation: 'refreshTokens',
-        base: 'AUTH_URL',
-        request: {
-          method: 'POST',
-          path: '/auth/refresh',
-          json: { refresh_token: refreshToken },
-          bearer: auth.token ?? refreshToken,
-        },
-        accept: isTokenSet,
-      }),
+      call('refreshTokens', { json: { refresh_token: refreshToken }, bearer: auth.token ?? refreshToken }, isTokenSet),
 
-    customerDetails: () =>
-      call({
-        operation: 'customerDetails',
-        base: 'AUTH_URL',
-        request: { method: 'GET', path: '/auth/me', bearer: bearer() },
-        accept: isUser,
-      }),
+    customerDetails: () => call('customerDetails', { bearer: bearer() }, isUser),
 
-    orderDetails: () =>
-      call({
-        operation: 'orderDetails',
-        base: 'ORDER_URL',
-        request: { method: 'GET', path: '/v2/order/user', bearer: bearer() },
-        accept: arrayOf<Order>(isOrder),
-      }),
+    orderDetails: () => call('orderDetails', { bearer: bearer() }, arrayOf<Order>(isOrder)),
 
     vehicleProductionDetails: (orderId: string, reservationId: string) =>
-      lookup({
-        operation: 'vehicleProductionDetails',
-        base: 'APPOINTMENT_URL',
-        request: {
-          method: 'GET',
-          path: '/vehicle/getDetails',
-          searchParams: { order_id: orderId, reservation_id: reservationId },
-          bearer: bearer(),
-        },
-        accept: isVehicle,
-      }),
+      lookup('vehicleProductionDetails', { order_id: orderId, reservation_id: reservationId }, isVehicle),
 
-    nearestPickupCenter: (orderId: string) =>
-      lookup({
-        operation: 'nearestPickupCenter',
-        base: 'PRICE_CALCULATOR_URL',
-        request: {
-          method: 'GET',
-          path: '/pickup-scheduler/get-pickup-nearest-center-plus',
-          searchParams: { orderId },
-          bearer: bearer(),
-        },
-        accept: isPickup,
-      }),
+    nearestPickupCenter: (orderId: string) => lookup('nearestPickupCenter', { orderId }, isPickup),
 
-    priceEstimate: (orderId: string) =>
-      lookup({
-        operation: 'priceEstimate',
-        base: 'ORDER_URL',
-        request: { method: 'GET', path: '/order/estimate', searchParams: { orderID: orderId }, bearer: bearer() },
-        accept: isEstimate,
-      }),
+    priceEstimate: (orderId: string) => lookup('priceEstimate', { orderID: orderId }, isEstimate),
 
-    shippingAddresses: (orderId: string) =>
-      lookup({
-        operation: 'shippingAddresses',
-        base: 'ORDER_URL',
-        request: { method: 'GET', path: `/order-address/findAll/${encodeURIComponent(orderId)}`, bearer: bearer() },
-        accept: arrayOf<Address>(isObject),
-      }),
+    shippingAddresses: (orderId: string) => lookup('shippingAddresses', { order_id: orderId }, arrayOf<Address>(isObject)),
 
     orderPayments: (orderId: string, feeType: string) =>
-      lookup({
-        operation: 'orderPayments',
-        base: 'ORDER_URL',
-        request: {
-          method: 'GET',
-          path: '/order-payments',
-          searchParams: { order_id: orderId, fee_type: feeType },
-          bearer: bearer(),
-        },
-        accept: arrayOf<Payment>(isPayment),
-      }),
+      lookup('orderPayments', { order_id: orderId, fee_type: feeType }, arrayOf<Payment>(isPayment)),
 
-    tradeInDetails: (reservationId: string) =>
-      lookup({
-        operation: 'tradeInDetails',
-        base: 'TRADE_IN_URL',
-        request: {
-          method: 'GET',
-          path: '/partner-trade-in/trade-in-details',
-          searchParams: { reservationId },
-          bearer: bearer(),
-        },
-        accept: isTradeIn,
-      }),
+    tradeInDetails: (reservationId: string) => lookup('tradeInDetails', { reservationId }, isTradeIn),
   };
 }
 

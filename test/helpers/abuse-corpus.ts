@@ -5,7 +5,7 @@
  */
 import { gzipSync, deflateSync } from 'node:zlib';
 import { getIntrospectionQuery, Lexer, Source, TokenKind } from 'graphql';
-import { LIMITS } from '../../src/limits.js';
+import { LIMITS } from '../../src/server/limits.js';
 
 /** What the gateway must answer. */
 export interface Expected {

@@ -1,8 +1,8 @@
-import type { WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
+import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import type { FaultMode } from '../../src/simulator/server.js';
-import type { OperationName } from '../../src/upstream/models.js';
+import type { OperationName } from '../../src/upstream/contract.js';
 
-/** The code a field gets when its upstream call meets each fault (DESIGN §4). */
+/** The code a field gets when its upstream call meets each fault (the error table). */
 export const CODE_OF_FAULT: Record<FaultMode | 'refused', string> = {
   '500': 'UPSTREAM_ERROR',
   hang: 'UPSTREAM_TIMEOUT',
@@ -16,14 +16,10 @@ export const CODE_OF_FAULT: Record<FaultMode | 'refused', string> = {
   '429': 'RATE_LIMITED',
 };
 
-type OrderField = keyof NonNullable<NonNullable<WholeOrderQuery['me']>['orders']>[number];
+type OrderField = keyof typeof ORDER_FIELD_OPERATIONS;
 
 /** The Order fields each per-order operation serves: what a fault on it must null. */
-export const ORDER_FIELDS_OF: Partial<Record<OperationName, OrderField[]>> = {
-  vehicleProductionDetails: ['vehicle'],
-  nearestPickupCenter: ['pickup'],
-  priceEstimate: ['estimate'],
-  shippingAddresses: ['shippingAddress', 'addresses'],
-  orderPayments: ['payments'],
-  tradeInDetails: ['tradeIn'],
-};
+export const ORDER_FIELDS_OF: Partial<Record<OperationName, OrderField[]>> = {};
+for (const [field, operation] of Object.entries(ORDER_FIELD_OPERATIONS) as [OrderField, OperationName][]) {
+  (ORDER_FIELDS_OF[operation] ??= []).push(field);
+}

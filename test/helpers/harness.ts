@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { GraphQLClient, type Variables } from 'graphql-request';
-import { createGateway, type GatewayConfig } from '../../src/gateway.js';
+import { loadConfig } from '../../src/server/config.js';
+import { createGateway, type GatewayConfig } from '../../src/server/gateway.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { LoginDocument } from '../../src/client/__generated__/graphql.js';
 import { captureLogger } from './log-capture.js';
@@ -24,13 +25,11 @@ export async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** The gateway on port 0 in front of the given upstream URLs. */
+/** The gateway on port 0 in front of the given upstream URLs, with the default settings unless given. */
 export async function startGateway(config: Partial<GatewayConfig> & Pick<GatewayConfig, 'upstreamUrls'>) {
   const gateway = createGateway({
+    ...loadConfig({}),
     upstreamTimeoutMs: 2000,
-    upstreamRetries: 1,
-    graphiql: true,
-    introspection: true,
     // Every test gateway logs at debug into the capture that test/setup/no-secrets-in-logs checks.
     logger: captureLogger(),
     ...config,
@@ -39,6 +38,7 @@ export async function startGateway(config: Partial<GatewayConfig> & Pick<Gateway
   const endpoint = `${await listen(server)}/graphql`;
   return {
     endpoint,
+    drain: gateway.drain,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

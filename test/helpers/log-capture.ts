@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/server/logger.js';
 
 /** Every log line the gateways of this test file wrote, at debug level. */
 export const capturedLogLines: string[] = [];

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { UPSTREAM_URL_NAMES, type UpstreamUrls } from '../../src/config.js';
+import { HOSTS, type UpstreamUrls } from '../../src/upstream/contract.js';
 import { listen } from './harness.js';
 
 export interface StubRequest {
@@ -36,7 +36,7 @@ export async function startStubUpstream(handler: StubHandler) {
   });
   const base = await listen(server);
   const urls = Object.fromEntries(
-    UPSTREAM_URL_NAMES.map((name) => [name, `${base}/prefix/${name.toLowerCase().replace('_url', '')}/`]),
+    HOSTS.map((name) => [name, `${base}/prefix/${name.toLowerCase().replace('_url', '')}/`]),
   ) as UpstreamUrls;
   return {
     urls,

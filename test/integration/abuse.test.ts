@@ -2,7 +2,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getIntrospectionQuery } from 'graphql';
 import { WholeOrderDocument, type WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
-import { LIMITS } from '../../src/limits.js';
+import { LIMITS } from '../../src/server/limits.js';
 import { buildCorpus, findLeaks, JSON_POST, type HostileRequest } from '../helpers/abuse-corpus.js';
 import { callCounts, execute, startGateway, startHarness, type Harness } from '../helpers/harness.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { generate, type CodegenConfig } from '@graphql-codegen/cli';
 import { buildSchema, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTypeDefs } from '../../src/gateway.js';
+import { loadTypeDefs } from '../../src/graph/schema.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 const SCHEMA_FILE = new URL('../../schema.graphql', import.meta.url);

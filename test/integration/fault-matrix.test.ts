@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UPSTREAM_URL_NAMES, type UpstreamUrlName } from '../../src/config.js';
 import { FAULT_MODES, startSimulator, type FaultMode, type Simulator } from '../../src/simulator/server.js';
-import type { OperationName } from '../../src/upstream/models.js';
+import { CONTRACT, HOSTS, OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
 import { CODE_OF_FAULT, ORDER_FIELDS_OF } from '../helpers/faults.js';
 import { graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
 
@@ -9,19 +8,6 @@ const TIMEOUT_MS = 300;
 const DEADLINE_MS = 1_000;
 // Time the answer may take past the deadline: the last upstream cut-off, then our own work.
 const MARGIN_MS = 700;
-
-const HOST_OF: Record<OperationName, UpstreamUrlName> = {
-  login: 'AUTH_URL',
-  refreshTokens: 'AUTH_URL',
-  customerDetails: 'AUTH_URL',
-  orderDetails: 'ORDER_URL',
-  vehicleProductionDetails: 'APPOINTMENT_URL',
-  nearestPickupCenter: 'PRICE_CALCULATOR_URL',
-  priceEstimate: 'ORDER_URL',
-  shippingAddresses: 'ORDER_URL',
-  orderPayments: 'ORDER_URL',
-  tradeInDetails: 'TRADE_IN_URL',
-};
 
 const WHOLE = `{
   me { id firstName orders { id status vehicle { vin } pickup { name } estimate { amountDue { amount } }
@@ -107,7 +93,7 @@ beforeAll(async () => {
     requestDeadlineMs: DEADLINE_MS,
   });
   token = await simulator.issueAccessToken(ready().userId);
-  for (const operation of Object.keys(HOST_OF) as OperationName[]) {
+  for (const operation of OPERATION_NAMES) {
     const { data, errors } = await run(gateway.endpoint, probeFor(operation));
     expect(errors).toEqual([]);
     baselines.set(operation, data);
@@ -125,18 +111,19 @@ function expectFault(operation: OperationName, mode: FaultMode | 'refused', resu
   // A failed mutation's data is null as a whole (its TokenSet is non-null); elsewhere only the affected fields are.
   expect(data).toEqual(mutation ? null : withNulls(baselines.get(operation), nulled));
   expect(errors.map((e) => e.path?.map(String))).toEqual(expect.arrayContaining(nulled));
+  expect(errors).toHaveLength(nulled.length);
   for (const error of errors) {
     expect(error.extensions).toMatchObject({ code: CODE_OF_FAULT[mode] });
+    if (mode === '429') expect(error.extensions).toMatchObject({ upstreamStatus: 429, retryAfterSeconds: 7 });
+    if (mode === '500') expect(error.extensions?.upstreamStatus).toBe(500);
     const text = JSON.stringify(error);
     expect(text).not.toMatch(/127\.0\.0\.1|https?:|<html|stack|\bat \/|Bearer|padding/i);
     expect(text).not.toContain(token);
   }
 }
 
-const OPERATIONS = Object.keys(HOST_OF) as OperationName[];
-
-describe(`fault matrix: ${FAULT_MODES.length} simulator faults × ${OPERATIONS.length} operations`, () => {
-  it.each(OPERATIONS.flatMap((operation) => FAULT_MODES.map((mode) => [operation, mode] as const)))('%s: %s', async (operation, mode) => {
+describe(`fault matrix: ${FAULT_MODES.length} simulator faults × ${OPERATION_NAMES.length} operations`, () => {
+  it.each(OPERATION_NAMES.flatMap((operation) => FAULT_MODES.map((mode) => [operation, mode] as const)))('%s: %s', async (operation, mode) => {
     simulator.clearFaults();
     simulator.setFault(operation, mode);
     try {
@@ -150,7 +137,7 @@ describe(`fault matrix: ${FAULT_MODES.length} simulator faults × ${OPERATIONS.l
 });
 
 describe('connection refused, per host (every operation of that host fails, the others stay)', () => {
-  it.each(UPSTREAM_URL_NAMES)('%s refused', async (host) => {
+  it.each(HOSTS)('%s refused', async (host) => {
     // Port 1 on loopback: nothing listens, every connection is refused.
     const refused = await startGateway({
       upstreamUrls: { ...simulator.urls, [host]: 'http://127.0.0.1:1/refused' },
@@ -160,7 +147,7 @@ describe('connection refused, per host (every operation of that host fails, the 
     });
     try {
       // The order host also serves the order list, so nothing per-order can be reached without it.
-      const operations = host === 'ORDER_URL' ? (['orderDetails'] as const) : OPERATIONS.filter((op) => HOST_OF[op] === host);
+      const operations = host === 'ORDER_URL' ? (['orderDetails'] as const) : OPERATION_NAMES.filter((op) => CONTRACT[op].host === host);
       for (const operation of operations) expectFault(operation, 'refused', await run(refused.endpoint, probeFor(operation)));
     } finally {
       await refused.close();

@@ -55,19 +55,15 @@ describe('response headers and request ids', () => {
 
 describe('health', () => {
   it('/healthz and /readyz answer, and /readyz turns 503 once draining', async () => {
-    const { createGateway } = await import('../../src/gateway.js');
-    const { createServer } = await import('node:http');
-    const { listen } = await import('../helpers/harness.js');
-    const gateway = createGateway({ upstreamUrls: { AUTH_URL: 'http://127.0.0.1:1', APPOINTMENT_URL: 'http://127.0.0.1:1', ORDER_URL: 'http://127.0.0.1:1', PRICE_CALCULATOR_URL: 'http://127.0.0.1:1', TRADE_IN_URL: 'http://127.0.0.1:1' }, upstreamTimeoutMs: 100, upstreamRetries: 0, graphiql: false, introspection: false });
-    const server = createServer(gateway.yoga);
-    const base = await listen(server);
-    cleanups.push(() => new Promise((r) => server.close(r)));
+    const { stub, gateway } = await stubGateway();
+    const base = new URL(gateway.endpoint).origin;
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     gateway.drain();
     const draining = await fetch(`${base}/readyz`);
     expect(draining.status).toBe(503);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect(stub.requests).toEqual([]);
   });
 });
 
@@ -93,7 +89,7 @@ describe('the request deadline', () => {
 
 describe('production', () => {
   it('NODE_ENV=production: GraphiQL, introspection and field suggestions off', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -118,7 +114,7 @@ describe('graceful shutdown', () => {
   it('SIGTERM: readiness goes, an in-flight request still completes, then the process exits 0', async () => {
     const simulator = await startSimulator({ latencyMs: 400 });
     cleanups.push(() => simulator.close());
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'silent', ...simulator.urls },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { readAuth } from '../../src/context.js';
+import { readAuth } from '../../src/upstream/auth.js';
 
 const jwt = (exp: number) =>
   new SignJWT({ sub: 'u1' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(exp).sign(new TextEncoder().encode('k'.repeat(32)));

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, UPSTREAM_URL_NAMES } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/server/config.js';
+import { HOSTS } from '../../src/upstream/contract.js';
 
-const allUrls = Object.fromEntries(UPSTREAM_URL_NAMES.map((name) => [name, `http://upstream.test/${name.toLowerCase()}`]));
+const allUrls = Object.fromEntries(HOSTS.map((name) => [name, `http://upstream.test/${name.toLowerCase()}`]));
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -23,7 +24,6 @@ describe('loadConfig', () => {
       upstreamRetries: 1,
       requestDeadlineMs: 10_000,
       shutdownGraceMs: 10_000,
-      production: false,
       logLevel: 'info',
       graphiql: true,
       introspection: true,
@@ -63,7 +63,7 @@ describe('loadConfig', () => {
   });
 
   it('NODE_ENV=production turns GraphiQL and introspection off unless they are set', () => {
-    expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({ production: true, graphiql: false, introspection: false });
+    expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({ graphiql: false, introspection: false });
     expect(loadConfig({ NODE_ENV: 'production', GRAPHIQL: 'on', INTROSPECTION: 'on' })).toMatchObject({ graphiql: true, introspection: true });
   });
 
@@ -89,7 +89,7 @@ describe('loadConfig', () => {
     expect(problems({ [name]: value })).toEqual([message]);
   });
 
-  it.each(UPSTREAM_URL_NAMES)('%s must be an http(s) URL', (name) => {
+  it.each(HOSTS)('%s must be an http(s) URL', (name) => {
     const found = problems({ ...allUrls, [name]: 'ftp://files.internal/x' });
     expect(found).toEqual([`${name} must be an http(s) URL without query or fragment, e.g. http://orders.internal:8080/api`]);
   });

@@ -7,8 +7,8 @@ import {
   toDecimal,
   toDistanceUnit,
   toEnum,
-} from '../../src/resolvers/mapping.js';
-import { pickShippingAddress } from '../../src/resolvers/order.js';
+} from '../../src/graph/resolvers/mapping.js';
+import { pickShippingAddress } from '../../src/graph/resolvers/order.js';
 import type { Address } from '../../src/upstream/models.js';
 
 describe('toDecimal', () => {

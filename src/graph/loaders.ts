@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Operations } from './upstream/operations.js';
+import type { Operations } from '../upstream/operations.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
 export const CALLER = 'caller';

@@ -1,7 +1,11 @@
-import type { OrderResolvers, ProductResolvers } from '../__generated__/resolvers-types.js';
-import { KNOWN_ORDER_STATUSES } from '../order-stages.js';
-import type { Address } from '../upstream/models.js';
-import { money, toDateTime, toEnum } from './mapping.js';
+import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
+import { ORDER_STATUSES } from '../../upstream/contract.js';
+import type { Address } from '../../upstream/models.js';
+import { toDateTime, toEnum } from './mapping.js';
+import { withCurrency } from './trade-in.js';
+
+// Every status the contract names is an OrderStatus value; anything else becomes UNKNOWN.
+const KNOWN_STATUSES: readonly Exclude<OrderStatus, 'UNKNOWN'>[] = ORDER_STATUSES;
 
 /** The shipping address among an order's addresses: DELIVERY, the primary one first. */
 export function pickShippingAddress(addresses: readonly Address[]): Address | null {
@@ -10,7 +14,7 @@ export function pickShippingAddress(addresses: readonly Address[]): Address | nu
 }
 
 export const Order: OrderResolvers = {
-  status: ({ status }) => toEnum(status, KNOWN_ORDER_STATUSES),
+  status: ({ status }) => toEnum(status, KNOWN_STATUSES),
   rawStatus: ({ status }) => status,
   createdAt: ({ createdAt }) => toDateTime(createdAt),
   updatedAt: ({ updatedAt }) => toDateTime(updatedAt),
@@ -33,16 +37,9 @@ export const Order: OrderResolvers = {
     const payments = await loaders.payments.load({ orderId: id, feeType });
     return payments && payments.filter((payment) => payment.feeType === feeType);
   },
-  tradeIn: async ({ reservationId, product }, _args, { loaders }) => {
-    const tradeIn = await loaders.tradeIn.load(reservationId);
-    // The trade-in record has no currency of its own beyond the offer's: the order's is the one it is credited in.
-    return tradeIn && { ...tradeIn, currencyCode: tradeIn.offer?.currencyCode ?? product?.currencyCode ?? null };
+  tradeIn: async (order, _args, { loaders }) => {
+    const tradeIn = await loaders.tradeIn.load(order.reservationId);
+    return tradeIn && withCurrency(tradeIn, order);
   },
-};
-
-export const Product: ProductResolvers = {
-  msrp: ({ msrp, currencyCode }) => money(msrp, currencyCode),
-  preorderFee: ({ preorderFee, currencyCode }) => money(preorderFee, currencyCode),
-  deliveryFees: ({ deliveryFees, currencyCode }) => money(deliveryFees, currencyCode),
 };
 

@@ -1,5 +1,5 @@
 import type { AddressResolvers, AddressType } from '../__generated__/resolvers-types.js';
-import type { Address as OrderAddress, AnyAddress } from '../upstream/models.js';
+import type { Address as OrderAddress, AnyAddress } from '../../upstream/models.js';
 import { toEnum } from './mapping.js';
 
 const ADDRESS_TYPES: readonly Exclude<AddressType, 'UNKNOWN'>[] = ['DELIVERY', 'BILLING', 'REGISTRATION'];

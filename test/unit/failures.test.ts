@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toGraphQLError, type UpstreamFailure } from '../../src/errors.js';
+import { toGraphQLError, type UpstreamFailure } from '../../src/upstream/failures.js';
 
 const body = (code: string, message: string) => JSON.stringify({ statusCode: 0, code, message });
 

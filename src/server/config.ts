@@ -1,15 +1,5 @@
 import { z } from 'zod';
-
-/** The five upstream bases, named as in the contract's `x-base`. */
-export const UPSTREAM_URL_NAMES = [
-  'AUTH_URL',
-  'APPOINTMENT_URL',
-  'ORDER_URL',
-  'PRICE_CALCULATOR_URL',
-  'TRADE_IN_URL',
-] as const;
-export type UpstreamUrlName = (typeof UPSTREAM_URL_NAMES)[number];
-export type UpstreamUrls = Record<UpstreamUrlName, string>;
+import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
 
 export interface Config {
   port: number;
@@ -22,7 +12,6 @@ export interface Config {
   requestDeadlineMs: number;
   /** How long a stop waits for in-flight requests. */
   shutdownGraceMs: number;
-  production: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   graphiql: boolean;
   introspection: boolean;
@@ -83,7 +72,7 @@ const envSchema = z.object({
   TRUSTED_DOCUMENTS: z
     .enum(['off', 'allow', 'only'], { error: 'TRUSTED_DOCUMENTS must be one of off, allow, only' })
     .default('off'),
-  ...Object.fromEntries(UPSTREAM_URL_NAMES.map((name) => [name, httpUrl(name).optional()])),
+  ...Object.fromEntries(HOSTS.map((name) => [name, httpUrl(name).optional()])),
 });
 
 /**
@@ -95,27 +84,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = envSchema.safeParse(present);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
 
-  const setUrls = UPSTREAM_URL_NAMES.filter((name) => name in present);
-  if (setUrls.length > 0 && setUrls.length < UPSTREAM_URL_NAMES.length) {
-    const missing = UPSTREAM_URL_NAMES.filter((name) => !(name in present));
+  const setUrls = HOSTS.filter((name) => name in present);
+  if (setUrls.length > 0 && setUrls.length < HOSTS.length) {
+    const missing = HOSTS.filter((name) => !(name in present));
     problems.push(
       `Upstream configured only in part: ${missing.join(', ')} missing. Set all five upstream URLs, or none to use the embedded simulator`,
     );
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
 
-  const values = parsed.data as z.infer<typeof envSchema> & Partial<Record<UpstreamUrlName, string>>;
+  const values = parsed.data as z.infer<typeof envSchema> & Partial<Record<HostName, string>>;
   const production = values.NODE_ENV === 'production';
   return {
     port: values.PORT,
     host: values.HOST,
     upstreamUrls:
-      setUrls.length === 0 ? null : (Object.fromEntries(UPSTREAM_URL_NAMES.map((n) => [n, values[n]!])) as UpstreamUrls),
+      setUrls.length === 0 ? null : (Object.fromEntries(HOSTS.map((n) => [n, values[n]!])) as UpstreamUrls),
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     upstreamRetries: values.UPSTREAM_RETRIES,
     requestDeadlineMs: values.REQUEST_DEADLINE_MS,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
-    production,
     logLevel: values.LOG_LEVEL,
     graphiql: values.GRAPHIQL ?? !production,
     introspection: values.INTROSPECTION ?? !production,

@@ -1,6 +1,6 @@
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { BadUserInputError } from '../errors.js';
-import { DECIMAL } from './mapping.js';
+import { BadUserInputError } from '../../errors.js';
+import { DECIMAL, toDateTime } from './mapping.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -25,10 +25,7 @@ function stringScalar(name: string, expected: string, read: (value: string) => s
 }
 
 export const scalarResolvers = {
-  DateTime: stringScalar('DateTime', 'an ISO 8601 date-time, e.g. 2023-07-20T07:15:58.278Z', (value) => {
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? null : new Date(ms).toISOString();
-  }),
+  DateTime: stringScalar('DateTime', 'an ISO 8601 date-time, e.g. 2023-07-20T07:15:58.278Z', toDateTime),
   Date: stringScalar('Date', 'a calendar date YYYY-MM-DD', (value) =>
     DATE.test(value) && !Number.isNaN(Date.parse(value)) ? value : null,
   ),

@@ -4,7 +4,7 @@ import { getOperationAST, getVariableValues, GraphQLError, type ExecutionResult,
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { LIMITS } from './limits.js';
-import { requestInfo } from './request-info.js';
+import { requestInfo, startRequestInfo } from './request-info.js';
 
 // A limit reports a validation error (400 GRAPHQL_VALIDATION_FAILED) instead of throwing,
 // which would answer 200 with no code.
@@ -130,21 +130,21 @@ function errorCodes(result: unknown): string[] {
 export function useRequestLifecycle({ logger, deadlineMs, isReady }: LifecycleOptions): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
+      startRequestInfo(request, deadlineMs);
       if (url.pathname === '/healthz') return endResponse(json(fetchAPI.Response, 200, { status: 'ok' }));
       if (url.pathname === '/readyz') {
         return endResponse(json(fetchAPI.Response, isReady() ? 200 : 503, { status: isReady() ? 'ready' : 'shutting down' }));
       }
-      requestInfo(request, deadlineMs);
     },
     onExecute({ args }) {
-      const info = requestInfo(args.contextValue.request, deadlineMs);
+      const info = requestInfo(args.contextValue.request);
       info.operationName = getOperationAST(args.document, args.operationName)?.name?.value ?? null;
     },
     onResultProcess({ request, result }) {
-      for (const code of errorCodes(result)) requestInfo(request, deadlineMs).errorCodes.add(code);
+      for (const code of errorCodes(result)) requestInfo(request).errorCodes.add(code);
     },
     onResponse({ request, response }) {
-      const info = requestInfo(request, deadlineMs);
+      const info = requestInfo(request);
       // An error thrown here would reach the server adapter's fallback, which answers with
       // the error's stack: headers are best effort, the log line is not.
       try {

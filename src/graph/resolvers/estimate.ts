@@ -1,5 +1,5 @@
 import type { EstimateResolvers, PriceLine, TaxLine } from '../__generated__/resolvers-types.js';
-import type { Estimate as EstimateModel, PriceLine as PriceLineModel } from '../upstream/models.js';
+import type { Estimate as EstimateModel, PriceLine as PriceLineModel } from '../../upstream/models.js';
 import { money, requiredMoney, toDateTime } from './mapping.js';
 
 /** Lines in the estimate's currency; a line without a code or a readable amount is left out. */

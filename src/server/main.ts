@@ -1,9 +1,10 @@
+// The server's entry: config → embedded simulator if needed → listen → graceful stop.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { createLogger } from './logger.js';
-import type { Simulator } from './simulator/server.js';
+import type { Simulator } from '../simulator/server.js';
 
 async function main() {
   let config;
@@ -18,7 +19,7 @@ async function main() {
 
   let simulator: Simulator | undefined;
   // Loaded only when it is needed: a gateway in front of the real service never carries it.
-  if (!config.upstreamUrls) simulator = await (await import('./simulator/server.js')).startSimulator({ host: '127.0.0.1' });
+  if (!config.upstreamUrls) simulator = await (await import('../simulator/server.js')).startSimulator({ host: '127.0.0.1' });
   const upstreamUrls = config.upstreamUrls ?? simulator!.urls;
 
   const demo = simulator?.customers.find((c) => c.username === 'ready@demo.test') ?? simulator?.customers[0];

@@ -2,12 +2,14 @@ import type { Resolvers } from '../__generated__/resolvers-types.js';
 import { Address } from './address.js';
 import { Customer } from './customer.js';
 import { Estimate } from './estimate.js';
-import { Mutation, TokenSet } from './mutation.js';
-import { Order, Product } from './order.js';
+import { Mutation } from './mutation.js';
+import { Order } from './order.js';
 import { Payment } from './payment.js';
 import { Pickup } from './pickup.js';
+import { Product } from './product.js';
 import { Query } from './query.js';
 import { scalarResolvers } from './scalars.js';
+import { TokenSet } from './token-set.js';
 import { TradeIn, TradeInVehicle } from './trade-in.js';
 import { Vehicle } from './vehicle.js';
 

@@ -1,6 +1,5 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { TokenSet as TokenSetModel, User as UserModel, Order as OrderModel, Product as ProductModel, Configuration as ConfigurationModel, VehicleDetails as VehicleDetailsModel, PickupCenter as PickupCenterModel, Estimate as EstimateModel, AnyAddress as AnyAddressModel, Payment as PaymentModel, TradeInVehicle as TradeInVehicleModel } from '../upstream/models.js';
-import type { TradeInParent as TradeInParentModel } from '../resolvers/trade-in.js';
+import type { TokenSet as TokenSetModel, User as UserModel, Order as OrderModel, Product as ProductModel, Configuration as ConfigurationModel, VehicleDetails as VehicleDetailsModel, PickupCenter as PickupCenterModel, Estimate as EstimateModel, AnyAddress as AnyAddressModel, Payment as PaymentModel, TradeInParent as TradeInParentModel, TradeInVehicle as TradeInVehicleModel } from '../mappers.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;

@@ -1,9 +1,15 @@
 import type { TradeInResolvers, TradeInStatus, TradeInVehicleResolvers } from '../__generated__/resolvers-types.js';
-import type { TradeIn as TradeInModel } from '../upstream/models.js';
+import type { Order, TradeIn as TradeInModel } from '../../upstream/models.js';
+import type { TradeInParent } from '../mappers.js';
 import { money, toDateTime, toDistanceUnit, toEnum } from './mapping.js';
 
-/** The trade-in record, with the currency its amounts are in (the offer's, else the order's). */
-export type TradeInParent = TradeInModel & { currencyCode: string | null };
+/**
+ * The trade-in with the currency its amounts are in: the record has none of its own beyond
+ * the offer's, and the order's is the one it is credited in.
+ */
+export function withCurrency(tradeIn: TradeInModel, order: Order): TradeInParent {
+  return { ...tradeIn, currencyCode: tradeIn.offer?.currencyCode ?? order.product?.currencyCode ?? null };
+}
 
 const TRADE_IN_STATUSES: readonly Exclude<TradeInStatus, 'UNKNOWN'>[] = [
   'NOT_STARTED',

@@ -1,0 +1,29 @@
+import { CONTRACT, type OperationName, type OrderStage } from '../upstream/contract.js';
+
+/**
+ * The Order fields that each take a per-order upstream call, with the operation that serves
+ * them: what a failure of that operation nulls, and (through the contract's
+ * `x-active-from`) from which stage the field can have a value.
+ */
+export const ORDER_FIELD_OPERATIONS = {
+  vehicle: 'vehicleProductionDetails',
+  pickup: 'nearestPickupCenter',
+  estimate: 'priceEstimate',
+  shippingAddress: 'shippingAddresses',
+  addresses: 'shippingAddresses',
+  payments: 'orderPayments',
+  tradeIn: 'tradeInDetails',
+} as const satisfies Record<string, OperationName>;
+
+type FieldOperations = typeof ORDER_FIELD_OPERATIONS;
+type StageBound = {
+  [F in keyof FieldOperations as (typeof CONTRACT)[FieldOperations[F]] extends { activeFrom: OrderStage } ? F : never]: OrderStage;
+};
+
+/** The stage from which the upstream answers each stage-bound Order field (earlier: NOT_AVAILABLE). */
+export const AVAILABLE_FROM = Object.fromEntries(
+  Object.entries(ORDER_FIELD_OPERATIONS).flatMap(([field, operation]) => {
+    const { activeFrom } = CONTRACT[operation] as { activeFrom?: OrderStage };
+    return activeFrom ? [[field, activeFrom]] : [];
+  }),
+) as StageBound;

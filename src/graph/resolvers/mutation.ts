@@ -1,0 +1,14 @@
+import type { MutationResolvers } from '../__generated__/resolvers-types.js';
+import { BadUserInputError } from '../../errors.js';
+
+function required(value: string, name: string): string {
+  if (value.trim() === '') throw new BadUserInputError(`${name} must not be empty.`);
+  return value;
+}
+
+export const Mutation: MutationResolvers = {
+  login: (_parent, { username, password }, { operations }) =>
+    operations.login(required(username, 'username'), required(password, 'password')),
+  refreshTokens: (_parent, { refreshToken }, { operations }) =>
+    operations.refreshTokens(required(refreshToken, 'refreshToken')),
+};

@@ -1,0 +1,12 @@
+import type { TokenSetResolvers } from '../__generated__/resolvers-types.js';
+import { epochToDateTime } from './mapping.js';
+
+export const TokenSet: TokenSetResolvers = {
+  accessTokenExpiresAt: ({ accessExpiration }) => {
+    const at = epochToDateTime(accessExpiration);
+    if (!at) throw new Error('accessExpiration was accepted but cannot be read');
+    return at;
+  },
+  idToken: ({ idToken }) => idToken ?? null,
+  idTokenExpiresAt: ({ idExpiration }) => epochToDateTime(idExpiration),
+};

@@ -1,0 +1,74 @@
+// The server: where a request enters. createGateway assembles yoga, its plugins and the graph.
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import { useGraphQlJit } from '@envelop/graphql-jit';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { createContext, type GraphQLContext } from '../graph/context.js';
+import { createGraphSchema } from '../graph/schema.js';
+import { readAuth } from '../upstream/auth.js';
+import type { UpstreamUrls } from '../upstream/contract.js';
+import { createUpstreamHttp } from '../upstream/http.js';
+import type { Config } from './config.js';
+import { graphiqlTabs, useGraphiQLPage, type DemoLogin } from './graphiql.js';
+import { LIMITS } from './limits.js';
+import { useHardening, useRequestLifecycle } from './plugins.js';
+import { requestInfo } from './request-info.js';
+import { useTrustedDocuments } from './trusted-documents.js';
+
+export type GatewayConfig = Pick<
+  Config,
+  'upstreamTimeoutMs' | 'upstreamRetries' | 'requestDeadlineMs' | 'graphiql' | 'introspection' | 'trustedDocuments'
+> & {
+  upstreamUrls: UpstreamUrls;
+  logger?: Logger;
+  demoLogin?: DemoLogin;
+};
+
+export interface Gateway {
+  yoga: YogaServerInstance<object, GraphQLContext>;
+  /** Marks the gateway as stopping: /readyz answers 503 from then on. */
+  drain(): void;
+  /** Closes the upstream connections; call after the HTTP server stopped taking requests. */
+  close(): void;
+}
+
+/** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
+export function createGateway(config: GatewayConfig): Gateway {
+  const http = createUpstreamHttp({
+    urls: config.upstreamUrls,
+    timeoutMs: config.upstreamTimeoutMs,
+    retries: config.upstreamRetries,
+    maxBodyBytes: LIMITS.maxUpstreamBodyBytes,
+    logger: config.logger,
+  });
+  let ready = true;
+  const yoga = createYoga<object, GraphQLContext>({
+    schema: createGraphSchema(),
+    context: ({ request }) => createContext(http, readAuth(request.headers.get('authorization')), requestInfo(request)),
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: config.logger ?? false,
+    // Unexpected errors become "Unexpected error." with no stack or original message, in
+    // every environment: the logs have the detail.
+    maskedErrors: { isDev: false },
+    maxRequestBodySize: LIMITS.maxRequestBodyBytes,
+    batching: false,
+    // Served by useGraphiQLPage, precompressed.
+    graphiql: false,
+    plugins: [
+      useRequestLifecycle({ logger: config.logger, deadlineMs: config.requestDeadlineMs, isReady: () => ready }),
+      ...useHardening({ introspection: config.introspection }),
+      ...(config.graphiql ? [useGraphiQLPage({ title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) })] : []),
+      useGraphQlJit(),
+      ...(config.introspection ? [] : [useDisableIntrospection()]),
+      ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
+    ],
+  });
+  return {
+    yoga,
+    drain: () => {
+      ready = false;
+    },
+    close: () => http.close(),
+  };
+}

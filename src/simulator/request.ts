@@ -1,0 +1,165 @@
+// The simulator's request helpers: what a call carries, how it is read and checked, and
+// the error replies every operation shares.
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { OperationName } from '../upstream/contract.js';
+import type { AccessTokenCheck } from './tokens.js';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_PARAM_LENGTH = 128;
+
+/** One call to an operation, as read from the HTTP request. */
+export interface Call {
+  operation: OperationName;
+  /** Path after the host prefix, for error bodies. */
+  path: string;
+  query: Record<string, string>;
+  repeated: ReadonlySet<string>;
+  pathParams: Record<string, string>;
+  body: ParsedBody;
+  bearer: string | null;
+  check: AccessTokenCheck | null;
+  /** Set for operations taking an access token once the bearer is accepted. */
+  userId: string;
+}
+
+export type ParsedBody = { kind: 'none' } | { kind: 'invalid' } | { kind: 'json'; value: unknown };
+
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+/** An error answer of the contract's Error shape, thrown by a handler. */
+export class SimulatedError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+/** The contract's Error body. */
+export function errorBody(status: number, code: string, message: string, path: string) {
+  return {
+    statusCode: status,
+    error: STATUS_CODES[status] ?? 'Error',
+    code,
+    message,
+    path,
+    timestamp: new Date().toISOString(),
+  };
+}
+
+export const unauthorized = (code: 'UNAUTHORIZED' | 'TOKEN_EXPIRED' | 'invalid_grant', message: string) =>
+  new SimulatedError(401, code, message, {
+    'www-authenticate': code === 'TOKEN_EXPIRED' ? 'Bearer error="invalid_token", error_description="expired"' : 'Bearer',
+  });
+export const validationError = (message: string) => new SimulatedError(400, 'VALIDATION_ERROR', message);
+export const orderNotFound = (message: string) => new SimulatedError(404, 'ORDER_NOT_FOUND', message);
+
+export function parseBearer(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+export function parseQuery(search: string): { query: Record<string, string>; repeated: Set<string> } {
+  const entries: Array<[string, string]> = [];
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const [key, value] of new URLSearchParams(search)) {
+    if (seen.has(key)) {
+      repeated.add(key);
+      continue;
+    }
+    seen.add(key);
+    entries.push([key, value]);
+  }
+  return { query: Object.fromEntries(entries), repeated };
+}
+
+/** The ids a call names, in the order given (for ownership tests on the log). */
+export function namedOrderIds(query: Record<string, string>, pathParams: Record<string, string>): string[] {
+  const ids: string[] = [];
+  for (const key of ['order_id', 'orderId', 'orderID', 'reservation_id', 'reservationId']) {
+    const value = Object.hasOwn(query, key) ? query[key] : undefined;
+    if (value) ids.push(value);
+  }
+  if (pathParams.order_id) ids.push(pathParams.order_id);
+  return ids;
+}
+
+export interface RawBody {
+  text: string;
+  tooLarge: boolean;
+}
+
+/** The whole body (up to the limit), or null when the client went away first. */
+export function readBody(req: IncomingMessage): Promise<RawBody | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else tooLarge = true;
+    });
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge }));
+    req.on('error', () => resolve(null));
+    req.on('close', () => resolve(null));
+  });
+}
+
+export function parseBody(req: IncomingMessage, raw: RawBody): ParsedBody {
+  // Like a typical JSON API framework: a body without a JSON content type is not read.
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/.test(type)) return { kind: 'none' };
+  if (raw.text.trim() === '') return { kind: 'none' };
+  try {
+    return { kind: 'json', value: JSON.parse(raw.text) as unknown };
+  } catch {
+    return { kind: 'invalid' };
+  }
+}
+
+/** Required query (or path) parameters: present once, not blank, of a sane length. */
+export function requireParams(call: Call, names: string[], from: 'query' | 'path' = 'query'): string[] {
+  const source = from === 'query' ? call.query : call.pathParams;
+  const problems: string[] = [];
+  const values: string[] = [];
+  for (const name of names) {
+    const value = Object.hasOwn(source, name) ? source[name] : undefined;
+    if (value === undefined || value.trim() === '') problems.push(`${name} is required`);
+    else if (from === 'query' && call.repeated.has(name)) problems.push(`${name} must be given once`);
+    else if (value.length > MAX_PARAM_LENGTH || /[\u0000-\u001f\u007f]/.test(value)) {
+      problems.push(`${name} is malformed`);
+    }
+    values.push(value ?? '');
+  }
+  if (problems.length > 0) throw validationError(problems.join('; '));
+  return values;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Required non-empty string fields of a JSON object body. */
+export function requireBodyStrings(call: Call, names: string[]): string[] {
+  if (call.body.kind === 'invalid') throw validationError('Request body is not valid JSON');
+  const body = call.body.kind === 'json' && isRecord(call.body.value) ? call.body.value : {};
+  const problems: string[] = [];
+  const values: string[] = [];
+  for (const name of names) {
+    const value = body[name];
+    if (typeof value !== 'string' || value === '') problems.push(`${name} must be a non-empty string`);
+    values.push(typeof value === 'string' ? value : '');
+  }
+  if (problems.length > 0) throw validationError(problems.join('; '));
+  return values;
+}

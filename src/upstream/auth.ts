@@ -1,0 +1,24 @@
+import { decodeJwt } from 'jose';
+
+/** The caller as the request presents it: the bearer, and whether its JWT `exp` has passed. */
+export interface Auth {
+  token: string | null;
+  expired: boolean;
+}
+
+/**
+ * Reads `Authorization: Bearer …`. The JWT is decoded, not verified (the upstream does
+ * that): it only lets the gateway refuse an expired token without a round trip. A bearer
+ * that is not a JWT is passed on for the upstream to judge.
+ */
+export function readAuth(header: string | null, nowMs = Date.now()): Auth {
+  const match = header?.match(/^\s*Bearer\s+(\S+)\s*$/i);
+  const token = match?.[1] ?? null;
+  if (!token) return { token: null, expired: false };
+  try {
+    const { exp } = decodeJwt(token);
+    return { token, expired: typeof exp === 'number' && exp * 1000 <= nowMs };
+  } catch {
+    return { token, expired: false };
+  }
+}
