@@ -1,0 +1,137 @@
+// The contract checked three ways: the table in src/upstream/contract.ts against
+// upstream/openapi.yaml, and every simulator answer (all seeded customers, all ten
+// operations) against the YAML's response schemas, so contract, table, simulator and the
+// models the simulator's data is typed with cannot drift apart unnoticed.
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { CONTRACT, HOSTS, OPERATION_NAMES, ORDER_STAGES, ORDER_STATUSES, operationUrl, type OperationName } from '../../src/upstream/contract.js';
+
+type Json = Record<string, any>;
+const openapi = parse(readFileSync(new URL('../../upstream/openapi.yaml', import.meta.url), 'utf8')) as Json;
+
+/** The YAML's operations, by operationId. */
+const yamlOperations = new Map<string, { path: string; method: string; spec: Json }>();
+for (const [path, methods] of Object.entries(openapi.paths as Json)) {
+  for (const [method, spec] of Object.entries(methods as Json)) yamlOperations.set(spec.operationId, { path, method: method.toUpperCase(), spec });
+}
+
+describe('the contract table matches upstream/openapi.yaml', () => {
+  it('has exactly the operations of the YAML', () => {
+    expect([...OPERATION_NAMES].sort()).toEqual([...yamlOperations.keys()].sort());
+  });
+
+  it.each(OPERATION_NAMES)('%s: host, method, path, parameters, bearer and x-active-from', (operation) => {
+    const { path, method, spec } = yamlOperations.get(operation)!;
+    const row = CONTRACT[operation] as Json;
+    expect(row.host).toBe(spec['x-base']);
+    expect(row.method).toBe(method);
+    expect(row.path).toBe(path);
+    const parameters = (spec.parameters ?? []) as Json[];
+    expect(row.query ?? []).toEqual(parameters.filter((p) => p.in === 'query').map((p) => p.name));
+    expect([...row.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])).toEqual(parameters.filter((p) => p.in === 'path').map((p) => p.name));
+    // `security: []` is the one operation without a bearer; refresh says which bearers it takes.
+    expect(row.auth === 'none').toBe(Array.isArray(spec.security) && spec.security.length === 0);
+    if (row.auth === 'refresh') expect(spec.description).toMatch(/refresh token itself may be sent as the bearer/);
+    expect(row.activeFrom).toBe(spec['x-active-from']);
+  });
+
+  it('names the five hosts and the stages in the YAML order', () => {
+    expect(new Set([...yamlOperations.values()].map(({ spec }) => spec['x-base']))).toEqual(new Set(HOSTS));
+    const description = openapi.info.description.replace(/\s+/g, ' ');
+    expect(description).toContain(HOSTS.join(', '));
+    expect(description).toContain(ORDER_STAGES.join(' < '));
+    expect(openapi.components.schemas.Order.properties.status.enum).toEqual(ORDER_STATUSES);
+  });
+});
+
+/**
+ * A schema of the YAML made strict (any property the contract does not name is an error,
+ * so a simulator answer, typed with the models, cannot carry a field the contract lacks),
+ * its references pointing into the schemas registered as `contract`.
+ */
+function strict(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(strict);
+  if (typeof node !== 'object' || node === null) return node;
+  const copy: Json = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, key === '$ref' ? String(value).replace('#/components/schemas/', 'contract#/$defs/') : strict(value)]),
+  );
+  if (copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false;
+  return copy;
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+addFormats.default(ajv);
+ajv.addSchema({ $id: 'contract', $defs: strict(openapi.components.schemas) as Json });
+
+/** The schema the YAML gives for an operation's answer with this status. */
+function responseValidator(operation: OperationName, status: number) {
+  let response = yamlOperations.get(operation)!.spec.responses[String(status)] as Json | undefined;
+  if (!response) throw new Error(`${operation} answered ${status}, which the contract does not list`);
+  if (response.$ref) response = openapi.components.responses[String(response.$ref).split('/').pop()!] as Json;
+  return ajv.compile(strict(response.content['application/json'].schema) as Json);
+}
+
+let simulator: Simulator;
+beforeAll(async () => {
+  simulator = await startSimulator();
+});
+afterAll(() => simulator.close());
+
+/** Calls the simulator and checks the answer against the contract; resolves to the parsed body. */
+async function call(operation: OperationName, init: { params?: Record<string, string>; bearer?: string; json?: unknown }) {
+  const { method } = CONTRACT[operation];
+  const response = await fetch(operationUrl(simulator.urls, operation, init.params), {
+    method,
+    headers: { ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}), ...(init.json ? { 'content-type': 'application/json' } : {}) },
+    body: init.json ? JSON.stringify(init.json) : undefined,
+  });
+  const body = (await response.json()) as unknown;
+  const validate = responseValidator(operation, response.status);
+  expect(validate(body), `${operation} ${response.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  return { status: response.status, body: body as Json };
+}
+
+describe('every simulator answer matches the contract', () => {
+  it('for every seeded customer, all ten operations (answers and errors)', async () => {
+    const statuses = new Map<OperationName, Set<number>>(OPERATION_NAMES.map((operation) => [operation, new Set()]));
+    const record = (operation: OperationName, status: number) => statuses.get(operation)!.add(status);
+    for (const customer of simulator.customers) {
+      const login = await call('login', { json: { username: customer.username, password: customer.password } });
+      record('login', login.status);
+      const { accessToken, refreshToken } = login.body;
+      record('refreshTokens', (await call('refreshTokens', { bearer: accessToken, json: { refresh_token: refreshToken } })).status);
+      record('customerDetails', (await call('customerDetails', { bearer: accessToken })).status);
+      const orders = await call('orderDetails', { bearer: accessToken });
+      record('orderDetails', orders.status);
+      // A customer without orders asks about an order that does not exist: the contract's 404.
+      const ids = orders.body.length > 0 ? (orders.body as Json[]) : [{ id: 'no-such-order', reservationId: 'OC-NONE' }];
+      for (const { id, reservationId } of ids) {
+        const perOrder: [OperationName, Record<string, string>][] = [
+          ['vehicleProductionDetails', { order_id: id, reservation_id: reservationId }],
+          ['nearestPickupCenter', { orderId: id }],
+          ['priceEstimate', { orderID: id }],
+          ['shippingAddresses', { order_id: id }],
+          ['orderPayments', { order_id: id, fee_type: 'ORDER_FEE' }],
+          ['tradeInDetails', { reservationId }],
+        ];
+        for (const [operation, params] of perOrder) record(operation, (await call(operation, { params, bearer: accessToken })).status);
+      }
+    }
+    // Refusals: a wrong password, a missing bearer, a spent refresh token, a bad parameter.
+    record('login', (await call('login', { json: { username: 'ready@demo.test', password: 'wrong' } })).status);
+    record('customerDetails', (await call('customerDetails', {})).status);
+    record('refreshTokens', (await call('refreshTokens', { bearer: 'spent', json: { refresh_token: 'spent' } })).status);
+    record('orderPayments', (await call('orderPayments', { params: { order_id: 'x', fee_type: 'OTHER' }, bearer: await simulator.issueAccessToken('u') })).status);
+
+    // Each operation was seen answering, and the stage rules and absences were met too.
+    for (const operation of OPERATION_NAMES) expect(statuses.get(operation), operation).toContain(200);
+    expect(statuses.get('priceEstimate')).toContain(409);
+    expect(statuses.get('tradeInDetails')).toContain(404);
+    expect(statuses.get('login')).toContain(401);
+    expect(statuses.get('orderPayments')).toContain(400);
+  });
+});
