@@ -1,0 +1,121 @@
+// The upstream HTTP layer on its own (src/upstream/http.ts) against a per-test stub:
+// what is retried, the request deadline, the answer size cap, and redirects.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createUpstreamHttp, type RequestScope, type UpstreamHttpOptions } from '../../src/upstream/http.js';
+import { json, startStubUpstream, type StubHandler } from '../helpers/stub-upstream.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function setup(handler: StubHandler, options: Partial<Omit<UpstreamHttpOptions, 'urls'>> = {}) {
+  const stub = await startStubUpstream(handler);
+  const http = createUpstreamHttp({ urls: stub.urls, timeoutMs: 1000, retries: 1, maxBodyBytes: 100_000, ...options });
+  cleanups.push(stub.close, http.close);
+  return { stub, http };
+}
+
+const scope = (deadlineInMs = 5000): RequestScope => ({
+  id: 'req-1',
+  acceptLanguage: 'de-DE',
+  deadline: Date.now() + deadlineInMs,
+  upstreamCalls: 0,
+});
+
+const estimate = { params: { orderID: 'ord-1' }, bearer: 'token-1' };
+
+describe('retries', () => {
+  it('an idempotent GET is retried after a 503, and the answer after it is used', async () => {
+    let calls = 0;
+    const { stub, http } = await setup((_request, res) => (++calls === 1 ? json(res, 503, {}) : json(res, 200, { ok: true })));
+    const result = await http.send('priceEstimate', estimate, scope());
+    expect(result).toEqual({ ok: true, status: 200, body: '{"ok":true}' });
+    expect(stub.requests).toHaveLength(2);
+  });
+
+  it('a GET is retried after the connection is reset', async () => {
+    let calls = 0;
+    const { stub, http } = await setup((_request, res) => (++calls === 1 ? res.socket!.destroy() : json(res, 200, {})));
+    expect((await http.send('priceEstimate', estimate, scope())).ok).toBe(true);
+    expect(stub.requests).toHaveLength(2);
+  });
+
+  it('a POST is never retried, not even after a 503', async () => {
+    const { stub, http } = await setup((_request, res) => json(res, 503, {}));
+    const result = await http.send('login', { json: { username: 'u', password: 'p' } }, scope());
+    expect(result).toMatchObject({ ok: false, failure: { kind: 'status', status: 503 } });
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it.each([500, 429, 404])('a GET answered %i is not retried', async (status) => {
+    const { stub, http } = await setup((_request, res) => json(res, status, {}));
+    expect(await http.send('priceEstimate', estimate, scope())).toMatchObject({ ok: false, failure: { kind: 'status', status } });
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('a timeout is not retried', async () => {
+    const { stub, http } = await setup(() => undefined, { timeoutMs: 200, retries: 3 });
+    expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'timeout' } });
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('no retry when a whole further attempt would not fit before the deadline', async () => {
+    const { stub, http } = await setup((_request, res) => json(res, 503, {}), { timeoutMs: 1000, retries: 3 });
+    expect(await http.send('priceEstimate', estimate, scope(600))).toMatchObject({ ok: false, failure: { status: 503 } });
+    expect(stub.requests).toHaveLength(1);
+  });
+});
+
+describe('the request deadline', () => {
+  it('cuts a call that hangs at the deadline, not at the longer per-call timeout', async () => {
+    const { http } = await setup(() => undefined, { timeoutMs: 10_000, retries: 3 });
+    const started = Date.now();
+    expect(await http.send('priceEstimate', estimate, scope(300))).toEqual({ ok: false, failure: { kind: 'timeout' } });
+    // A structural bound (the deadline, not 10 s × 4 attempts), not a speed claim.
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('makes no call once the deadline has passed', async () => {
+    const { stub, http } = await setup((_request, res) => json(res, 200, {}));
+    expect(await http.send('priceEstimate', estimate, scope(-1))).toEqual({ ok: false, failure: { kind: 'timeout' } });
+    expect(stub.requests).toHaveLength(0);
+  });
+});
+
+describe('answers', () => {
+  it('an answer larger than the cap is cut off, with or without a content length', async () => {
+    const big = 'x'.repeat(300_000);
+    const { http } = await setup((request, res) => {
+      if (request.query.orderID === 'sized') return json(res, 200, { big });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (let i = 0; i < 30; i++) res.write('x'.repeat(10_000));
+      res.end();
+    });
+    for (const orderID of ['sized', 'chunked']) {
+      expect(await http.send('priceEstimate', { params: { orderID }, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'oversized' } });
+    }
+  });
+
+  it('a redirect is not followed: it is an answer that is not the contract', async () => {
+    const { stub, http } = await setup((request, res) => {
+      if (request.path.endsWith('/order/estimate')) {
+        res.writeHead(302, { location: '/elsewhere' });
+        return res.end();
+      }
+      json(res, 200, {});
+    });
+    expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'malformed', status: 302 } });
+    expect(stub.requests.map((r) => r.path)).toEqual(['/prefix/order/order/estimate']);
+  });
+
+  it('sends the contract path and parameters, the bearer, the request id and language; counts the call', async () => {
+    const { stub, http } = await setup((_request, res) => json(res, 200, []));
+    const request = scope();
+    await http.send('orderPayments', { params: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, bearer: 'token-1' }, request);
+    const [seen] = stub.requests;
+    expect(seen).toMatchObject({ method: 'GET', path: '/prefix/order/order-payments', query: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, authorization: 'Bearer token-1' });
+    expect(seen!.headers).toMatchObject({ 'x-request-id': 'req-1', 'accept-language': 'de-DE' });
+    expect(request.upstreamCalls).toBe(1);
+  });
+});
