@@ -1,3 +1,4 @@
+// The typed SDK for frontends: the operation documents as TypedDocumentNodes, and createOrderClient.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { ClientError, GraphQLClient, type Variables } from 'graphql-request';

@@ -1,4 +1,4 @@
-// The server's entry: config → embedded simulator if needed → listen → graceful stop.
+// The server: the process entry (config → embedded simulator if needed → listen → graceful stop).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.js';

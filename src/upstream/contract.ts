@@ -1,5 +1,5 @@
 /**
- * The upstream REST contract (`upstream/openapi.yaml`) as one table: for each of the ten
+ * The upstream layer's table: the REST contract (`upstream/openapi.yaml`) as one table: for each of the ten
  * operations its operationId, host, method, path, query parameters, the bearer it takes
  * and the stage from which it answers. Everything that needs one of these facts (the
  * operations, the simulator's routes, the tests, the benchmark, the CLI) derives it from
