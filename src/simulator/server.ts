@@ -206,76 +206,70 @@ function refusal(resolution: Resolution, tooLarge: boolean, method: string, rawP
   return null;
 }
 
-/** Starts the simulator on its own port (0 by default) with a fresh copy of the seed data. */
-export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  const host = options.host ?? '127.0.0.1';
-  const world: World = { data: createSeedData(), issuer: createTokenIssuer(options.jwtSecret) };
-  const log = createRequestLog(Math.max(1, options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES));
-  const faults = new Map<OperationName, FaultMode>();
-  const latency = { fixedMs: 0, jitterMs: 0 };
-  const shutdown = new AbortController();
+/** What the request handler works with: the world, the log, and the knobs tests turn. */
+interface SimulatorState {
+  world: World;
+  log: RequestLog;
+  faults: Map<OperationName, FaultMode>;
+  latency: { fixedMs: number; jitterMs: number };
+  /** Aborted on close: waits end, answers are no longer sent. */
+  shutdown: AbortSignal;
+}
 
-  const setLatency = (fixedMs: number, jitterMs = 0) => {
-    for (const [name, value] of [['fixedMs', fixedMs], ['jitterMs', jitterMs]] as const) {
-      if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number >= 0`);
-    }
-    Object.assign(latency, { fixedMs, jitterMs });
-  };
-  setLatency(options.latencyMs ?? 0, options.jitterMs ?? 0);
+async function handle({ world, log, faults, latency, shutdown }: SimulatorState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  req.on('error', () => {});
+  const received = await receive(req, world.issuer, log);
+  if (!received) return;
+  const { method, rawPath, resolution, call, tooLarge, entry } = received;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    req.on('error', () => {});
-    const received = await receive(req, world.issuer, log);
-    if (!received) return;
-    const { method, rawPath, resolution, call, tooLarge, entry } = received;
+  const waitMs = latency.fixedMs + (latency.jitterMs > 0 ? Math.random() * latency.jitterMs : 0);
+  if (waitMs > 0 && !(await sleep(waitMs, true, { signal: shutdown }).catch(() => false))) return; // closing
+  const gone = () => shutdown.aborted || res.destroyed;
+  if (gone()) return;
 
-    const waitMs = latency.fixedMs + (latency.jitterMs > 0 ? Math.random() * latency.jitterMs : 0);
-    if (waitMs > 0 && !(await sleep(waitMs, true, { signal: shutdown.signal }).catch(() => false))) return; // closing
-    const gone = () => shutdown.signal.aborted || res.destroyed;
-    if (gone()) return;
-
-    const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
-      entry.status = status;
-      const text = JSON.stringify(payload);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-      res.end(text);
-    };
-    const sendError: Send = (status, code, message, headers = {}) => reply(status, errorBody(status, code, message, resolution.hostPath), headers);
-
-    const fault = call && faults.get(call.operation);
-    if (fault) return applyFault(fault, req, res, entry, sendError);
-    const refused = refusal(resolution, tooLarge, method, rawPath);
-    if (refused) return sendError(...refused);
-    // Every routed request has a call: refusal() answered all the others.
-    const { status, body, headers } = await answer(world, call!);
-    if (!gone()) reply(status, body, headers);
-  }
-
-  /** The stats endpoint; true when it answered the request. */
-  function serveStats(req: IncomingMessage, res: ServerResponse): boolean {
-    const path = (req.url ?? '/').split('?')[0];
-    if (!path?.startsWith(STATS_PATH)) return false;
-    let status = 200;
-    let payload: unknown;
-    if (path === STATS_PATH && req.method === 'GET') {
-      payload = log.stats();
-    } else if (path === `${STATS_PATH}/reset` && req.method === 'POST') {
-      log.resetStats();
-      payload = log.stats();
-    } else {
-      status = 404;
-      payload = { statusCode: 404, error: 'Not Found', message: `Cannot ${req.method} ${path}` };
-    }
+  const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+    entry.status = status;
     const text = JSON.stringify(payload);
-    req.resume();
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
-    return true;
-  }
+  };
+  const sendError: Send = (status, code, message, headers = {}) => reply(status, errorBody(status, code, message, resolution.hostPath), headers);
 
+  const fault = call && faults.get(call.operation);
+  if (fault) return applyFault(fault, req, res, entry, sendError);
+  const refused = refusal(resolution, tooLarge, method, rawPath);
+  if (refused) return sendError(...refused);
+  // Every routed request has a call: refusal() answered all the others.
+  const { status, body, headers } = await answer(world, call!);
+  if (!gone()) reply(status, body, headers);
+}
+
+/** The opt-in stats endpoint; true when it answered the request. */
+function serveStats(log: RequestLog, req: IncomingMessage, res: ServerResponse): boolean {
+  const path = (req.url ?? '/').split('?')[0];
+  if (!path?.startsWith(STATS_PATH)) return false;
+  let status = 200;
+  let payload: unknown;
+  if (path === STATS_PATH && req.method === 'GET') {
+    payload = log.stats();
+  } else if (path === `${STATS_PATH}/reset` && req.method === 'POST') {
+    log.resetStats();
+    payload = log.stats();
+  } else {
+    status = 404;
+    payload = { statusCode: 404, error: 'Not Found', message: `Cannot ${req.method} ${path}` };
+  }
+  const text = JSON.stringify(payload);
+  req.resume();
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+  return true;
+}
+
+function createSimulatorServer(state: SimulatorState, statsEndpoint: boolean) {
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    if (options.statsEndpoint && serveStats(req, res)) return;
-    handle(req, res).catch(() => {
+    if (statsEndpoint && serveStats(state.log, req, res)) return;
+    handle(state, req, res).catch(() => {
       if (!res.headersSent && !res.destroyed) {
         res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
         res.end(JSON.stringify(errorBody(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', req.url ?? '/')));
@@ -284,7 +278,30 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   // Longer than any client's idle keep-alive, so a reused socket is never closed under it.
   server.headersTimeout = 66_000;
+  return server;
+}
 
+/** Starts the simulator on its own port (0 by default) with a fresh copy of the seed data. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const host = options.host ?? '127.0.0.1';
+  const world: World = { data: createSeedData(), issuer: createTokenIssuer(options.jwtSecret) };
+  const shutdown = new AbortController();
+  const state: SimulatorState = {
+    world,
+    log: createRequestLog(Math.max(1, options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES)),
+    faults: new Map(),
+    latency: { fixedMs: 0, jitterMs: 0 },
+    shutdown: shutdown.signal,
+  };
+  const setLatency = (fixedMs: number, jitterMs = 0) => {
+    for (const [name, value] of [['fixedMs', fixedMs], ['jitterMs', jitterMs]] as const) {
+      if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number >= 0`);
+    }
+    Object.assign(state.latency, { fixedMs, jitterMs });
+  };
+  setLatency(options.latencyMs ?? 0, options.jitterMs ?? 0);
+
+  const server = createSimulatorServer(state, options.statsEndpoint ?? false);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -293,27 +310,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     });
   });
   server.on('error', () => {});
-
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://${hostForUrl(host)}:${port}`;
+  const origin = `http://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
   let closing: Promise<void> | null = null;
 
   return {
     urls: Object.fromEntries(HOSTS.map((name) => [name, origin + UPSTREAM_PATH_PREFIXES[name]])) as UpstreamUrls,
     customers: world.data.users.map(({ username, password, description, user }) => ({ username, password, userId: user.id, description })),
     data: world.data,
-    requestLog: log.entries,
+    requestLog: state.log.entries,
     clearLog() {
-      log.entries.length = 0;
+      state.log.entries.length = 0;
     },
     setFault(operation, mode) {
       if (!OPERATION_NAMES.includes(operation)) throw new TypeError(`Unknown operation: ${String(operation)}`);
-      if (mode === null) faults.delete(operation);
-      else if (FAULT_MODES.includes(mode)) faults.set(operation, mode);
+      if (mode === null) state.faults.delete(operation);
+      else if (FAULT_MODES.includes(mode)) state.faults.set(operation, mode);
       else throw new TypeError(`Unknown fault mode: ${String(mode)}`);
     },
     clearFaults() {
-      faults.clear();
+      state.faults.clear();
     },
     setLatency,
     issueAccessToken(userId, tokenOptions = {}) {
