@@ -48,8 +48,9 @@ const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 // ---------------------------------------------------------------------------------------
-// Child processes: `node --import tsx <file>`, so the child's pid is the node process whose
-// /proc entries we read (`tsx <file>` would make it a grandchild).
+// Child processes, each a node process whose /proc entries we read: the gateway and the
+// simulator run their compiled code (dist/, built first) as in production; the optimum, a
+// single file outside src/, runs through `--import tsx` (`tsx <file>` would make it a grandchild).
 
 interface Child {
   name: string;
@@ -62,7 +63,7 @@ const isRunning = ({ proc }: Child) => proc.exitCode === null && proc.signalCode
 /** Starts a child and resolves with what `ready` finds in its stdout (the first line it accepts). */
 function startChild<T>(name: string, file: string, env: Record<string, string>, ready: (line: string) => T | undefined) {
   const nodeArgs = name === 'gateway' ? settings.gatewayNodeArgs : [];
-  const proc = spawn(NODE, [...nodeArgs, '--import', 'tsx', file], {
+  const proc = spawn(NODE, [...nodeArgs, ...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), file], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -220,10 +221,12 @@ async function main() {
   }, budgetS * 1000).unref();
   const loadBefore = os.loadavg();
 
+  log('building dist/ (the compiled gateway and simulator)');
+  execFileSync(NODE, ['src/tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   log(`starting the simulator (latency ${settings.latencyMs} ms), the gateway and the optimum with ${NODE}`);
   const simulator = await startChild(
     'simulator',
-    'src/simulator/main.ts',
+    'dist/src/simulator/main.js',
     { SIM_PORT: '0', SIM_LATENCY_MS: String(settings.latencyMs), SIM_JITTER_MS: '0' },
     (line) => (line.startsWith('{') ? (JSON.parse(line) as SimulatorBanner) : undefined),
   );
@@ -232,9 +235,9 @@ async function main() {
   const [gateway, optimum] = await Promise.all([
     startChild(
       'gateway',
-      'src/server/main.ts',
+      'dist/src/server/main.js',
       { ...upstreamEnv, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPHIQL: 'off' },
-      (line) => /GraphiQL at (http:\/\/\S+)/.exec(line)?.[1],
+      (line) => /listening at (http:\/\/\S+)/.exec(line)?.[1],
     ),
     startChild('optimum', 'bench/optimum.ts', { ...upstreamEnv, OPTIMUM_PORT: '0' }, (line) =>
       line.startsWith('{') ? (JSON.parse(line) as { url: string }).url : undefined,

@@ -4,7 +4,7 @@ import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js
 export interface Config {
   port: number;
   host: string;
-  /** null: no upstream configured, the embedded simulator serves it. */
+  /** null: the embedded simulator serves the upstream (never unless asked for in production). */
   upstreamUrls: UpstreamUrls | null;
   upstreamTimeoutMs: number;
   upstreamRetries: number;
@@ -12,6 +12,16 @@ export interface Config {
   requestDeadlineMs: number;
   /** How long a stop waits for in-flight requests. */
   shutdownGraceMs: number;
+  /** A client must have sent its request headers within this, from connecting. */
+  headersTimeoutMs: number;
+  /** A client must have sent its whole request (headers and body) within this. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Open client connections at most; more are closed on arrival. */
+  maxConnections: number;
+  /** Origins allowed cross-origin access: exact origins, `*` for any, or 'local' (localhost, any port). */
+  corsOrigins: readonly string[] | 'local';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   graphiql: boolean;
   introspection: boolean;
@@ -53,6 +63,15 @@ const httpUrl = (name: string) =>
       return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
     }, `${name} must be an http(s) URL without query or fragment, e.g. http://orders.internal:8080/api`);
 
+/** An origin (`https://app.example.com`, `http://localhost:5173`) or `*`; never `null`. */
+const origins = z
+  .string()
+  .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+  .refine(
+    (list) => list.every((origin) => origin === '*' || (URL.canParse(origin) && new URL(origin).origin === origin)),
+    'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *',
+  );
+
 const envSchema = z.object({
   PORT: integer('PORT', 0, 65535).default(4000),
   HOST: z.string().trim().min(1, 'HOST must not be empty').default('127.0.0.1'),
@@ -60,6 +79,14 @@ const envSchema = z.object({
   UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 0, 5).default(1),
   REQUEST_DEADLINE_MS: integer('REQUEST_DEADLINE_MS', 1, 600_000).default(10_000),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
+  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 600_000).default(30_000),
+  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 1000, 600_000).default(5000),
+  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1_000_000).default(4096),
+  // Unset: local origins in development, none in production.
+  CORS_ORIGINS: origins.optional(),
+  // Unset: on when no upstream URL is set, except in production.
+  SIMULATOR: flag('SIMULATOR').optional(),
   NODE_ENV: z.string().trim().default('development'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -85,16 +112,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
 
   const setUrls = HOSTS.filter((name) => name in present);
-  if (setUrls.length > 0 && setUrls.length < HOSTS.length) {
-    const missing = HOSTS.filter((name) => !(name in present));
-    problems.push(
-      `Upstream configured only in part: ${missing.join(', ')} missing. Set all five upstream URLs, or none to use the embedded simulator`,
-    );
+  const production = present.NODE_ENV?.trim() === 'production';
+  problems.push(...upstreamProblems(setUrls, parsed.success ? parsed.data.SIMULATOR : undefined, production));
+  if (parsed.success && parsed.data.HEADERS_TIMEOUT_MS > parsed.data.REQUEST_TIMEOUT_MS) {
+    problems.push('HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)');
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
 
   const values = parsed.data as z.infer<typeof envSchema> & Partial<Record<HostName, string>>;
-  const production = values.NODE_ENV === 'production';
   return {
     port: values.PORT,
     host: values.HOST,
@@ -104,9 +129,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     upstreamRetries: values.UPSTREAM_RETRIES,
     requestDeadlineMs: values.REQUEST_DEADLINE_MS,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+    headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: values.MAX_CONNECTIONS,
+    corsOrigins: values.CORS_ORIGINS ?? (production ? [] : 'local'),
     logLevel: values.LOG_LEVEL,
     graphiql: values.GRAPHIQL ?? !production,
     introspection: values.INTROSPECTION ?? !production,
     trustedDocuments: values.TRUSTED_DOCUMENTS,
   };
+}
+
+const URL_NAMES = HOSTS.join(', ');
+
+/** The upstream is all five URLs, or the simulator: never a mix, never the simulator in production unless asked for. */
+function upstreamProblems(setUrls: readonly HostName[], simulator: boolean | undefined, production: boolean): string[] {
+  if (setUrls.length > 0 && setUrls.length < HOSTS.length) {
+    const missing = HOSTS.filter((name) => !setUrls.includes(name));
+    return [`Upstream configured only in part: ${missing.join(', ')} missing. Set all five upstream URLs, or none to use the embedded simulator`];
+  }
+  if (setUrls.length > 0 && simulator === true) return [`SIMULATOR=on serves demo data instead of the upstream: unset ${URL_NAMES}, or SIMULATOR`];
+  if (setUrls.length > 0) return [];
+  if (simulator === false) return [`SIMULATOR=off needs the upstream: set ${URL_NAMES}`];
+  if (production && simulator === undefined) {
+    return [`NODE_ENV=production needs the upstream: set ${URL_NAMES} (or SIMULATOR=on to serve the embedded simulator's demo data)`];
+  }
+  return [];
 }

@@ -1,7 +1,7 @@
 // The server: where a request enters. createGateway assembles yoga, its plugins and the graph.
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, useExecutionCancellation, type CORSOptions, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createContext, type GraphQLContext } from '../graph/context.js';
 import { createGraphSchema } from '../graph/schema.js';
@@ -17,7 +17,7 @@ import { useTrustedDocuments } from './trusted-documents.js';
 
 export type GatewayConfig = Pick<
   Config,
-  'upstreamTimeoutMs' | 'upstreamRetries' | 'requestDeadlineMs' | 'graphiql' | 'introspection' | 'trustedDocuments'
+  'upstreamTimeoutMs' | 'upstreamRetries' | 'requestDeadlineMs' | 'graphiql' | 'introspection' | 'trustedDocuments' | 'corsOrigins'
 > & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
@@ -26,10 +26,27 @@ export type GatewayConfig = Pick<
 
 export interface Gateway {
   yoga: YogaServerInstance<object, GraphQLContext>;
-  /** Marks the gateway as stopping: /readyz answers 503 from then on. */
+  /** Marks the gateway as stopping: /readyz answers 503, every answer closes its connection. */
   drain(): void;
   /** Closes the upstream connections; call after the HTTP server stopped taking requests. */
   close(): void;
+}
+
+// Any port of the machine itself: the development default, for a frontend's dev server.
+const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+
+/**
+ * Cross-origin access for the allowed origins only, and without credentials: the API takes a
+ * bearer token, never a cookie. An origin not allowed (`null` included) gets no CORS headers,
+ * so the browser keeps the answer from the page.
+ */
+function corsPolicy(origins: GatewayConfig['corsOrigins']) {
+  const allowed = (origin: string) => (origins === 'local' ? LOCAL_ORIGIN.test(origin) : origins.includes('*') || origins.includes(origin));
+  return (request: Request): CORSOptions => {
+    const origin = request.headers.get('origin');
+    if (!origin || !allowed(origin)) return false;
+    return { origin: [origin], credentials: false, exposedHeaders: ['x-request-id'], maxAge: 600 };
+  };
 }
 
 /** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
@@ -45,6 +62,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   const yoga = createYoga<object, GraphQLContext>({
     schema: createGraphSchema(),
     context: ({ request }) => createContext(http, readAuth(request.headers.get('authorization')), requestInfo(request)),
+    cors: corsPolicy(config.corsOrigins),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: config.logger ?? false,
@@ -60,6 +78,9 @@ export function createGateway(config: GatewayConfig): Gateway {
       ...useHardening({ introspection: config.introspection }),
       ...(config.graphiql ? [useGraphiQLPage({ title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) })] : []),
       useGraphQlJit(),
+      // A client that goes away cancels its request: no further upstream call starts (the
+      // request's signal reaches the upstream layer through its scope) and execution stops.
+      useExecutionCancellation(),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
     ],

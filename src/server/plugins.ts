@@ -4,7 +4,7 @@ import { getOperationAST, getVariableValues, GraphQLError, type ExecutionResult,
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { LIMITS } from './limits.js';
-import { requestInfo, startRequestInfo } from './request-info.js';
+import { findRequestInfo, requestInfo, startRequestInfo } from './request-info.js';
 
 // A limit reports a validation error (400 GRAPHQL_VALIDATION_FAILED) instead of throwing,
 // which would answer 200 with no code.
@@ -144,15 +144,19 @@ export function useRequestLifecycle({ logger, deadlineMs, isReady }: LifecycleOp
       for (const code of errorCodes(result)) requestInfo(request).errorCodes.add(code);
     },
     onResponse({ request, response }) {
-      const info = requestInfo(request);
+      // yoga's own plugins run first and may answer before ours saw the request (a CORS preflight).
+      const info = findRequestInfo(request) ?? startRequestInfo(request, deadlineMs);
       // An error thrown here would reach the server adapter's fallback, which answers with
       // the error's stack: headers are best effort, the log line is not.
       try {
         response.headers.set('x-request-id', info.id);
         // The rest of a refused body is never read: the connection cannot carry another request.
         if (response.status === 413) response.headers.set('connection', 'close');
-        // Answers depend on the caller's token: no shared cache may keep or reuse them.
-        response.headers.set('cache-control', 'private, no-store');
+        // Answers depend on the caller's token: no shared cache may keep or reuse them. (The
+        // GraphiQL page, the same for everyone, sets its own.)
+        if (!response.headers.has('etag')) response.headers.set('cache-control', 'private, no-store');
+        // Draining: this connection carries no further request, so a keep-alive client moves on.
+        if (!isReady()) response.headers.set('connection', 'close');
         const vary = response.headers.get('vary');
         if (!vary?.toLowerCase().includes('authorization')) response.headers.set('vary', vary ? `${vary}, Authorization` : 'Authorization');
       } catch (error) {

@@ -26,6 +26,7 @@ export function startRequestInfo(request: Request, deadlineMs: number): RequestI
     startedAt,
     deadline: startedAt + deadlineMs,
     acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
+    signal: request.signal,
     operationName: null,
     upstreamCalls: 0,
     errorCodes: new Set(),
@@ -34,7 +35,10 @@ export function startRequestInfo(request: Request, deadlineMs: number): RequestI
   return info;
 }
 
-/** The info started for this request on its arrival. */
+/** The info started for this request on its arrival, if it was. */
+export const findRequestInfo = (request: Request): RequestInfo | undefined => infos.get(request);
+
+/** The info of a request that reached the GraphQL layer (it always went through the lifecycle's onRequest). */
 export function requestInfo(request: Request): RequestInfo {
   const info = infos.get(request);
   if (!info) throw new Error('requestInfo: the request was not started (useRequestLifecycle must come first)');

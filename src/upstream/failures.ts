@@ -7,7 +7,7 @@ import {
   UnauthenticatedError,
   UpstreamFailedError,
   UpstreamTimeoutError,
-  type GatewayError,
+  GatewayError,
   type UpstreamErrorDetails,
 } from '../errors.js';
 import type { OperationName } from './contract.js';
@@ -22,7 +22,11 @@ export type UpstreamFailure =
   | { kind: 'timeout' }
   | { kind: 'network'; code?: string | undefined }
   | { kind: 'malformed'; status: number }
-  | { kind: 'oversized' };
+  | { kind: 'oversized' }
+  /** The client went away first: the call was not made, or was aborted. Nobody reads the answer. */
+  | { kind: 'cancelled' }
+  /** The gateway itself ran out of file handles (EMFILE, ENFILE): its own failure, not the upstream's. */
+  | { kind: 'exhausted'; code: string };
 
 const MAX_UPSTREAM_MESSAGE = 300;
 
@@ -70,6 +74,10 @@ export function toGraphQLError(operation: OperationName, failure: UpstreamFailur
       return new UpstreamFailedError(`The upstream could not be reached (${operation}).`, { operation });
     case 'oversized':
       return new UpstreamFailedError(`The upstream sent an answer too large to accept (${operation}).`, { operation });
+    case 'exhausted':
+      return new GatewayError('INTERNAL_SERVER_ERROR', 'The gateway is short of resources right now: try again shortly.');
+    case 'cancelled':
+      return new UpstreamFailedError(`Not asked: the request was cancelled (${operation}).`, { operation });
     case 'malformed':
       return new UpstreamFailedError(`The upstream sent an answer that could not be read (${operation}).`, {
         operation,

@@ -18,6 +18,8 @@ export interface RequestScope {
   readonly acceptLanguage: string | null;
   /** Epoch ms; every call is cut off then, retries included. */
   readonly deadline: number;
+  /** Aborted when the client goes away: calls not started are not made, running ones are aborted. */
+  readonly signal?: AbortSignal;
   /** Upstream calls made for the request (retries not included). */
   upstreamCalls: number;
 }
@@ -45,6 +47,8 @@ const RETRY_ERROR_CODES = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', '
 const RETRY_DELAY_MS = 50;
 // A burst of requests queues for a socket instead of opening thousands against one host.
 const AGENT_OPTIONS = { keepAlive: true, maxSockets: 256 };
+/** The most sockets the gateway opens to the upstream: file handles the process must keep for them. */
+export const MAX_UPSTREAM_SOCKETS = HOSTS.length * AGENT_OPTIONS.maxSockets;
 
 /**
  * One got instance and one keep-alive agent per upstream host, made once per gateway:
@@ -84,10 +88,11 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
   return {
     async send(operation, { params, json, bearer }, scope) {
       const { host, method } = CONTRACT[operation];
-      scope.upstreamCalls += 1;
+      if (scope.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
       const startedAt = Date.now();
       const remaining = scope.deadline - startedAt;
       if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
+      scope.upstreamCalls += 1;
       const headers: Record<string, string> = { 'x-request-id': scope.id };
       if (bearer) headers.authorization = `Bearer ${bearer}`;
       if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
@@ -103,6 +108,7 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
         // The per-call timeout, shortened to what is left of the request's deadline.
         timeout: { request: Math.min(timeoutMs, remaining) },
         context: { deadline: scope.deadline },
+        signal: scope.signal,
       });
       let clientRequest: http.ClientRequest | undefined;
       pending.on('request', (request) => {
@@ -123,7 +129,10 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
             : { ok: false, failure: { kind: 'malformed', status: response.statusCode } };
       } catch (error) {
         if (error instanceof RequestError) retryCount = error.request?.retryCount ?? 0;
-        result = { ok: false, failure: oversized ? { kind: 'oversized' } : describeFailure(error) };
+        result = { ok: false, failure: oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
+      }
+      if (!result.ok && result.failure.kind === 'exhausted') {
+        logger?.error({ requestId: scope.id, operation, code: result.failure.code }, 'out of file handles: upstream call not made');
       }
       if (logger?.isLevelEnabled('debug')) {
         const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind;
@@ -140,6 +149,9 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
   };
 }
 
+// The gateway's own process is out of file handles: not the upstream's failure.
+const EXHAUSTED = new Set(['EMFILE', 'ENFILE']);
+
 function describeFailure(error: unknown): UpstreamFailure {
   if (error instanceof HTTPError) {
     const retryAfter = error.response.headers['retry-after'];
@@ -151,12 +163,6 @@ function describeFailure(error: unknown): UpstreamFailure {
     };
   }
   if (error instanceof TimeoutError) return { kind: 'timeout' };
-  // The request's deadline fired (AbortSignal.timeout).
-  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return { kind: 'timeout' };
-  if (error instanceof RequestError) {
-    const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof Error && (cause.name === 'AbortError' || cause.name === 'TimeoutError')) return { kind: 'timeout' };
-    return { kind: 'network', code: error.code };
-  }
-  return { kind: 'network' };
+  if (error instanceof RequestError && EXHAUSTED.has(error.code)) return { kind: 'exhausted', code: error.code };
+  return { kind: 'network', code: error instanceof RequestError ? error.code : undefined };
 }

@@ -5,6 +5,7 @@ import { print } from 'graphql';
 import { GraphQLClient, type Variables } from 'graphql-request';
 import { loadConfig } from '../../src/server/config.js';
 import { createGateway, type GatewayConfig } from '../../src/server/gateway.js';
+import { createHttpServer, type HttpServerOptions } from '../../src/server/http-server.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { LoginDocument } from '../../src/client/__generated__/graphql.js';
 import { captureLogger } from './log-capture.js';
@@ -25,23 +26,28 @@ export async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** The gateway on port 0 in front of the given upstream URLs, with the default settings unless given. */
-export async function startGateway(config: Partial<GatewayConfig> & Pick<GatewayConfig, 'upstreamUrls'>) {
-  const gateway = createGateway({
+/**
+ * The gateway on port 0 in front of the given upstream URLs, behind the same HTTP server as
+ * `npm start`, with the default settings unless given.
+ */
+export async function startGateway(config: Partial<GatewayConfig & HttpServerOptions> & Pick<GatewayConfig, 'upstreamUrls'>) {
+  const settings = {
     ...loadConfig({}),
     upstreamTimeoutMs: 2000,
     // Every test gateway logs at debug into the capture that test/setup/no-secrets-in-logs checks.
     logger: captureLogger(),
     ...config,
-  });
-  const server = createServer(gateway.yoga);
-  const endpoint = `${await listen(server)}/graphql`;
+  };
+  const gateway = createGateway(settings);
+  const http = createHttpServer(gateway.yoga, settings);
+  const origin = `http://127.0.0.1:${await http.listen(0, '127.0.0.1')}`;
   return {
-    endpoint,
+    origin,
+    endpoint: `${origin}/graphql`,
     drain: gateway.drain,
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      http.server.closeAllConnections();
+      await new Promise((resolve) => http.server.close(resolve));
       gateway.close();
     },
   };

@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator } from '../../src/simulator/server.js';
+import type { GatewayConfig } from '../../src/server/gateway.js';
 import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
+import { capturedLogLines } from '../helpers/log-capture.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
@@ -25,8 +25,8 @@ async function stubGateway(options: Parameters<typeof startGateway>[0] extends i
   return { stub, gateway };
 }
 
-const post = (endpoint: string, body: object, headers: Record<string, string> = {}) =>
-  fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const post = (endpoint: string, body: object, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+  fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
 
 describe('response headers and request ids', () => {
   it('no shared cache keeps an answer; the request id is returned and forwarded upstream with Accept-Language', async () => {
@@ -87,53 +87,110 @@ describe('the request deadline', () => {
   });
 });
 
-describe('production', () => {
-  it('NODE_ENV=production: GraphiQL, introspection and field suggestions off', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanups.push(() => child.kill('SIGKILL'));
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    for (let i = 0; i < 400 && !/GraphiQL at (\S+)/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-    const url = out.match(/GraphiQL at (\S+)/)![1]!;
+/** A raw TCP client: what it was sent back, and when the server closed it. */
+function rawClient(origin: string, send?: (socket: Socket) => void) {
+  const { port } = new URL(origin);
+  const socket = connect(Number(port), '127.0.0.1');
+  const openedAt = Date.now();
+  let received = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+  socket.on('error', () => undefined);
+  if (send) socket.once('connect', () => send(socket));
+  const closed = new Promise<{ afterMs: number; received: string }>((resolve) => socket.on('close', () => resolve({ afterMs: Date.now() - openedAt, received })));
+  return { socket, closed };
+}
 
-    const page = await fetch(url, { headers: { accept: 'text/html' } });
-    expect(await page.text()).not.toContain('graphiql');
-    const introspection = await (await post(url, { query: '{ __schema { types { name } } }' })).json();
-    expect(introspection.errors?.[0]?.message).toMatch(/introspection/i);
-    const suggestion = await (await post(url, { query: '{ ordrs { id } }' })).json();
-    expect(JSON.stringify(suggestion)).not.toMatch(/Did you mean/);
-    child.kill('SIGTERM');
+const warnLines = (pattern: RegExp) =>
+  capturedLogLines.map((line) => JSON.parse(line) as { level: number; msg: string; connections?: number }).filter((line) => line.level === 40 && pattern.test(line.msg));
+
+describe('slow and excess clients', () => {
+  it('headers not finished in HEADERS_TIMEOUT_MS, or a body not in REQUEST_TIMEOUT_MS: 408 and cut, logged at warn', async () => {
+    const { gateway } = await stubGateway({ headersTimeoutMs: 1000, requestTimeoutMs: 2000 });
+    const silent = rawClient(gateway.origin);
+    const partialHeaders = rawClient(gateway.origin, (s) => s.write('POST /graphql HTTP/1.1\r\nHost: x\r\n'));
+    const slowBody = rawClient(gateway.origin, (s) => {
+      s.write('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+      const drip = setInterval(() => s.write(' '), 100);
+      s.on('close', () => clearInterval(drip));
+    });
+    const results = await Promise.all([silent.closed, partialHeaders.closed, slowBody.closed]);
+    for (const { received } of results) expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    // Cut at the limit: the server checks four times per header deadline, so within limit + 250 ms (plus scheduling).
+    const [silentCut, headersCut, bodyCut] = results.map((r) => r.afterMs);
+    for (const cut of [silentCut!, headersCut!]) expect(cut).toBeGreaterThanOrEqual(1000), expect(cut).toBeLessThan(2500);
+    expect(bodyCut).toBeGreaterThanOrEqual(2000);
+    expect(bodyCut).toBeLessThan(3500);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // the warn line is a summary per second
+    expect(warnLines(/client cut: its request did not arrive within 1000 ms \(headers\) or 2000 ms/).reduce((n, line) => n + line.connections!, 0)).toBe(3);
+    console.info(`slow clients cut after: silent ${silentCut} ms, unfinished headers ${headersCut} ms (limit 1000), slow body ${bodyCut} ms (limit 2000)`);
+  });
+
+  it('beyond MAX_CONNECTIONS a new connection is closed on arrival and logged at warn; the others are served', async () => {
+    const { gateway } = await stubGateway({ maxConnections: 5 });
+    const held = Array.from({ length: 5 }, () => rawClient(gateway.origin));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const extra = rawClient(gateway.origin);
+    const { afterMs, received } = await extra.closed;
+    expect(received).toBe('');
+    expect(afterMs).toBeLessThan(1000);
+    for (const client of held) client.socket.destroy();
+    await Promise.all(held.map((client) => client.closed));
+    const response = await post(gateway.endpoint, { query: '{ orders { id } }' }, { authorization: 'Bearer t' });
+    expect(response.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(warnLines(/connection refused: 5 connections are open \(MAX_CONNECTIONS\)/)).toHaveLength(1);
   });
 });
 
-describe('graceful shutdown', () => {
-  it('SIGTERM: readiness goes, an in-flight request still completes, then the process exits 0', async () => {
-    const simulator = await startSimulator({ latencyMs: 400 });
-    cleanups.push(() => simulator.close());
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'silent', ...simulator.urls },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanups.push(() => child.kill('SIGKILL'));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    for (let i = 0; i < 400 && !/GraphiQL at (\S+)/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-    const url = out.match(/GraphiQL at (\S+)/)![1]!;
-    const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-    const token = await simulator.issueAccessToken(ready.userId);
+describe('CORS', () => {
+  const preflight = (origin: string, corsOrigins: GatewayConfig['corsOrigins']) =>
+    stubGateway({ corsOrigins }).then(({ gateway }) =>
+      fetch(gateway.endpoint, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } }),
+    );
 
-    const inFlight = execute(graphqlClient(url, token), WholeOrderDocument);
-    await new Promise((r) => setTimeout(r, 150));
-    child.kill('SIGTERM');
-    const { data, errors } = await inFlight;
-    expect(errors).toEqual([]);
-    expect(data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
-    expect(await exited).toBe(0);
+  it('development default: local origins only, never with credentials', async () => {
+    const local = await preflight('http://localhost:5173', 'local');
+    expect(local.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(local.headers.get('access-control-allow-credentials')).toBeNull();
+    for (const origin of ['https://evil.example', 'null', 'http://localhost.evil.example']) {
+      expect((await preflight(origin, 'local')).headers.get('access-control-allow-origin'), origin).toBeNull();
+    }
+  });
+
+  it('production default: no cross-origin access; CORS_ORIGINS allows exactly its origins', async () => {
+    expect((await preflight('http://localhost:5173', [])).headers.get('access-control-allow-origin')).toBeNull();
+    const listed = ['https://app.example.com'];
+    expect((await preflight('https://app.example.com', listed)).headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect((await preflight('https://other.example.com', listed)).headers.get('access-control-allow-origin')).toBeNull();
+    const { gateway } = await stubGateway({ corsOrigins: listed });
+    const answer = await post(gateway.endpoint, { query: '{ orders { id } }' }, { authorization: 'Bearer t', origin: 'https://app.example.com' });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(answer.headers.get('access-control-expose-headers')).toBe('x-request-id');
+  });
+});
+
+describe('a client that goes away', () => {
+  it('aborts the upstream calls in flight and makes none of the calls not yet started', async () => {
+    const aborted: string[] = [];
+    const stub = await startStubUpstream((request, res) => {
+      res.on('close', () => !res.writableEnded && aborted.push(request.path));
+      setTimeout(() => {
+        if (res.destroyed) return;
+        if (request.path.endsWith('/v2/order/user')) return json(res, 200, [order]);
+        if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u-1' });
+        json(res, 404, {});
+      }, 500);
+    });
+    const gateway = await startGateway({ upstreamUrls: stub.urls });
+    cleanups.push(stub.close, gateway.close);
+    const client = new AbortController();
+    const query = post(gateway.endpoint, { query: '{ me { id orders { id vehicle { vin } pickup { name } } } }' }, { authorization: 'Bearer t' }, client.signal);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    client.abort();
+    await expect(query).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    // The first wave was asked and then aborted; the per-order wave never started.
+    expect(stub.requests.map((r) => r.path).sort()).toEqual(['/prefix/auth/auth/me', '/prefix/order/v2/order/user']);
+    expect(aborted.sort()).toEqual(['/prefix/auth/auth/me', '/prefix/order/v2/order/user']);
   });
 });

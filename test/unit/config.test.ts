@@ -24,6 +24,11 @@ describe('loadConfig', () => {
       upstreamRetries: 1,
       requestDeadlineMs: 10_000,
       shutdownGraceMs: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5000,
+      maxConnections: 4096,
+      corsOrigins: 'local',
       logLevel: 'info',
       graphiql: true,
       introspection: true,
@@ -62,9 +67,29 @@ describe('loadConfig', () => {
     });
   });
 
-  it('NODE_ENV=production turns GraphiQL and introspection off unless they are set', () => {
-    expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({ graphiql: false, introspection: false });
-    expect(loadConfig({ NODE_ENV: 'production', GRAPHIQL: 'on', INTROSPECTION: 'on' })).toMatchObject({ graphiql: true, introspection: true });
+  it('NODE_ENV=production turns GraphiQL, introspection and cross-origin access off unless they are set', () => {
+    expect(loadConfig({ NODE_ENV: 'production', ...allUrls })).toMatchObject({ graphiql: false, introspection: false, corsOrigins: [] });
+    expect(loadConfig({ NODE_ENV: 'production', ...allUrls, GRAPHIQL: 'on', INTROSPECTION: 'on', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' })).toMatchObject({
+      graphiql: true,
+      introspection: true,
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+    });
+  });
+
+  it('serves the simulator only without upstream URLs, and in production only when asked for', () => {
+    const all = HOSTS.join(', ');
+    expect(loadConfig({}).upstreamUrls).toBeNull();
+    expect(problems({ NODE_ENV: 'production' })).toEqual([`NODE_ENV=production needs the upstream: set ${all} (or SIMULATOR=on to serve the embedded simulator's demo data)`]);
+    expect(loadConfig({ NODE_ENV: 'production', SIMULATOR: 'on' }).upstreamUrls).toBeNull();
+    expect(problems({ SIMULATOR: 'off' })).toEqual([`SIMULATOR=off needs the upstream: set ${all}`]);
+    expect(problems({ ...allUrls, SIMULATOR: 'on' })).toEqual([`SIMULATOR=on serves demo data instead of the upstream: unset ${all}, or SIMULATOR`]);
+    expect(loadConfig({ ...allUrls, SIMULATOR: 'off' }).upstreamUrls).not.toBeNull();
+  });
+
+  it('the header deadline cannot be longer than the whole request’s', () => {
+    expect(problems({ HEADERS_TIMEOUT_MS: '40000', REQUEST_TIMEOUT_MS: '30000' })).toEqual([
+      'HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    ]);
   });
 
   it('refuses a partial upstream, naming each missing variable', () => {
@@ -85,6 +110,11 @@ describe('loadConfig', () => {
     ['GRAPHIQL', 'maybe', 'GRAPHIQL must be on or off'],
     ['INTROSPECTION', 'yes please', 'INTROSPECTION must be on or off'],
     ['TRUSTED_DOCUMENTS', 'sometimes', 'TRUSTED_DOCUMENTS must be one of off, allow, only'],
+    ['MAX_CONNECTIONS', '0', 'MAX_CONNECTIONS must be at least 1'],
+    ['HEADERS_TIMEOUT_MS', '10', 'HEADERS_TIMEOUT_MS must be at least 1000'],
+    ['CORS_ORIGINS', 'null', 'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *'],
+    ['CORS_ORIGINS', 'https://app.example.com/path', 'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *'],
+    ['SIMULATOR', 'perhaps', 'SIMULATOR must be on or off'],
   ])('%s=%s: "%s"', (name, value, message) => {
     expect(problems({ [name]: value })).toEqual([message]);
   });

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The project's Node (the `node` dev dependency), as npm scripts get it first on their PATH. */
+export const PROJECT_NODE_BIN = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
+/** A PATH on which `node` and `npm` run the project's Node. */
+export const PROJECT_PATH = `${PROJECT_NODE_BIN}:${process.env.PATH ?? ''}`;
+
+const started: ChildProcess[] = [];
+
+/** Kills whatever a test left running (afterEach). */
+export function killStarted() {
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+export interface Started {
+  child: ChildProcess;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /** Waits until stdout matches; resolves with the match. */
+  output(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  stdout(): string;
+  stderr(): string;
+}
+
+/** Runs a real command as an operator would: its own process, only the given environment. */
+export function startProcess(command: string, args: string[], env: Record<string, string>, cwd = ROOT): Started {
+  const child = spawn(command, args, { cwd, env: { PATH: PROJECT_PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    exited,
+    async output(pattern, timeoutMs = 30_000) {
+      for (let waited = 0; ; waited += 50) {
+        const match = stdout.match(pattern);
+        if (match) return match;
+        if (child.exitCode !== null || waited > timeoutMs) throw new Error(`no ${pattern} in the output:\n${stdout}\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    stdout: () => stdout,
+    stderr: () => stderr,
+  };
+}
+
+/** The process's children (pid and command line), from /proc. */
+export function childrenOf(pid: number): { pid: number; command: string }[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid !== pid) return [];
+        return [{ pid: Number(name), command: readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim() }];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+}
+
+/** Whether a process still exists (a zombie counts as gone). */
+export function isRunning(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Resident memory of a process in MB. */
+export function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? NaN) / 1024;
+}

@@ -1,0 +1,279 @@
+// The real start command, as a user and an operator run it: `npm start` (its build on
+// demand, the compiled entry, the banner), its signals (SIGTERM and SIGINT to the npm
+// process), the drain, the production refusals and the Node version check. Every process
+// here is started as a separate command; nothing is hand-built.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LoginDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { HOSTS } from '../../src/upstream/contract.js';
+import { execute, graphqlClient } from '../helpers/harness.js';
+import { childrenOf, isRunning, killStarted, PROJECT_NODE_BIN, PROJECT_PATH, ROOT, rssMb, startProcess } from '../helpers/process.js';
+
+const npmStart = (env: Record<string, string>) => startProcess('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn', ...env });
+const LISTENING = /Order Graph is listening at (http:\/\/\S+)/;
+
+let slow: Simulator;
+let token: string;
+beforeAll(async () => {
+  // The tests that start the compiled entry directly need it built (npm start builds it too).
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
+  // An upstream slow enough (400 ms per call) that a whole order is still in flight when the signal comes.
+  slow = await startSimulator({ latencyMs: 400 });
+  const ready = slow.customers.find((c) => c.username === 'ready@demo.test')!;
+  token = await slow.issueAccessToken(ready.userId);
+});
+afterAll(() => slow.close());
+afterEach(killStarted);
+
+/** A whole order through a keep-alive agent of its own, with the response headers. */
+function wholeOrder(url: string, agent: Agent) {
+  const body = JSON.stringify({ query: '{ me { orders { vehicle { vin } } } }' });
+  return new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function waitUntilGone(pid: number, timeoutMs = 15_000) {
+  for (let waited = 0; isRunning(pid); waited += 50) {
+    if (waited > timeoutMs) throw new Error(`process ${pid} is still running`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('npm start', () => {
+  it('with no upstream: builds, starts node on the compiled code (no tsx, no esbuild), serves the simulator, GraphiQL cached; SIGINT stops it', async () => {
+    const started = npmStart({});
+    const [, url] = await started.output(LISTENING);
+    const banner = await started.output(/run WholeOrder\./);
+    expect(banner.input).toContain(`GraphiQL: open ${url}`);
+    const logins = [...banner.input!.matchAll(/^\s+(\S+@demo\.test)\s+(\S+)/gm)].map((m) => ({ username: m[1]!, password: m[2]! }));
+    expect(logins.map((l) => l.username)).toEqual(expect.arrayContaining(['early@demo.test', 'ready@demo.test', 'two-orders@demo.test']));
+
+    // npm → node dist/src/server/main.js, and nothing under node.
+    const [server, ...others] = childrenOf(started.child.pid!);
+    expect(others).toEqual([]);
+    expect(server!.command).toMatch(/^\S*node dist\/src\/server\/main\.js$/);
+    expect(childrenOf(server!.pid)).toEqual([]);
+    console.info(`npm start: npm → ${server!.command}; server RSS ${rssMb(server!.pid).toFixed(0)} MB idle (simulator included)`);
+
+    // GraphiQL: self-hosted, precompressed, and revalidated instead of downloaded again.
+    const page = await fetch(url!, { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-encoding')).toBe('gzip');
+    expect(page.headers.get('cache-control')).toBe('private, no-cache');
+    const html = await page.text();
+    expect(html).not.toMatch(/unpkg\.com|cdn\.jsdelivr|esm\.sh/);
+    expect(html.indexOf('query WholeOrder')).toBeLessThan(html.indexOf('mutation Login'));
+    expect(html).toContain('demo-password-4');
+    const again = await fetch(url!, { headers: { accept: 'text/html', 'accept-encoding': 'gzip', 'if-none-match': page.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+
+    const ready = logins.find((l) => l.username === 'ready@demo.test')!;
+    const login = await execute(graphqlClient(url!), LoginDocument, ready);
+    const whole = await fetch(url!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${login.data!.login.accessToken}` },
+      body: JSON.stringify({ query: '{ me { orders { vehicle { vin } } } }' }),
+    });
+    expect(whole.headers.get('cache-control')).toBe('private, no-store');
+    expect(((await whole.json()) as { data: { me: { orders: { vehicle: { vin: string } }[] } } }).data.me.orders[0]!.vehicle.vin).toHaveLength(17);
+
+    started.child.kill('SIGINT');
+    expect(await started.exited).toBe(0);
+    await waitUntilGone(server!.pid);
+  });
+
+  it('SIGTERM to npm: readiness goes 503, new connections are refused, the in-flight request completes, exit 0 with nothing left', async () => {
+    const started = npmStart(slow.urls);
+    const [, url] = await started.output(LISTENING);
+    const origin = new URL(url!).origin;
+    const [server] = childrenOf(started.child.pid!);
+    const client = graphqlClient(url!, token);
+
+    const inFlight = execute(client, WholeOrderDocument);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const signalledAt = Date.now();
+    started.child.kill('SIGTERM');
+    // While it drains, a new connection (a load balancer's probe, say) is refused.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(fetch(`${origin}/readyz`)).rejects.toThrow();
+    const { data, errors } = await inFlight;
+    expect(errors).toEqual([]);
+    expect(data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
+    expect(await started.exited).toBe(0);
+    await waitUntilGone(server!.pid);
+    console.info(`SIGTERM to npm start with a whole order in flight: exit 0 after ${Date.now() - signalledAt} ms, nothing left`);
+  });
+
+  it('a busy keep-alive client while draining: its answers say Connection: close, then it must reconnect and is refused; the drain ends with its last request', async () => {
+    const started = npmStart(slow.urls);
+    const [, url] = await started.output(LISTENING);
+    const [server] = childrenOf(started.child.pid!);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const idle = new Agent({ keepAlive: true, maxSockets: 1 });
+    // One idle keep-alive connection, and one kept busy back to back.
+    expect((await wholeOrder(url!, idle)).connection).toBe('keep-alive');
+    const answers: { status: number; connection: string | undefined; at: number }[] = [];
+    let refused: unknown;
+    const busy = (async () => {
+      for (;;) {
+        try {
+          const answer = await wholeOrder(url!, agent);
+          answers.push({ ...answer, at: Date.now() });
+        } catch (error) {
+          refused = error;
+          return;
+        }
+      }
+    })();
+    // The signal comes 200 ms into a request (each takes two upstream waves of 400 ms).
+    for (let waited = 0; answers.length === 0; waited += 20) {
+      if (waited > 10_000) throw new Error('no answer on the busy connection');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const signalledAt = Date.now();
+    started.child.kill('SIGTERM');
+    await busy;
+    expect(await started.exited).toBe(0);
+    const drainMs = Date.now() - signalledAt;
+    await waitUntilGone(server!.pid);
+
+    const before = answers.filter((a) => a.at < signalledAt);
+    const after = answers.filter((a) => a.at >= signalledAt);
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((a) => a.status === 200 && a.connection === 'keep-alive')).toBe(true);
+    // The request in flight at the signal is answered, and told to close; no further one is taken.
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ status: 200, connection: 'close' });
+    expect((refused as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+    console.info(`drain with a busy keep-alive client: ${after.length} answer after SIGTERM (Connection: close), exit after ${drainMs} ms`);
+    agent.destroy();
+    idle.destroy();
+  });
+});
+
+describe('production', () => {
+  it('NODE_ENV=production without the upstream refuses to start, naming the five variables', async () => {
+    const started = npmStart({ NODE_ENV: 'production' });
+    expect(await started.exited).not.toBe(0);
+    expect(started.stderr()).toContain(`config: NODE_ENV=production needs the upstream: set ${HOSTS.join(', ')}`);
+    expect(started.stdout()).not.toContain('demo.test');
+  });
+
+  it('SIMULATOR=on in production: the banner says GraphiQL is off; no GraphiQL, no introspection, no suggestions', async () => {
+    const started = npmStart({ NODE_ENV: 'production', SIMULATOR: 'on' });
+    const [, url] = await started.output(LISTENING);
+    await started.output(/GraphiQL is off/);
+    expect(started.stdout()).not.toContain('GraphiQL: open');
+    const post = (query: string) =>
+      fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<any>);
+    const page = await fetch(url!, { headers: { accept: 'text/html' } });
+    expect(await page.text()).not.toContain('graphiql');
+    expect((await post('{ __schema { types { name } } }')).errors?.[0]?.message).toMatch(/introspection/i);
+    expect(JSON.stringify(await post('{ ordrs { id } }'))).not.toMatch(/Did you mean/);
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+  });
+
+  it('with some upstream URLs: refuses to start, naming the missing ones, exit 1', async () => {
+    const started = startProcess('node', ['dist/src/server/main.js'], { AUTH_URL: 'http://a.test', ORDER_URL: 'http://o.test' });
+    expect(await started.exited).toBe(1);
+    expect(started.stderr()).toContain('APPOINTMENT_URL, PRICE_CALCULATOR_URL, TRADE_IN_URL missing');
+  });
+
+  it('with invalid values: one line per problem, exit 1', async () => {
+    const started = startProcess('node', ['dist/src/server/main.js'], { PORT: 'http', UPSTREAM_TIMEOUT_MS: '-5', GRAPHIQL: 'sometimes', CORS_ORIGINS: 'null' });
+    expect(await started.exited).toBe(1);
+    expect(started.stderr().trim().split('\n')).toEqual([
+      'config: PORT must be a whole number from 0 to 65535',
+      'config: UPSTREAM_TIMEOUT_MS must be a whole number from 1 to 600000',
+      'config: CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *',
+      'config: GRAPHIQL must be on or off',
+    ]);
+  });
+});
+
+describe('Node.js version', () => {
+  // The machine's own node, when it is older than the project's (it is Node 20 here).
+  const systemNode = (() => {
+    try {
+      const path = execFileSync('sh', ['-c', 'command -v node'], { env: { PATH: (process.env.PATH ?? '').split(':').filter((dir) => dir !== PROJECT_NODE_BIN).join(':') }, encoding: 'utf8' }).trim();
+      const major = Number(execFileSync(path, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim());
+      return major < 24 ? { path, major } : null;
+    } catch {
+      return null;
+    }
+  })();
+
+  it.skipIf(!systemNode)('a production install on an older Node refuses, naming the version it needs', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'order-graph-install-'));
+    try {
+      for (const path of ['package.json', 'package-lock.json', 'src/tools/require-node.mjs']) cpSync(join(ROOT, path), join(folder, path));
+      const install = spawnSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
+        cwd: folder,
+        env: { PATH: `${dirname(systemNode!.path)}:/usr/bin:/bin`, HOME: process.env.HOME ?? folder },
+        encoding: 'utf8',
+      });
+      expect(install.status).not.toBe(0);
+      expect(install.stderr).toContain(`order-graph needs Node.js 24 or newer; this is Node.js ${systemNode!.major}.`);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!systemNode)('the compiled entry on an older Node exits 1 with one line naming the version it needs', async () => {
+    const started = startProcess(systemNode!.path, ['dist/src/server/main.js'], { SIMULATOR: 'on' });
+    expect(await started.exited).toBe(1);
+    expect(started.stderr().trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^Order Graph needs Node\\.js 24 or newer; this is Node\\.js ${systemNode!.major}\\.`))]);
+  });
+});
+
+describe('out of file handles', () => {
+  it('an upstream call the process has no file handle for is the gateway’s own error, logged as such, never UPSTREAM_ERROR', async () => {
+    const twoOrders = slow.customers.find((c) => c.username === 'two-orders@demo.test')!;
+    const bearer = await slow.issueAccessToken(twoOrders.userId);
+    // 60 file handles: enough to start and serve, not enough once 80 clients hold sockets.
+    const started = startProcess('sh', ['-c', 'ulimit -n 60 && exec node dist/src/server/main.js'], { ...slow.urls, LOG_LEVEL: 'warn' });
+    const [, url] = await started.output(LISTENING);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ask = (query: string) =>
+      new Promise<any>((resolve, reject) => {
+        const req = request(url!, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve(JSON.parse(text)));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ query }));
+      });
+    expect((await ask('{ me { id } }')).data.me.id).toBe(twoOrders.userId);
+    const { port } = new URL(url!);
+    const hogs = Array.from({ length: 80 }, () => connect(Number(port), '127.0.0.1').on('error', () => undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const answer = await ask('{ me { orders { id } } }');
+    expect(answer.data.me.orders).toBeNull();
+    expect(answer.errors.map((e: any) => e.extensions.code)).toEqual(['INTERNAL_SERVER_ERROR']);
+    expect(answer.errors[0].message).toBe('The gateway is short of resources right now: try again shortly.');
+    const lines = started.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    // Said at start-up already: the limit cannot hold MAX_CONNECTIONS and the upstream sockets.
+    expect(lines).toContainEqual(expect.objectContaining({ level: 40, limit: 60, msg: expect.stringMatching(/^the file-handle limit \(60\) is below what MAX_CONNECTIONS=4096/) }));
+    expect(lines.filter((line) => line.level === 50)).toContainEqual(expect.objectContaining({ msg: 'out of file handles: upstream call not made', code: 'EMFILE', operation: 'orderDetails' }));
+    for (const hog of hogs) hog.destroy();
+    agent.destroy();
+  });
+});
