@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'UPSTREAM_TIMEOUT'
   | 'UPSTREAM_ERROR'
+  | 'UPSTREAM_BUDGET_EXCEEDED'
   | 'INTERNAL_SERVER_ERROR';
 
 /** What an upstream-derived error adds to its extensions. */
@@ -47,6 +48,7 @@ export class BadUserInputError extends withCode('BAD_USER_INPUT') {}
 export class RateLimitedError extends withCode('RATE_LIMITED') {}
 export class UpstreamTimeoutError extends withCode('UPSTREAM_TIMEOUT') {}
 export class UpstreamFailedError extends withCode('UPSTREAM_ERROR') {}
+export class UpstreamBudgetExceededError extends withCode('UPSTREAM_BUDGET_EXCEEDED') {}
 
 /** The request carried no bearer token: no upstream call is made. */
 export const missingTokenError = () =>

@@ -10,6 +10,12 @@ export interface Config {
   upstreamRetries: number;
   /** The whole request's budget: no upstream call outlives it, retries included. */
   requestDeadlineMs: number;
+  /** What one request may make the upstream do (calls include retries). */
+  upstreamBudget: { calls: number; concurrency: number; retries: number };
+  /** Failed logins allowed per username and per client address in each window. */
+  loginThrottle: { perUsername: number; perAddress: number; windowSeconds: number };
+  /** Proxies in front of the gateway whose X-Forwarded-For entries are trusted (0: the socket's address). */
+  trustedProxies: number;
   /** How long a stop waits for in-flight requests. */
   shutdownGraceMs: number;
   /** A client must have sent its request headers within this, from connecting. */
@@ -78,6 +84,13 @@ const envSchema = z.object({
   UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 1, 600_000).default(5000),
   UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 0, 5).default(1),
   REQUEST_DEADLINE_MS: integer('REQUEST_DEADLINE_MS', 1, 600_000).default(10_000),
+  UPSTREAM_CALLS_PER_REQUEST: integer('UPSTREAM_CALLS_PER_REQUEST', 1, 10_000).default(100),
+  UPSTREAM_CONCURRENCY_PER_REQUEST: integer('UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 256).default(16),
+  UPSTREAM_RETRIES_PER_REQUEST: integer('UPSTREAM_RETRIES_PER_REQUEST', 0, 1000).default(4),
+  LOGIN_FAILURES_PER_USERNAME: integer('LOGIN_FAILURES_PER_USERNAME', 1, 1000).default(5),
+  LOGIN_FAILURES_PER_ADDRESS: integer('LOGIN_FAILURES_PER_ADDRESS', 1, 100_000).default(20),
+  LOGIN_FAILURE_WINDOW_S: integer('LOGIN_FAILURE_WINDOW_S', 1, 86_400).default(900),
+  TRUSTED_PROXIES: integer('TRUSTED_PROXIES', 0, 10).default(0),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600_000).default(10_000),
   REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 600_000).default(30_000),
@@ -128,6 +141,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     upstreamRetries: values.UPSTREAM_RETRIES,
     requestDeadlineMs: values.REQUEST_DEADLINE_MS,
+    upstreamBudget: {
+      calls: values.UPSTREAM_CALLS_PER_REQUEST,
+      concurrency: values.UPSTREAM_CONCURRENCY_PER_REQUEST,
+      retries: values.UPSTREAM_RETRIES_PER_REQUEST,
+    },
+    loginThrottle: {
+      perUsername: values.LOGIN_FAILURES_PER_USERNAME,
+      perAddress: values.LOGIN_FAILURES_PER_ADDRESS,
+      windowSeconds: values.LOGIN_FAILURE_WINDOW_S,
+    },
+    trustedProxies: values.TRUSTED_PROXIES,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: values.REQUEST_TIMEOUT_MS,

@@ -11,13 +11,23 @@ import { createUpstreamHttp } from '../upstream/http.js';
 import type { Config } from './config.js';
 import { graphiqlTabs, useGraphiQLPage, type DemoLogin } from './graphiql.js';
 import { LIMITS } from './limits.js';
+import { createLoginThrottle } from './login-throttle.js';
 import { useHardening, useRequestLifecycle } from './plugins.js';
 import { requestInfo } from './request-info.js';
 import { useTrustedDocuments } from './trusted-documents.js';
 
 export type GatewayConfig = Pick<
   Config,
-  'upstreamTimeoutMs' | 'upstreamRetries' | 'requestDeadlineMs' | 'graphiql' | 'introspection' | 'trustedDocuments' | 'corsOrigins'
+  | 'upstreamTimeoutMs'
+  | 'upstreamRetries'
+  | 'requestDeadlineMs'
+  | 'upstreamBudget'
+  | 'loginThrottle'
+  | 'trustedProxies'
+  | 'graphiql'
+  | 'introspection'
+  | 'trustedDocuments'
+  | 'corsOrigins'
 > & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
@@ -58,10 +68,11 @@ export function createGateway(config: GatewayConfig): Gateway {
     maxBodyBytes: LIMITS.maxUpstreamBodyBytes,
     logger: config.logger,
   });
+  const loginThrottle = createLoginThrottle(config.loginThrottle);
   let ready = true;
   const yoga = createYoga<object, GraphQLContext>({
     schema: createGraphSchema(),
-    context: ({ request }) => createContext(http, readAuth(request.headers.get('authorization')), requestInfo(request)),
+    context: ({ request }) => createContext(http, readAuth(request.headers.get('authorization')), requestInfo(request), loginThrottle),
     cors: corsPolicy(config.corsOrigins),
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -74,7 +85,11 @@ export function createGateway(config: GatewayConfig): Gateway {
     // Served by useGraphiQLPage, precompressed.
     graphiql: false,
     plugins: [
-      useRequestLifecycle({ logger: config.logger, deadlineMs: config.requestDeadlineMs, isReady: () => ready }),
+      useRequestLifecycle({
+        logger: config.logger,
+        policy: { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustedProxies: config.trustedProxies },
+        isReady: () => ready,
+      }),
       ...useHardening({ introspection: config.introspection }),
       ...(config.graphiql ? [useGraphiQLPage({ title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) })] : []),
       useGraphQlJit(),

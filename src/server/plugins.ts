@@ -1,10 +1,20 @@
+import type { IncomingMessage } from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { getOperationAST, getVariableValues, GraphQLError, type ExecutionResult, type OperationDefinitionNode, type ValidationContext } from 'graphql';
+import {
+  getOperationAST,
+  getVariableValues,
+  GraphQLError,
+  Kind,
+  type ExecutionResult,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type ValidationContext,
+} from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { LIMITS } from './limits.js';
-import { findRequestInfo, requestInfo, startRequestInfo } from './request-info.js';
+import { findRequestInfo, requestInfo, startRequestInfo, type RequestPolicy } from './request-info.js';
 
 // A limit reports a validation error (400 GRAPHQL_VALIDATION_FAILED) instead of throwing,
 // which would answer 200 with no code.
@@ -25,13 +35,36 @@ export function useHardening({ introspection }: { introspection: boolean }): Plu
       maxTokens: { n: LIMITS.maxTokens },
       maxDirectives: { n: LIMITS.maxDirectives, ...asValidationError },
       costLimit: { maxCost: LIMITS.maxCost, ...asValidationError },
-      blockFieldSuggestion: { enabled: !introspection },
+      // Hidden by useRequestGuards instead, which also covers enum values and variables.
+      blockFieldSuggestion: { enabled: false },
     }) as Plugin,
     // A GET or a form POST from another site (a "simple" request) must carry this header.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
-    useRequestGuards(),
+    useRequestGuards({ hideSuggestions: !introspection }),
   ];
 }
+
+// The mutations that send credentials upstream: one per request, so a document cannot turn
+// into twenty login attempts (aliases) or spend a refresh token on a result it throws away.
+const CREDENTIAL_FIELDS = new Set(['login', 'refreshTokens']);
+
+/** The operation's root fields with these names, aliases and fragments included. */
+function countRootFields(context: ValidationContext, selections: readonly SelectionNode[], names: ReadonlySet<string>, seen = new Set<string>()): number {
+  let count = 0;
+  for (const selection of selections) {
+    if (selection.kind === Kind.FIELD) count += names.has(selection.name.value) ? 1 : 0;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) count += countRootFields(context, selection.selectionSet.selections, names, seen);
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = context.getFragment(selection.name.value);
+      if (fragment) count += countRootFields(context, fragment.selectionSet.selections, names, seen);
+    }
+  }
+  return count;
+}
+
+/** "Did you mean …?" in any message: field names, enum values, arguments, types. */
+const SUGGESTION = / ?Did you mean [^?]*\?/g;
 
 // What a GraphQL answer can be sent as; text/html is GraphiQL's page.
 const ACCEPTABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|multipart\/mixed|text\/event-stream|text\/html)\s*(;|,|$)/i;
@@ -42,11 +75,13 @@ const ACCEPTABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|applicatio
  * - a compressed request body is 415: no client needs one, and inflating it is a bomb's door;
  * - `variables`/`extensions` that are not JSON (GET, form POST) are 400 BAD_REQUEST, not a masked 500;
  * - a subscription is a validation error: the schema has none;
+ * - more than one credential mutation (login, refreshTokens) in an operation is a validation error;
+ * - with introspection off, no message suggests a name of the schema ("Did you mean …?");
  * - variables are coerced before execution, so a bad one is 400 BAD_USER_INPUT whichever
  *   executor runs (graphql-jit reports them as an ordinary 200 result otherwise);
  * - a body that failed to parse is not echoed back in `originalError` (it may hold a token).
  */
-function useRequestGuards(): Plugin {
+function useRequestGuards({ hideSuggestions }: { hideSuggestions: boolean }): Plugin {
   return {
     onRequest({ request, endResponse, fetchAPI }) {
       const accept = request.headers.get('accept');
@@ -80,6 +115,15 @@ function useRequestGuards(): Plugin {
           if (node.operation === 'subscription' && !context.getSchema().getSubscriptionType()) {
             context.reportError(new GraphQLError('Subscriptions are not supported: this API has none.', { nodes: [node] }));
           }
+          const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
+          if (credentials > 1) {
+            context.reportError(
+              new GraphQLError(`One login or refreshTokens per request: this operation has ${credentials}.`, {
+                nodes: [node],
+                extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' },
+              }),
+            );
+          }
         },
       }));
     },
@@ -101,6 +145,8 @@ function useRequestGuards(): Plugin {
           const original = error.extensions?.originalError as { name?: string } | undefined;
           // yoga reads the key's presence to pick the status: keep it, drop what it quotes.
           if (original) (error.extensions as Record<string, unknown>).originalError = { name: original.name };
+          // The schema stays private with introspection off: no suggestions of its names.
+          if (hideSuggestions && error.message.includes('Did you mean')) (error as { message: string }).message = error.message.replace(SUGGESTION, '');
         }
       }
     },
@@ -109,7 +155,7 @@ function useRequestGuards(): Plugin {
 
 export interface LifecycleOptions {
   logger?: Logger;
-  deadlineMs: number;
+  policy: RequestPolicy;
   /** False once a stop has begun: /readyz then tells load balancers to go elsewhere. */
   isReady: () => boolean;
 }
@@ -127,10 +173,13 @@ function errorCodes(result: unknown): string[] {
  * Health endpoints, the request id (taken or made, returned, forwarded upstream), the
  * response headers that keep shared caches out, and one log line per request.
  */
-export function useRequestLifecycle({ logger, deadlineMs, isReady }: LifecycleOptions): Plugin {
+/** The client socket's address, from the Node request under the adapter. */
+const socketAddress = (serverContext: unknown) => (serverContext as { req?: IncomingMessage } | undefined)?.req?.socket?.remoteAddress;
+
+export function useRequestLifecycle({ logger, policy, isReady }: LifecycleOptions): Plugin {
   return {
-    onRequest({ request, url, endResponse, fetchAPI }) {
-      startRequestInfo(request, deadlineMs);
+    onRequest({ request, serverContext, url, endResponse, fetchAPI }) {
+      startRequestInfo(request, policy, socketAddress(serverContext));
       if (url.pathname === '/healthz') return endResponse(json(fetchAPI.Response, 200, { status: 'ok' }));
       if (url.pathname === '/readyz') {
         return endResponse(json(fetchAPI.Response, isReady() ? 200 : 503, { status: isReady() ? 'ready' : 'shutting down' }));
@@ -143,9 +192,9 @@ export function useRequestLifecycle({ logger, deadlineMs, isReady }: LifecycleOp
     onResultProcess({ request, result }) {
       for (const code of errorCodes(result)) requestInfo(request).errorCodes.add(code);
     },
-    onResponse({ request, response }) {
+    onResponse({ request, serverContext, response }) {
       // yoga's own plugins run first and may answer before ours saw the request (a CORS preflight).
-      const info = findRequestInfo(request) ?? startRequestInfo(request, deadlineMs);
+      const info = findRequestInfo(request) ?? startRequestInfo(request, policy, socketAddress(serverContext));
       // An error thrown here would reach the server adapter's fallback, which answers with
       // the error's stack: headers are best effort, the log line is not.
       try {
@@ -168,7 +217,8 @@ export function useRequestLifecycle({ logger, deadlineMs, isReady }: LifecycleOp
           operation: info.operationName,
           status: response.status,
           ms: Date.now() - info.startedAt,
-          upstreamCalls: info.upstreamCalls,
+          upstreamCalls: info.budget.calls,
+          ...(info.budget.refused > 0 ? { upstreamCallsRefused: info.budget.refused } : {}),
           errorCodes: [...info.errorCodes],
         },
         'request',

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import { createCallBudget, type BudgetLimits } from '../upstream/budget.js';
 import type { RequestScope } from '../upstream/http.js';
 
 /** What the gateway knows about one HTTP request, from arrival to its log line. */
@@ -6,6 +8,14 @@ export interface RequestInfo extends RequestScope {
   startedAt: number;
   operationName: string | null;
   errorCodes: Set<string>;
+}
+
+/** How requests are scoped: their deadline, their upstream budget, whose X-Forwarded-For to believe. */
+export interface RequestPolicy {
+  deadlineMs: number;
+  budget: BudgetLimits;
+  /** Proxies in front of the gateway whose X-Forwarded-For entries are trusted. */
+  trustedProxies: number;
 }
 
 // Keyed by the Request object, so nothing outlives it.
@@ -16,19 +26,30 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 // Forwarded upstream as is: a plain language list, nothing that could smuggle a header.
 const SAFE_LANGUAGE = /^[\w\s,;=.*-]{1,200}$/;
 
+/**
+ * The caller's address: the socket's, or with trusted proxies in front, the entry of
+ * X-Forwarded-For that the nearest untrusted hop gave (the proxies each append one).
+ */
+export function clientAddress(forwardedFor: string | null, socketAddress: string | undefined, trustedProxies: number): string | null {
+  const hops = [...(trustedProxies > 0 && forwardedFor ? forwardedFor.split(',').map((hop) => hop.trim()) : []), socketAddress ?? ''];
+  const address = hops[Math.max(0, hops.length - 1 - trustedProxies)]!;
+  return isIP(address) ? address : null;
+}
+
 /** Starts a request's info on arrival (id from X-Request-Id when it is plain); its deadline starts now. */
-export function startRequestInfo(request: Request, deadlineMs: number): RequestInfo {
+export function startRequestInfo(request: Request, policy: RequestPolicy, socketAddress: string | undefined): RequestInfo {
   const id = request.headers.get('x-request-id');
   const language = request.headers.get('accept-language');
   const startedAt = Date.now();
   const info: RequestInfo = {
     id: id && SAFE_ID.test(id) ? id : randomUUID(),
     startedAt,
-    deadline: startedAt + deadlineMs,
+    deadline: startedAt + policy.deadlineMs,
     acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
+    clientAddress: clientAddress(request.headers.get('x-forwarded-for'), socketAddress, policy.trustedProxies),
     signal: request.signal,
+    budget: createCallBudget(policy.budget),
     operationName: null,
-    upstreamCalls: 0,
     errorCodes: new Set(),
   };
   infos.set(request, info);

@@ -6,6 +6,7 @@ import {
   RateLimitedError,
   UnauthenticatedError,
   UpstreamFailedError,
+  UpstreamBudgetExceededError,
   UpstreamTimeoutError,
   GatewayError,
   type UpstreamErrorDetails,
@@ -26,11 +27,34 @@ export type UpstreamFailure =
   /** The client went away first: the call was not made, or was aborted. Nobody reads the answer. */
   | { kind: 'cancelled' }
   /** The gateway itself ran out of file handles (EMFILE, ENFILE): its own failure, not the upstream's. */
-  | { kind: 'exhausted'; code: string };
+  | { kind: 'exhausted'; code: string }
+  /** The request's upstream budget was spent: the call was not made. */
+  | { kind: 'budget'; limit: number }
+  /** A parameter (an id from the upstream's own answer) that no call may carry: not made. */
+  | { kind: 'unsendable' };
 
-const MAX_UPSTREAM_MESSAGE = 300;
+const MAX_UPSTREAM_MESSAGE = 200;
 
-/** The upstream's own message, for a 4xx only, when it is short plain text. */
+// Plain words, numbers and sentence punctuation; no slash, markup, equals sign, brackets, @ or
+// line break, so no path, query, tag, address or stack can pass.
+const PLAIN_TEXT = /^[\p{L}\p{N} ,.;:'’"()!?_-]+$/u;
+const INTERNALS = [
+  /\w\.\w/, // a host name, a file name, an IP address, a dotted token (a JWT)
+  /:\S/, // a scheme (jdbc:…, http:…) or a port (:5432)
+  /\b\w*(Error|Exception)\b:?/, // an exception's text
+  /eyJ/, // the start of a JWT
+  /\S{40,}/, // a token-like run of 40 characters without a space
+];
+
+/**
+ * Whether an upstream message may reach the caller: a plain sentence, with no URL of any
+ * scheme, host name, IP, path, query, JWT, stack frame or markup in it.
+ */
+export function isPlainSentence(message: string): boolean {
+  return message.length <= MAX_UPSTREAM_MESSAGE && PLAIN_TEXT.test(message) && !INTERNALS.some((pattern) => pattern.test(message));
+}
+
+/** The upstream's own message, for a 4xx only, when it is a plain sentence. */
 function clientMessage(body: string): string | undefined {
   let parsed: UpstreamError;
   try {
@@ -39,10 +63,7 @@ function clientMessage(body: string): string | undefined {
     return undefined;
   }
   const message = typeof parsed === 'object' && parsed !== null ? parsed.message : undefined;
-  if (typeof message !== 'string' || message.length === 0 || message.length > MAX_UPSTREAM_MESSAGE) return undefined;
-  // A message that quotes a URL could carry a query string with an id or a token.
-  if (/https?:\/\//i.test(message)) return undefined;
-  return message;
+  return typeof message === 'string' && isPlainSentence(message.trim()) ? message.trim() : undefined;
 }
 
 function upstreamCode(body: string): string | undefined {
@@ -76,6 +97,13 @@ export function toGraphQLError(operation: OperationName, failure: UpstreamFailur
       return new UpstreamFailedError(`The upstream sent an answer too large to accept (${operation}).`, { operation });
     case 'exhausted':
       return new GatewayError('INTERNAL_SERVER_ERROR', 'The gateway is short of resources right now: try again shortly.');
+    case 'budget':
+      return new UpstreamBudgetExceededError(
+        `This request reached its budget of ${failure.limit} upstream calls, so ${operation} was not asked: ask for fewer orders at a time (orders(first:, after:)).`,
+        { operation },
+      );
+    case 'unsendable':
+      return new UpstreamFailedError(`The upstream's answer named an id that cannot be sent back to it (${operation}).`, { operation });
     case 'cancelled':
       return new UpstreamFailedError(`Not asked: the request was cancelled (${operation}).`, { operation });
     case 'malformed':

@@ -3,6 +3,7 @@ import https from 'node:https';
 import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
 import type { Logger } from 'pino';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type OperationName, type UpstreamUrls } from './contract.js';
+import type { CallBudget } from './budget.js';
 import type { UpstreamFailure } from './failures.js';
 
 /** One call's arguments: the contract's parameters by name, a JSON body, the bearer to send. */
@@ -12,16 +13,18 @@ export interface UpstreamCall {
   bearer?: string;
 }
 
-/** What a gateway request lends its upstream calls: its id, language and deadline, and a count. */
+/** What a gateway request lends its upstream calls: who asks, in what language, by when, and how many. */
 export interface RequestScope {
   readonly id: string;
   readonly acceptLanguage: string | null;
+  /** The caller's address, forwarded upstream as X-Forwarded-For. */
+  readonly clientAddress: string | null;
   /** Epoch ms; every call is cut off then, retries included. */
   readonly deadline: number;
   /** Aborted when the client goes away: calls not started are not made, running ones are aborted. */
   readonly signal?: AbortSignal;
-  /** Upstream calls made for the request (retries not included). */
-  upstreamCalls: number;
+  /** Calls, concurrency and retries this request may still have. */
+  readonly budget: CallBudget;
 }
 
 export type UpstreamResult = { ok: true; status: number; body: string } | { ok: false; failure: UpstreamFailure };
@@ -70,12 +73,13 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
         methods: ['GET'],
         statusCodes: [502, 503, 504],
         errorCodes: RETRY_ERROR_CODES,
-        // Retry only when a whole further attempt still fits before the request's deadline.
+        // Retry only when a whole further attempt still fits before the request's deadline,
+        // and the request's budget still has a retry and a call for it.
         calculateDelay: ({ computedValue, error }) => {
           if (computedValue === 0) return 0;
-          const { deadline } = error.options.context as { deadline: number };
+          const { deadline, budget } = error.options.context as { deadline: number; budget: CallBudget };
           const attempt = error.options.timeout.request ?? timeoutMs;
-          return Date.now() + RETRY_DELAY_MS + attempt <= deadline ? RETRY_DELAY_MS : 0;
+          return Date.now() + RETRY_DELAY_MS + attempt <= deadline && budget.takeRetry() ? RETRY_DELAY_MS : 0;
         },
       },
       decompress: false,
@@ -85,68 +89,86 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
     });
   }
 
-  return {
-    async send(operation, { params, json, bearer }, scope) {
-      const { host, method } = CONTRACT[operation];
-      if (scope.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
-      const startedAt = Date.now();
-      const remaining = scope.deadline - startedAt;
-      if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
-      scope.upstreamCalls += 1;
-      const headers: Record<string, string> = { 'x-request-id': scope.id };
-      if (bearer) headers.authorization = `Bearer ${bearer}`;
-      if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
+  /** One call (with its retries), once the budget gave it a turn. */
+  async function attempt(operation: OperationName, { params, json, bearer }: UpstreamCall, scope: RequestScope): Promise<UpstreamResult> {
+    const { host, method } = CONTRACT[operation];
+    if (scope.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
+    const startedAt = Date.now();
+    // What is left of the deadline: the time spent waiting for a turn is gone.
+    const remaining = scope.deadline - startedAt;
+    if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
+    const headers: Record<string, string> = { 'x-request-id': scope.id };
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
+    if (scope.clientAddress) headers['x-forwarded-for'] = scope.clientAddress;
 
-      let result: UpstreamResult;
-      let retryCount = 0;
-      let oversized = false;
-      // A prebuilt URL: got's searchParams handling costs more than the call needs.
-      const pending = clients[host](operationUrl(urls, operation, params), {
-        method,
-        json,
-        headers,
-        // The per-call timeout, shortened to what is left of the request's deadline.
-        timeout: { request: Math.min(timeoutMs, remaining) },
-        context: { deadline: scope.deadline },
-        signal: scope.signal,
-      });
-      let clientRequest: http.ClientRequest | undefined;
-      pending.on('request', (request) => {
-        clientRequest = request;
-      });
-      pending.on('downloadProgress', ({ transferred }) => {
-        if (transferred > maxBodyBytes && !oversized) {
-          oversized = true;
-          clientRequest?.destroy(Object.assign(new Error('upstream answer too large'), { code: 'ERR_ANSWER_TOO_LARGE' }));
-        }
-      });
-      try {
-        const response = await pending;
-        retryCount = response.retryCount;
-        result =
-          response.statusCode >= 200 && response.statusCode <= 299
-            ? { ok: true, status: response.statusCode, body: response.body }
-            : { ok: false, failure: { kind: 'malformed', status: response.statusCode } };
-      } catch (error) {
-        if (error instanceof RequestError) retryCount = error.request?.retryCount ?? 0;
-        result = { ok: false, failure: oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
+    let result: UpstreamResult;
+    let retryCount = 0;
+    let oversized = false;
+    // A prebuilt URL: got's searchParams handling costs more than the call needs.
+    const pending = clients[host](operationUrl(urls, operation, params), {
+      method,
+      json,
+      headers,
+      // The per-call timeout, shortened to what is left of the request's deadline.
+      timeout: { request: Math.min(timeoutMs, remaining) },
+      context: { deadline: scope.deadline, budget: scope.budget },
+      signal: scope.signal,
+    });
+    let clientRequest: http.ClientRequest | undefined;
+    pending.on('request', (request) => {
+      clientRequest = request;
+    });
+    pending.on('downloadProgress', ({ transferred }) => {
+      if (transferred > maxBodyBytes && !oversized) {
+        oversized = true;
+        clientRequest?.destroy(Object.assign(new Error('upstream answer too large'), { code: 'ERR_ANSWER_TOO_LARGE' }));
       }
-      if (!result.ok && result.failure.kind === 'exhausted') {
-        logger?.error({ requestId: scope.id, operation, code: result.failure.code }, 'out of file handles: upstream call not made');
-      }
-      if (logger?.isLevelEnabled('debug')) {
-        const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind;
-        logger.debug(
-          { requestId: scope.id, operation, status, ms: Date.now() - startedAt, retries: retryCount },
-          'upstream call',
-        );
-      }
-      return result;
+    });
+    try {
+      const response = await pending;
+      retryCount = response.retryCount;
+      result =
+        response.statusCode >= 200 && response.statusCode <= 299
+          ? { ok: true, status: response.statusCode, body: response.body }
+          : { ok: false, failure: { kind: 'malformed', status: response.statusCode } };
+    } catch (error) {
+      if (error instanceof RequestError) retryCount = error.request?.retryCount ?? 0;
+      result = { ok: false, failure: oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
+    }
+    if (!result.ok && result.failure.kind === 'exhausted') {
+      logger?.error({ requestId: scope.id, operation, code: result.failure.code }, 'out of file handles: upstream call not made');
+    }
+    if (logger?.isLevelEnabled('debug')) {
+      const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind;
+      logger.debug({ requestId: scope.id, operation, status, ms: Date.now() - startedAt, retries: retryCount }, 'upstream call');
+    }
+    return result;
+  }
+
+  return {
+    send(operation, call, scope) {
+      if (scope.signal?.aborted) return Promise.resolve({ ok: false, failure: { kind: 'cancelled' } });
+      if (call.params && !sendable(operation, call.params)) return Promise.resolve({ ok: false, failure: { kind: 'unsendable' } });
+      if (!scope.budget.take()) return Promise.resolve({ ok: false, failure: { kind: 'budget', limit: scope.budget.limits.calls } });
+      return scope.budget.run(() => attempt(operation, call, scope));
     },
     close() {
       for (const agent of agents) agent.destroy();
     },
   };
+}
+
+// A value no call may carry: an unpaired surrogate (it cannot be encoded; URLSearchParams
+// would send U+FFFD instead) or a control character.
+const UNSENDABLE_VALUE = /[\u0000-\u001f\u007f]/;
+
+/** Whether every parameter can go upstream as it is: `.` and `..` would move a path to another resource. */
+function sendable(operation: OperationName, params: Readonly<Record<string, string>>): boolean {
+  const { path } = CONTRACT[operation];
+  return Object.entries(params).every(
+    ([name, value]) => value.isWellFormed() && !UNSENDABLE_VALUE.test(value) && !(path.includes(`{${name}}`) && (value === '.' || value === '..' || value === '')),
+  );
 }
 
 // The gateway's own process is out of file handles: not the upstream's failure.

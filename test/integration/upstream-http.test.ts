@@ -1,6 +1,7 @@
 // The upstream HTTP layer on its own (src/upstream/http.ts) against a per-test stub:
 // what is retried, the request deadline, the answer size cap, and redirects.
 import { afterEach, describe, expect, it } from 'vitest';
+import { createCallBudget, type BudgetLimits } from '../../src/upstream/budget.js';
 import { createUpstreamHttp, type RequestScope, type UpstreamHttpOptions } from '../../src/upstream/http.js';
 import { json, startStubUpstream, type StubHandler } from '../helpers/stub-upstream.js';
 
@@ -16,11 +17,12 @@ async function setup(handler: StubHandler, options: Partial<Omit<UpstreamHttpOpt
   return { stub, http };
 }
 
-const scope = (deadlineInMs = 5000): RequestScope => ({
+const scope = (deadlineInMs = 5000, budget: Partial<BudgetLimits> = {}): RequestScope => ({
   id: 'req-1',
   acceptLanguage: 'de-DE',
+  clientAddress: '203.0.113.7',
   deadline: Date.now() + deadlineInMs,
-  upstreamCalls: 0,
+  budget: createCallBudget({ calls: 100, concurrency: 16, retries: 4, ...budget }),
 });
 
 const estimate = { params: { orderID: 'ord-1' }, bearer: 'token-1' };
@@ -109,13 +111,67 @@ describe('answers', () => {
     expect(stub.requests.map((r) => r.path)).toEqual(['/prefix/order/order/estimate']);
   });
 
-  it('sends the contract path and parameters, the bearer, the request id and language; counts the call', async () => {
+  it('sends the contract path and parameters, the bearer, the request id, language and client address; counts the call', async () => {
     const { stub, http } = await setup((_request, res) => json(res, 200, []));
     const request = scope();
     await http.send('orderPayments', { params: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, bearer: 'token-1' }, request);
     const [seen] = stub.requests;
     expect(seen).toMatchObject({ method: 'GET', path: '/prefix/order/order-payments', query: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, authorization: 'Bearer token-1' });
-    expect(seen!.headers).toMatchObject({ 'x-request-id': 'req-1', 'accept-language': 'de-DE' });
-    expect(request.upstreamCalls).toBe(1);
+    expect(seen!.headers).toMatchObject({ 'x-request-id': 'req-1', 'accept-language': 'de-DE', 'x-forwarded-for': '203.0.113.7' });
+    expect(request.budget.calls).toBe(1);
+  });
+});
+
+describe('the request budget', () => {
+  it('makes at most its calls, refusing the rest without a request, and at most its concurrency at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const { stub, http } = await setup((_request, res) => {
+      most = Math.max(most, ++inFlight);
+      setTimeout(() => {
+        inFlight -= 1;
+        json(res, 200, {});
+      }, 30);
+    });
+    const request = scope(5000, { calls: 10, concurrency: 3 });
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => http.send('priceEstimate', { params: { orderID: `o${i}` }, bearer: 't' }, request)));
+    expect(results.filter((r) => r.ok)).toHaveLength(10);
+    expect(results.filter((r) => !r.ok)).toEqual(Array.from({ length: 15 }, () => ({ ok: false, failure: { kind: 'budget', limit: 10 } })));
+    expect(stub.requests).toHaveLength(10);
+    expect(most).toBe(3);
+    expect(request.budget).toMatchObject({ calls: 10, refused: 15 });
+  });
+
+  it('retries count against the calls and are capped per request', async () => {
+    const { stub, http } = await setup((_request, res) => json(res, 503, {}), { retries: 1 });
+    const request = scope(5000, { calls: 100, retries: 2 });
+    await Promise.all(Array.from({ length: 6 }, (_, i) => http.send('priceEstimate', { params: { orderID: `o${i}` }, bearer: 't' }, request)));
+    // Six calls, and two retries among them rather than six.
+    expect(stub.requests).toHaveLength(8);
+    expect(request.budget).toMatchObject({ calls: 8, retries: 2 });
+  });
+
+  it('time spent waiting for a turn counts against the deadline', async () => {
+    const { stub, http } = await setup((_request, res) => setTimeout(() => json(res, 200, {}), 200));
+    const request = scope(300, { concurrency: 1 });
+    const results = await Promise.all(['a', 'b', 'c'].map((orderID) => http.send('priceEstimate', { params: { orderID }, bearer: 't' }, request)));
+    // The first takes 200 ms; the second is cut at the deadline; the third never starts.
+    expect(results.map((r) => (r.ok ? 'ok' : r.failure.kind))).toEqual(['ok', 'timeout', 'timeout']);
+    expect(stub.requests).toHaveLength(2);
+  });
+});
+
+describe('hostile parameters', () => {
+  it.each([
+    ['.', 'shippingAddresses', { order_id: '.' }],
+    ['..', 'shippingAddresses', { order_id: '..' }],
+    ['an empty path segment', 'shippingAddresses', { order_id: '' }],
+    ['a lone surrogate', 'priceEstimate', { orderID: 'o\ud800' }],
+    ['a control character', 'nearestPickupCenter', { orderId: 'o\u0000' }],
+    ['a line break', 'orderPayments', { order_id: 'o\r\nX-Injected: 1', fee_type: 'ORDER_FEE' }],
+  ] as const)('%s is never sent', async (_name, operation, params) => {
+    const { stub, http } = await setup((_request, res) => json(res, 200, {}));
+    expect(await http.send(operation, { params, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'unsendable' } });
+    expect(stub.requests).toHaveLength(0);
   });
 });

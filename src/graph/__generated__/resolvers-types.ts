@@ -100,10 +100,19 @@ export type Customer = {
   lastName?: Maybe<Scalars['String']['output']>;
   /** Preferred locale as a BCP 47 tag, e.g. `en-US`; null when omitted. */
   locale?: Maybe<Scalars['String']['output']>;
-  /** The customer's orders (upstream `GET /v2/order/user`, fetched in parallel with the profile and shared with `Query.orders`); empty list when none, null with an error on failure. */
+  /** How many orders the customer has in all (`orders` returns them a page at a time); null with an error when the order list failed. */
+  orderCount?: Maybe<Scalars['Int']['output']>;
+  /** The customer's orders (upstream `GET /v2/order/user`, fetched in parallel with the profile and shared with `Query.orders`), a page at a time in the upstream's order: the first 16 unless `first` says otherwise. Sixteen whole orders fit in a request's upstream budget; `orderCount` tells whether there are more. Empty list when none, null with an error on failure. */
   orders?: Maybe<Array<Order>>;
   /** Phone number in E.164 format, e.g. `+15715550123`; null when the customer has none. */
   phoneNumber?: Maybe<Scalars['String']['output']>;
+};
+
+
+/** The signed-in customer (upstream User from `GET /auth/me`). */
+export type CustomerOrdersArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A distance with its unit. */
@@ -359,7 +368,7 @@ export type Query = {
   me?: Maybe<Customer>;
   /** One of the signed-in customer's orders. Requires `Authorization: Bearer <accessToken>`. Null, with no error, when the id is not one of the caller's orders. */
   order?: Maybe<Order>;
-  /** All orders of the signed-in customer (upstream `GET /v2/order/user`); an empty list when there are none. Requires `Authorization: Bearer <accessToken>`; null with an error on failure. */
+  /** The signed-in customer's orders (upstream `GET /v2/order/user`), a page at a time in the upstream's order: the first 16 unless `first` says otherwise (`me { orderCount }` tells how many there are). An empty list when there are none. Requires `Authorization: Bearer <accessToken>`; null with an error on failure. */
   orders?: Maybe<Array<Order>>;
 };
 
@@ -367,6 +376,13 @@ export type Query = {
 /** Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of UNAUTHENTICATED, FORBIDDEN, NOT_AVAILABLE, BAD_USER_INPUT, RATE_LIMITED, UPSTREAM_TIMEOUT or UPSTREAM_ERROR; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error. */
 export type QueryOrderArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of UNAUTHENTICATED, FORBIDDEN, NOT_AVAILABLE, BAD_USER_INPUT, RATE_LIMITED, UPSTREAM_TIMEOUT or UPSTREAM_ERROR; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error. */
+export type QueryOrdersArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A tax applied in an estimate. */
@@ -673,7 +689,8 @@ export type CustomerResolvers<ContextType = GraphQLContext, ParentType extends R
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  orders?: Resolver<Maybe<Array<ResolversTypes['Order']>>, ParentType, ContextType>;
+  orderCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  orders?: Resolver<Maybe<Array<ResolversTypes['Order']>>, ParentType, ContextType, RequireFields<CustomerOrdersArgs, 'first'>>;
   phoneNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
@@ -786,7 +803,7 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   me?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
-  orders?: Resolver<Maybe<Array<ResolversTypes['Order']>>, ParentType, ContextType>;
+  orders?: Resolver<Maybe<Array<ResolversTypes['Order']>>, ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
 };
 
 export type TaxLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TaxLine'] = ResolversParentTypes['TaxLine']> = {

@@ -1,8 +1,10 @@
 import type { CustomerResolvers } from '../__generated__/resolvers-types.js';
 import { CALLER } from '../loaders.js';
 import { toDateTime } from './mapping.js';
+import { ordersPage } from './order.js';
 
 export const Customer: CustomerResolvers = {
   createdAt: ({ createdAt }) => toDateTime(createdAt),
-  orders: (_customer, _args, { loaders }) => loaders.orders.load(CALLER),
+  orders: async (_customer, page, { loaders }) => ordersPage(await loaders.orders.load(CALLER), page),
+  orderCount: async (_customer, _args, { loaders }) => (await loaders.orders.load(CALLER)).length,
 };

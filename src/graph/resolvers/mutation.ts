@@ -7,8 +7,8 @@ function required(value: string, name: string): string {
 }
 
 export const Mutation: MutationResolvers = {
-  login: (_parent, { username, password }, { operations }) =>
-    operations.login(required(username, 'username'), required(password, 'password')),
+  login: (_parent, { username, password }, { operations, throttleLogin }) =>
+    throttleLogin(required(username, 'username'), () => operations.login(username, required(password, 'password'))),
   refreshTokens: (_parent, { refreshToken }, { operations }) =>
     operations.refreshTokens(required(refreshToken, 'refreshToken')),
 };

@@ -1,4 +1,5 @@
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
+import { BadUserInputError } from '../../errors.js';
 import { ORDER_STATUSES } from '../../upstream/contract.js';
 import type { Address } from '../../upstream/models.js';
 import { toDateTime, toEnum } from './mapping.js';
@@ -6,6 +7,17 @@ import { withCurrency } from './trade-in.js';
 
 // Every status the contract names is an OrderStatus value; anything else becomes UNKNOWN.
 const KNOWN_STATUSES: readonly Exclude<OrderStatus, 'UNKNOWN'>[] = ORDER_STATUSES;
+
+/** The most orders one page may hold: a page bounds what a query fans out to. */
+const MAX_PAGE = 100;
+
+/** A page of the caller's orders: `first` of them, after the order `after` when given. */
+export function ordersPage<T extends { id: string }>(orders: readonly T[], { first, after }: { first: number; after?: string | null }): T[] {
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE) throw new BadUserInputError(`first must be from 0 to ${MAX_PAGE}.`);
+  const start = after == null ? 0 : orders.findIndex((order) => order.id === after) + 1;
+  if (start === 0 && after != null) throw new BadUserInputError('after must be the id of one of your orders.');
+  return orders.slice(start, start + first);
+}
 
 /** The shipping address among an order's addresses: DELIVERY, the primary one first. */
 export function pickShippingAddress(addresses: readonly Address[]): Address | null {

@@ -1,6 +1,7 @@
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import type { QueryResolvers } from '../__generated__/resolvers-types.js';
 import { CALLER } from '../loaders.js';
+import { ordersPage } from './order.js';
 
 /** Whether the field being resolved selects `name` directly, through fragments included. */
 export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
@@ -25,7 +26,7 @@ export const Query: QueryResolvers = {
     if (selectsField(info, 'orders')) loaders.orders.load(CALLER).catch(() => undefined);
     return loaders.customer.load(CALLER);
   },
-  orders: (_parent, _args, { loaders }) => loaders.orders.load(CALLER),
+  orders: async (_parent, page, { loaders }) => ordersPage(await loaders.orders.load(CALLER), page),
   // Only ids from the caller's own list ever reach the per-order calls.
   order: async (_parent, { id }, { loaders }) => (await loaders.orders.load(CALLER)).find((order) => order.id === id) ?? null,
 };

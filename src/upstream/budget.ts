@@ -1,0 +1,47 @@
+import pLimit from 'p-limit';
+
+/** What one request may make the upstream do. */
+export interface BudgetLimits {
+  /** Calls at most, retries included. */
+  calls: number;
+  /** Calls in flight at once: the rest wait their turn (and their wait counts against the deadline). */
+  concurrency: number;
+  /** Retries at most, across all of the request's calls. */
+  retries: number;
+}
+
+/**
+ * One request's upstream budget. However much a query fans out, it makes at most
+ * `calls` calls, `concurrency` at a time, so no caller can flood the upstream or take the
+ * shared connection pools from the others.
+ */
+export function createCallBudget(limits: BudgetLimits) {
+  const queue = pLimit(limits.concurrency);
+  return {
+    limits,
+    /** Calls made or started, retries included. */
+    calls: 0,
+    retries: 0,
+    /** Calls refused because the budget was spent. */
+    refused: 0,
+    /** Takes a call from the budget; false (and counted) when it is spent. */
+    take(): boolean {
+      if (this.calls >= limits.calls) {
+        this.refused += 1;
+        return false;
+      }
+      this.calls += 1;
+      return true;
+    },
+    /** Takes a retry: false when the request's retries or its calls are spent. */
+    takeRetry(): boolean {
+      if (this.retries >= limits.retries || !this.take()) return false;
+      this.retries += 1;
+      return true;
+    },
+    /** Runs a call when fewer than `concurrency` of this request's calls are in flight. */
+    run: <T>(call: () => Promise<T>): Promise<T> => queue(call),
+  };
+}
+
+export type CallBudget = ReturnType<typeof createCallBudget>;
