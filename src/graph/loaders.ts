@@ -1,25 +1,78 @@
 import DataLoader from 'dataloader';
+import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { Operations } from '../upstream/operations.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
 export const CALLER = 'caller';
 
+/** A GraphQL field, as a trace names it: `Order.pickup` at `me.orders.0.pickup`. */
+export interface FieldRef {
+  type: string;
+  field: string;
+  path: string;
+}
+
+/** The field that asks for a load: its resolver's info, or a field named outright (a prefetch). */
+export type Asker = GraphQLResolveInfo | FieldRef;
+
+/** Traces the fields whose loads make upstream calls (the observability layer provides it). */
+export interface FieldTracer {
+  /** Starts the field's span; work run through it (the upstream call) hangs under that span. */
+  start(field: FieldRef): { run<T>(work: () => T): T; end(error?: unknown): void };
+}
+
+export interface Loader<K, V> {
+  load(key: K, asker: Asker): Promise<V>;
+}
+
+/** How many loads the request's loaders served, and how many upstream fetches that took. */
+export interface LoadStats {
+  loads: number;
+  fetches: number;
+}
+
+const fieldRef = (asker: Asker): FieldRef =>
+  'parentType' in asker ? { type: asker.parentType.name, field: asker.fieldName, path: responsePathAsArray(asker.path).join('.') } : asker;
+
 /**
- * The upstream has no batch endpoints, so a "batch" is the distinct keys asked for in one
- * tick, fetched in parallel. Each key gets its value, null, or its own Error, in key order;
- * an Error is cached like a value, so a failed call is not repeated within the request.
+ * One DataLoader over one upstream operation. The upstream has no batch endpoints, so a
+ * "batch" is the distinct keys asked for in one tick, fetched in parallel. Each key gets
+ * its value, null, or its own Error, in key order; an Error is cached like a value, so a
+ * failed call is not repeated within the request. With a tracer, the first field to ask for
+ * a key gets a span, and the key's fetch runs inside it even though the loader batches.
  */
-function perKey<K, V>(fetch: (key: K) => Promise<V>) {
-  return (keys: readonly K[]): Promise<Array<V | Error>> =>
-    Promise.all(
-      keys.map(async (key) => {
-        try {
-          return await fetch(key);
-        } catch (error) {
-          return error instanceof Error ? error : new Error(String(error));
-        }
-      }),
-    );
+function createLoader<K, V>(fetch: (key: K) => Promise<V>, stats: LoadStats, tracer?: FieldTracer, cacheKeyFn?: (key: K) => string): Loader<K, V> {
+  const asked = new Map<unknown, ReturnType<FieldTracer['start']>>();
+  const cacheKey = cacheKeyFn ?? ((key: K) => key);
+  const fetchOne = (key: K): Promise<V> => {
+    stats.fetches += 1;
+    const span = asked.get(cacheKey(key));
+    return span ? span.run(() => fetch(key)) : fetch(key);
+  };
+  const loader = new DataLoader<K, V, unknown>(
+    (keys) =>
+      Promise.all(
+        keys.map(async (key) => {
+          try {
+            return await fetchOne(key);
+          } catch (error) {
+            return error instanceof Error ? error : new Error(String(error));
+          }
+        }),
+      ),
+    cacheKeyFn ? { cacheKeyFn } : {},
+  );
+  return {
+    load(key, asker) {
+      stats.loads += 1;
+      if (!tracer || asked.has(cacheKey(key))) return loader.load(key);
+      const span = tracer.start(fieldRef(asker));
+      asked.set(cacheKey(key), span);
+      const loaded = loader.load(key);
+      loaded.then(() => span.end(), (error: unknown) => span.end(error));
+      return loaded;
+    },
+  };
 }
 
 export interface VehicleKey {
@@ -32,25 +85,28 @@ export interface PaymentsKey {
 }
 
 /**
- * One DataLoader per upstream operation, made per request from that request's operations
- * (and so its bearer): nothing they cache can reach another request.
+ * One loader per upstream operation, made per request from that request's operations (and
+ * so its bearer): nothing they cache can reach another request.
  */
-export function createLoaders(operations: Operations) {
+export function createLoaders(operations: Operations, tracer?: FieldTracer) {
+  const stats: LoadStats = { loads: 0, fetches: 0 };
+  const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, stats, tracer, cacheKeyFn);
   return {
-    customer: new DataLoader(perKey((_: typeof CALLER) => operations.customerDetails())),
-    orders: new DataLoader(perKey((_: typeof CALLER) => operations.orderDetails())),
-    vehicle: new DataLoader(
-      perKey(({ orderId, reservationId }: VehicleKey) => operations.vehicleProductionDetails(orderId, reservationId)),
-      { cacheKeyFn: ({ orderId, reservationId }) => JSON.stringify([orderId, reservationId]) },
+    stats,
+    customer: loader((_: typeof CALLER) => operations.customerDetails()),
+    orders: loader((_: typeof CALLER) => operations.orderDetails()),
+    vehicle: loader(
+      ({ orderId, reservationId }: VehicleKey) => operations.vehicleProductionDetails(orderId, reservationId),
+      ({ orderId, reservationId }) => JSON.stringify([orderId, reservationId]),
     ),
-    pickup: new DataLoader(perKey((orderId: string) => operations.nearestPickupCenter(orderId))),
-    estimate: new DataLoader(perKey((orderId: string) => operations.priceEstimate(orderId))),
-    addresses: new DataLoader(perKey((orderId: string) => operations.shippingAddresses(orderId))),
-    payments: new DataLoader(
-      perKey(({ orderId, feeType }: PaymentsKey) => operations.orderPayments(orderId, feeType)),
-      { cacheKeyFn: ({ orderId, feeType }) => JSON.stringify([orderId, feeType]) },
+    pickup: loader((orderId: string) => operations.nearestPickupCenter(orderId)),
+    estimate: loader((orderId: string) => operations.priceEstimate(orderId)),
+    addresses: loader((orderId: string) => operations.shippingAddresses(orderId)),
+    payments: loader(
+      ({ orderId, feeType }: PaymentsKey) => operations.orderPayments(orderId, feeType),
+      ({ orderId, feeType }) => JSON.stringify([orderId, feeType]),
     ),
-    tradeIn: new DataLoader(perKey((reservationId: string) => operations.tradeInDetails(reservationId))),
+    tradeIn: loader((reservationId: string) => operations.tradeInDetails(reservationId)),
   };
 }
 

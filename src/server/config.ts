@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SAMPLERS, type TracingSettings } from '../observability/settings.js';
 import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
 
 export interface Config {
@@ -33,7 +34,12 @@ export interface Config {
   introspection: boolean;
   /** off: any document; allow: registered hashes and full documents; only: registered hashes alone. */
   trustedDocuments: 'off' | 'allow' | 'only';
+  /** OpenTelemetry tracing from the standard OTEL_* variables; null when off (nothing configured). */
+  tracing: TracingSettings | null;
+  /** Where Prometheus metrics are served (`GET`); null when off. */
+  metricsPath: string | null;
 }
+
 
 /** Thrown by loadConfig with every problem found, one line each. */
 export class ConfigError extends Error {
@@ -100,6 +106,30 @@ const envSchema = z.object({
   CORS_ORIGINS: origins.optional(),
   // Unset: on when no upstream URL is set, except in production.
   SIMULATOR: flag('SIMULATOR').optional(),
+  METRICS_PATH: z
+    .string()
+    .trim()
+    .regex(/^(off|\/[\w./-]*)$/, 'METRICS_PATH must be a path such as /metrics, or off')
+    .default('/metrics'),
+  // The OpenTelemetry SDK's standard variables (the ones this gateway supports).
+  OTEL_SDK_DISABLED: flag('OTEL_SDK_DISABLED').optional(),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none'], { error: 'OTEL_TRACES_EXPORTER must be one of otlp, console, none' }).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json'], { error: 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported)' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json'], { error: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf or http/json (grpc is not supported)' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT').optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').optional(),
+  OTEL_SERVICE_NAME: z.string().trim().default('order-graph'),
+  OTEL_TRACES_SAMPLER: z.enum(SAMPLERS, { error: `OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}` }).default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z
+    .string()
+    .trim()
+    .refine((v) => /^(0|1|0?\.\d+|1\.0*)$/.test(v), 'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1')
+    .transform(Number)
+    .default(1),
   NODE_ENV: z.string().trim().default('development'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -162,6 +192,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphiql: values.GRAPHIQL ?? !production,
     introspection: values.INTROSPECTION ?? !production,
     trustedDocuments: values.TRUSTED_DOCUMENTS,
+    tracing: tracingSettings(values),
+    metricsPath: values.METRICS_PATH === 'off' ? null : values.METRICS_PATH,
+  };
+}
+
+/**
+ * Tracing is on when an exporter is named, or an OTLP endpoint is set without one: with
+ * nothing configured it stays off and costs nothing (the SDK is not even loaded).
+ */
+function tracingSettings(values: z.infer<typeof envSchema>): TracingSettings | null {
+  const exporter = values.OTEL_TRACES_EXPORTER ?? (values.OTEL_EXPORTER_OTLP_ENDPOINT || values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : 'none');
+  if (values.OTEL_SDK_DISABLED || exporter === 'none') return null;
+  const base = values.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '') ?? 'http://localhost:4318';
+  return {
+    exporter,
+    protocol: values.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? values.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    // The signal's own endpoint is used as it is; the general one gets the signal's path.
+    endpoint: values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base}/v1/traces`,
+    serviceName: values.OTEL_SERVICE_NAME,
+    sampler: values.OTEL_TRACES_SAMPLER,
+    samplerRatio: values.OTEL_TRACES_SAMPLER_ARG,
   };
 }
 

@@ -7,14 +7,16 @@ import { createContext, type GraphQLContext } from '../graph/context.js';
 import { createGraphSchema } from '../graph/schema.js';
 import { readAuth } from '../upstream/auth.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
-import { createUpstreamHttp } from '../upstream/http.js';
+import { combineObservers, createUpstreamHttp } from '../upstream/http.js';
+import { createMetrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { Config } from './config.js';
 import { graphiqlTabs, useGraphiQLPage, type DemoLogin } from './graphiql.js';
 import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
-import { useHardening, useRequestLifecycle } from './plugins.js';
+import { HEALTH_PATH, READY_PATH, useHardening, useRequestLifecycle } from './plugins.js';
 import { requestInfo } from './request-info.js';
-import { useTrustedDocuments } from './trusted-documents.js';
+import { registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 
 export type GatewayConfig = Pick<
   Config,
@@ -28,10 +30,13 @@ export type GatewayConfig = Pick<
   | 'introspection'
   | 'trustedDocuments'
   | 'corsOrigins'
+  | 'metricsPath'
 > & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
   demoLogin?: DemoLogin;
+  /** Tracing, when it is on (serve.ts starts it from the OTEL_* settings). */
+  tracing?: Tracing;
 };
 
 export interface Gateway {
@@ -61,18 +66,21 @@ function corsPolicy(origins: GatewayConfig['corsOrigins']) {
 
 /** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
 export function createGateway(config: GatewayConfig): Gateway {
+  const { tracing, metricsPath } = config;
+  const metrics = metricsPath ? createMetrics({ path: metricsPath, knownOperations: registeredOperationNames() }) : undefined;
   const http = createUpstreamHttp({
     urls: config.upstreamUrls,
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
     maxBodyBytes: LIMITS.maxUpstreamBodyBytes,
     logger: config.logger,
+    observer: combineObservers([metrics?.callObserver, tracing?.callObserver].filter((observer) => observer !== undefined)),
   });
   const loginThrottle = createLoginThrottle(config.loginThrottle);
   let ready = true;
   const yoga = createYoga<object, GraphQLContext>({
     schema: createGraphSchema(),
-    context: ({ request }) => createContext(http, readAuth(request.headers.get('authorization')), requestInfo(request), loginThrottle),
+    context: ({ request }) => createContext(http, readAuth(request.headers.get('authorization')), requestInfo(request), loginThrottle, tracing?.fieldTracer),
     cors: corsPolicy(config.corsOrigins),
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -85,17 +93,23 @@ export function createGateway(config: GatewayConfig): Gateway {
     // Served by useGraphiQLPage, precompressed.
     graphiql: false,
     plugins: [
+      ...(tracing ? [tracing.requestPlugin] : []),
       useRequestLifecycle({
         logger: config.logger,
         policy: { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustedProxies: config.trustedProxies },
         isReady: () => ready,
+        quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])],
+        logFields: tracing?.logFields,
       }),
+      // Scrapes are answered before the request guards (a scraper sends no CSRF header).
+      ...(metrics?.plugins ?? []),
       ...useHardening({ introspection: config.introspection }),
       ...(config.graphiql ? [useGraphiQLPage({ title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) })] : []),
       useGraphQlJit(),
       // A client that goes away cancels its request: no further upstream call starts (the
       // request's signal reaches the upstream layer through its scope) and execution stops.
       useExecutionCancellation(),
+      ...(tracing ? [tracing.operationPlugin] : []),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
     ],

@@ -153,9 +153,16 @@ function useRequestGuards({ hideSuggestions }: { hideSuggestions: boolean }): Pl
   };
 }
 
+export const HEALTH_PATH = '/healthz';
+export const READY_PATH = '/readyz';
+
 export interface LifecycleOptions {
   logger?: Logger;
   policy: RequestPolicy;
+  /** Paths probed over and over (health, readiness, metrics): logged at debug, not info. */
+  quietPaths: readonly string[];
+  /** Fields that tie the request's log line to its trace. */
+  logFields?: (request: Request) => Record<string, string> | undefined;
   /** False once a stop has begun: /readyz then tells load balancers to go elsewhere. */
   isReady: () => boolean;
 }
@@ -176,12 +183,13 @@ function errorCodes(result: unknown): string[] {
 /** The client socket's address, from the Node request under the adapter. */
 const socketAddress = (serverContext: unknown) => (serverContext as { req?: IncomingMessage } | undefined)?.req?.socket?.remoteAddress;
 
-export function useRequestLifecycle({ logger, policy, isReady }: LifecycleOptions): Plugin {
+export function useRequestLifecycle({ logger, policy, isReady, quietPaths, logFields }: LifecycleOptions): Plugin {
+  const quiet = new Set(quietPaths);
   return {
     onRequest({ request, serverContext, url, endResponse, fetchAPI }) {
       startRequestInfo(request, policy, socketAddress(serverContext));
-      if (url.pathname === '/healthz') return endResponse(json(fetchAPI.Response, 200, { status: 'ok' }));
-      if (url.pathname === '/readyz') {
+      if (url.pathname === HEALTH_PATH) return endResponse(json(fetchAPI.Response, 200, { status: 'ok' }));
+      if (url.pathname === READY_PATH) {
         return endResponse(json(fetchAPI.Response, isReady() ? 200 : 503, { status: isReady() ? 'ready' : 'shutting down' }));
       }
     },
@@ -211,9 +219,13 @@ export function useRequestLifecycle({ logger, policy, isReady }: LifecycleOption
       } catch (error) {
         logger?.warn({ requestId: info.id, err: error instanceof Error ? error.message : String(error) }, 'response headers not set');
       }
-      logger?.info(
+      if (!logger) return;
+      const level = quiet.has(new URL(request.url, 'http://gateway').pathname) ? 'debug' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
         {
           requestId: info.id,
+          ...logFields?.(request),
           operation: info.operationName,
           status: response.status,
           ms: Date.now() - info.startedAt,

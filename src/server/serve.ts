@@ -4,6 +4,7 @@ import { createGateway } from './gateway.js';
 import { checkFileHandleLimit, createHttpServer } from './http-server.js';
 import { MAX_UPSTREAM_SOCKETS } from '../upstream/http.js';
 import { createLogger } from './logger.js';
+import { HEALTH_PATH, READY_PATH } from './plugins.js';
 import type { Simulator } from '../simulator/server.js';
 
 function readConfig() {
@@ -38,7 +39,11 @@ const logger = createLogger(config.logLevel);
 const simulator = config.upstreamUrls ? undefined : await (await import('../simulator/server.js')).startSimulator({ host: '127.0.0.1' });
 const upstreamUrls = config.upstreamUrls ?? simulator!.urls;
 const demo = simulator?.customers.find((c) => c.username === 'ready@demo.test') ?? simulator?.customers[0];
-const gateway = createGateway({ ...config, upstreamUrls, logger, demoLogin: demo && { username: demo.username, password: demo.password } });
+// Tracing's modules load only when it is configured: off, it costs nothing.
+const tracing = config.tracing
+  ? (await import('../observability/tracing.js')).startTracing(config.tracing, [HEALTH_PATH, READY_PATH, ...(config.metricsPath ? [config.metricsPath] : [])])
+  : undefined;
+const gateway = createGateway({ ...config, upstreamUrls, logger, tracing, demoLogin: demo && { username: demo.username, password: demo.password } });
 const http = createHttpServer(gateway.yoga, { ...config, logger });
 checkFileHandleLimit(config.maxConnections, MAX_UPSTREAM_SOCKETS, logger);
 const port = await http.listen(config.port, config.host);
@@ -60,7 +65,7 @@ async function stop(signal: NodeJS.Signals) {
   gateway.drain();
   await http.drain(config.shutdownGraceMs);
   gateway.close();
-  await simulator?.close();
+  await Promise.all([simulator?.close(), tracing?.shutdown()]);
   logger.info({ ms: Date.now() - startedAt }, 'stopped');
   process.exit(0);
 }

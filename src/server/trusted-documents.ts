@@ -25,3 +25,9 @@ export function useTrustedDocuments(mode: 'allow' | 'only') {
   });
 }
 
+
+/** The operation names of the registered documents: the only ones metrics name (others are "other"). */
+export function registeredOperationNames(): string[] {
+  const documents = Object.values(JSON.parse(readFileSync(TRUSTED_DOCUMENTS, 'utf8')) as Record<string, string>);
+  return [...new Set(documents.flatMap((document) => [...document.matchAll(/\b(?:query|mutation|subscription)\s+(\w+)/g)].map((match) => match[1]!)))];
+}

@@ -29,6 +29,43 @@ export interface RequestScope {
 
 export type UpstreamResult = { ok: true; status: number; body: string } | { ok: false; failure: UpstreamFailure };
 
+/** How a call ended, for whoever watches calls: the status (or the failure's kind), its retries, its time. */
+export interface CallOutcome {
+  status: number | UpstreamFailure['kind'];
+  retries: number;
+  ms: number;
+}
+
+/** One watched call: headers to send with it (a traceparent), fields for its log line, and its end. */
+export interface CallWatch {
+  headers?: Record<string, string>;
+  logFields?: Record<string, string>;
+  end(outcome: CallOutcome): void;
+}
+
+/** Watches upstream calls as they happen (traces, metrics); the observability layer provides it. */
+export interface CallObserver {
+  start(operation: OperationName): CallWatch;
+  /** A call that was not made: the request's budget was spent, or a parameter could not be sent. */
+  refused?(operation: OperationName, reason: 'budget' | 'unsendable'): void;
+}
+
+/** One observer that tells each of several; none when there is nothing to watch (no cost at all). */
+export function combineObservers(observers: readonly CallObserver[]): CallObserver | undefined {
+  if (observers.length <= 1) return observers[0];
+  return {
+    start(operation) {
+      const watches = observers.map((observer) => observer.start(operation));
+      return {
+        headers: Object.assign({}, ...watches.map((watch) => watch.headers)),
+        logFields: Object.assign({}, ...watches.map((watch) => watch.logFields)),
+        end: (outcome) => watches.forEach((watch) => watch.end(outcome)),
+      };
+    },
+    refused: (operation, reason) => observers.forEach((observer) => observer.refused?.(operation, reason)),
+  };
+}
+
 export interface UpstreamHttp {
   send(operation: OperationName, call: UpstreamCall, scope: RequestScope): Promise<UpstreamResult>;
   /** Closes the keep-alive connections (at shutdown). */
@@ -42,6 +79,7 @@ export interface UpstreamHttpOptions {
   /** Larger answers are cut off: no upstream body is worth holding a request's memory hostage. */
   maxBodyBytes: number;
   logger?: Logger;
+  observer?: CallObserver;
 }
 
 // Network errors worth one more try on an idempotent GET. A timeout is not among them:
@@ -57,7 +95,7 @@ export const MAX_UPSTREAM_SOCKETS = HOSTS.length * AGENT_OPTIONS.maxSockets;
  * One got instance and one keep-alive agent per upstream host, made once per gateway:
  * they hold connections, never data, so sharing them between requests is safe.
  */
-export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, logger }: UpstreamHttpOptions): UpstreamHttp {
+export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, logger, observer }: UpstreamHttpOptions): UpstreamHttp {
   const agents: http.Agent[] = [];
   const clients = {} as Record<HostName, Got>;
   for (const name of HOSTS) {
@@ -101,6 +139,8 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
     if (bearer) headers.authorization = `Bearer ${bearer}`;
     if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
     if (scope.clientAddress) headers['x-forwarded-for'] = scope.clientAddress;
+    const watch = observer?.start(operation);
+    if (watch?.headers) Object.assign(headers, watch.headers);
 
     let result: UpstreamResult;
     let retryCount = 0;
@@ -136,12 +176,14 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
       if (error instanceof RequestError) retryCount = error.request?.retryCount ?? 0;
       result = { ok: false, failure: oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
     }
+    const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind;
+    const ms = Date.now() - startedAt;
+    watch?.end({ status, retries: retryCount, ms });
     if (!result.ok && result.failure.kind === 'exhausted') {
-      logger?.error({ requestId: scope.id, operation, code: result.failure.code }, 'out of file handles: upstream call not made');
+      logger?.error({ requestId: scope.id, ...watch?.logFields, operation, code: result.failure.code }, 'out of file handles: upstream call not made');
     }
     if (logger?.isLevelEnabled('debug')) {
-      const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind;
-      logger.debug({ requestId: scope.id, operation, status, ms: Date.now() - startedAt, retries: retryCount }, 'upstream call');
+      logger.debug({ requestId: scope.id, ...watch?.logFields, operation, status, ms, retries: retryCount }, 'upstream call');
     }
     return result;
   }
@@ -149,8 +191,14 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
   return {
     send(operation, call, scope) {
       if (scope.signal?.aborted) return Promise.resolve({ ok: false, failure: { kind: 'cancelled' } });
-      if (call.params && !sendable(operation, call.params)) return Promise.resolve({ ok: false, failure: { kind: 'unsendable' } });
-      if (!scope.budget.take()) return Promise.resolve({ ok: false, failure: { kind: 'budget', limit: scope.budget.limits.calls } });
+      if (call.params && !sendable(operation, call.params)) {
+        observer?.refused?.(operation, 'unsendable');
+        return Promise.resolve({ ok: false, failure: { kind: 'unsendable' } });
+      }
+      if (!scope.budget.take()) {
+        observer?.refused?.(operation, 'budget');
+        return Promise.resolve({ ok: false, failure: { kind: 'budget', limit: scope.budget.limits.calls } });
+      }
       return scope.budget.run(() => attempt(operation, call, scope));
     },
     close() {

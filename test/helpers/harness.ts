@@ -33,6 +33,7 @@ export async function listen(server: Server): Promise<string> {
 export async function startGateway(config: Partial<GatewayConfig & HttpServerOptions> & Pick<GatewayConfig, 'upstreamUrls'>) {
   const settings = {
     ...loadConfig({}),
+    tracing: undefined,
     upstreamTimeoutMs: 2000,
     // Every test gateway logs at debug into the capture that test/setup/no-secrets-in-logs checks.
     logger: captureLogger(),

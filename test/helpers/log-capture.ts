@@ -1,9 +1,11 @@
 import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
+import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { Logger } from 'pino';
 import { createLogger } from '../../src/server/logger.js';
 
 /** Every log line the gateways of this test file wrote, at debug level. */
 export const capturedLogLines: string[] = [];
+const spanExporters: InMemorySpanExporter[] = [];
 
 /** The gateway's own logger (its redaction included), writing into capturedLogLines. */
 export function captureLogger(): Logger {
@@ -16,8 +18,25 @@ export function captureLogger(): Logger {
   return createLogger('debug', sink);
 }
 
-// What must never appear in a log line: a JWT, a bearer header, a demo or test password.
+/**
+ * The gateway's tracing over an in-memory exporter, whose spans the no-secrets check reads
+ * too. (Loaded on demand: most test files never trace.)
+ */
+export async function captureTracing(untracedPaths: readonly string[] = ['/healthz', '/readyz', '/metrics']) {
+  const { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } = await import('@opentelemetry/sdk-trace');
+  const { createTracing } = await import('../../src/observability/tracing.js');
+  const exporter = new InMemorySpanExporter();
+  spanExporters.push(exporter);
+  const tracing = createTracing(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }), { serviceName: 'order-graph', untracedPaths });
+  return { tracing, spans: (): ReadableSpan[] => exporter.getFinishedSpans() };
+}
+
+/** Each exported span as text: its name, attributes, events and status. */
+export const capturedSpanTexts = () =>
+  spanExporters.flatMap((exporter) => exporter.getFinishedSpans()).map((span) => JSON.stringify({ name: span.name, attributes: span.attributes, events: span.events, status: span.status }));
+
+// What must never appear in a log line or a span: a JWT, a bearer header, a demo or test password.
 const SECRET_PATTERNS = [/eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}/, /Bearer\s/i, /demo-password-\d/, /wrong-password/, /opaque-access-token/];
 
-/** The captured lines that hold a secret. */
-export const leakedLines = () => capturedLogLines.filter((line) => SECRET_PATTERNS.some((p) => p.test(line)));
+/** The captured lines and spans that hold a secret. */
+export const leakedLines = () => [...capturedLogLines, ...capturedSpanTexts()].filter((line) => SECRET_PATTERNS.some((p) => p.test(line)));

@@ -6,13 +6,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Agent, request } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LoginDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { HOSTS } from '../../src/upstream/contract.js';
-import { execute, graphqlClient } from '../helpers/harness.js';
+import { execute, graphqlClient, listen } from '../helpers/harness.js';
 import { childrenOf, isRunning, killStarted, PROJECT_NODE_BIN, PROJECT_PATH, ROOT, rssMb, startProcess } from '../helpers/process.js';
 
 const npmStart = (env: Record<string, string>) => startProcess('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn', ...env });
@@ -275,5 +275,44 @@ describe('out of file handles', () => {
     expect(lines.filter((line) => line.level === 50)).toContainEqual(expect.objectContaining({ msg: 'out of file handles: upstream call not made', code: 'EMFILE', operation: 'orderDetails' }));
     for (const hog of hogs) hog.destroy();
     agent.destroy();
+  });
+});
+
+describe('observability, configured by environment', () => {
+  it('OTEL_* variables: the compiled server exports its spans to a collector (flushed on SIGTERM); /metrics is served by default', async () => {
+    const bodies: string[] = [];
+    const collector = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        bodies.push(`${req.url} ${req.headers['content-type']} ${body}`);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    const base = await listen(collector);
+    try {
+      const started = startProcess('node', ['dist/src/server/main.js'], {
+        ...slow.urls,
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+        OTEL_EXPORTER_OTLP_ENDPOINT: base,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'order-graph-e2e',
+      });
+      const [, url] = await started.output(LISTENING);
+      const client = graphqlClient(url!, token);
+      client.setHeader('traceparent', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+      expect((await execute(client, WholeOrderDocument)).errors).toEqual([]);
+      const metrics = await fetch(`${new URL(url!).origin}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('graphql_yoga_http_duration_count{operationName="WholeOrder",outcome="ok"} 1');
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+      const exported = bodies.join('\n');
+      expect(exported).toMatch(/^\/v1\/traces application\/json /);
+      for (const text of ['order-graph-e2e', '4bf92f3577b34da6a3ce929d0e0e4736', 'query.WholeOrder', 'me.orders.0.pickup']) expect(exported).toContain(text);
+    } finally {
+      await new Promise((resolve) => collector.close(resolve));
+    }
   });
 });

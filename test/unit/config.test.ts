@@ -36,7 +36,43 @@ describe('loadConfig', () => {
       graphiql: true,
       introspection: true,
       trustedDocuments: 'off',
+      tracing: null,
+      metricsPath: '/metrics',
     });
+  });
+
+  it('tracing is on when an exporter or an OTLP endpoint is set, from the standard OTEL_* variables', () => {
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toBeNull();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_SDK_DISABLED: 'true' }).tracing).toBeNull();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+      exporter: 'otlp',
+      protocol: 'http/protobuf',
+      endpoint: 'http://collector:4318/v1/traces',
+      serviceName: 'order-graph',
+      sampler: 'parentbased_always_on',
+      samplerRatio: 1,
+    });
+    expect(
+      loadConfig({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/otlp/v1/traces',
+        OTEL_SERVICE_NAME: 'orders-gateway',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      }).tracing,
+    ).toEqual({
+      exporter: 'otlp',
+      protocol: 'http/json',
+      endpoint: 'https://traces.example.com/otlp/v1/traces',
+      serviceName: 'orders-gateway',
+      sampler: 'parentbased_traceidratio',
+      samplerRatio: 0.25,
+    });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracing).toMatchObject({ exporter: 'console' });
+    expect(loadConfig({ METRICS_PATH: 'off' }).metricsPath).toBeNull();
+    expect(loadConfig({ METRICS_PATH: '/internal/metrics' }).metricsPath).toBe('/internal/metrics');
   });
 
   it('takes all five upstream URLs, path prefixes included', () => {
@@ -118,6 +154,10 @@ describe('loadConfig', () => {
     ['CORS_ORIGINS', 'null', 'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *'],
     ['CORS_ORIGINS', 'https://app.example.com/path', 'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *'],
     ['SIMULATOR', 'perhaps', 'SIMULATOR must be on or off'],
+    ['OTEL_TRACES_EXPORTER', 'zipkin', 'OTEL_TRACES_EXPORTER must be one of otlp, console, none'],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc', 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported)'],
+    ['OTEL_TRACES_SAMPLER_ARG', '1.5', 'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1'],
+    ['METRICS_PATH', 'metrics', 'METRICS_PATH must be a path such as /metrics, or off'],
   ])('%s=%s: "%s"', (name, value, message) => {
     expect(problems({ [name]: value })).toEqual([message]);
   });

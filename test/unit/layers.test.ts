@@ -31,7 +31,8 @@ const layerOf = (file: string) => (file.includes('/') ? file.split('/')[0]! : fi
 // upstream; the graph maps the upstream; the upstream knows only the contract and the
 // error codes; the simulator plays the upstream; the SDK and the CLI are clients.
 const MAY_IMPORT: Record<string, string[]> = {
-  server: ['graph', 'upstream', 'errors', 'simulator', 'client'],
+  server: ['graph', 'upstream', 'errors', 'simulator', 'client', 'observability'],
+  observability: ['graph', 'upstream', 'errors'],
   graph: ['upstream', 'errors'],
   upstream: ['errors'],
   errors: ['upstream'],

@@ -5,6 +5,6 @@ import { ordersPage } from './order.js';
 
 export const Customer: CustomerResolvers = {
   createdAt: ({ createdAt }) => toDateTime(createdAt),
-  orders: async (_customer, page, { loaders }) => ordersPage(await loaders.orders.load(CALLER), page),
-  orderCount: async (_customer, _args, { loaders }) => (await loaders.orders.load(CALLER)).length,
+  orders: async (_customer, page, { loaders }, info) => ordersPage(await loaders.orders.load(CALLER, info), page),
+  orderCount: async (_customer, _args, { loaders }, info) => (await loaders.orders.load(CALLER, info)).length,
 };

@@ -37,20 +37,20 @@ export const Order: OrderResolvers = {
   product: ({ product }) => product ?? null,
   configuration: ({ configuration }) => configuration ?? null,
 
-  vehicle: ({ id, reservationId }, _args, { loaders }) => loaders.vehicle.load({ orderId: id, reservationId }),
-  pickup: ({ id }, _args, { loaders }) => loaders.pickup.load(id),
-  estimate: ({ id }, _args, { loaders }) => loaders.estimate.load(id),
-  addresses: ({ id }, _args, { loaders }) => loaders.addresses.load(id),
-  shippingAddress: async ({ id }, _args, { loaders }) => {
-    const addresses = await loaders.addresses.load(id);
+  vehicle: ({ id, reservationId }, _args, { loaders }, info) => loaders.vehicle.load({ orderId: id, reservationId }, info),
+  pickup: ({ id }, _args, { loaders }, info) => loaders.pickup.load(id, info),
+  estimate: ({ id }, _args, { loaders }, info) => loaders.estimate.load(id, info),
+  addresses: ({ id }, _args, { loaders }, info) => loaders.addresses.load(id, info),
+  shippingAddress: async ({ id }, _args, { loaders }, info) => {
+    const addresses = await loaders.addresses.load(id, info);
     return addresses && pickShippingAddress(addresses);
   },
-  payments: async ({ id }, { feeType }, { loaders }) => {
-    const payments = await loaders.payments.load({ orderId: id, feeType });
+  payments: async ({ id }, { feeType }, { loaders }, info) => {
+    const payments = await loaders.payments.load({ orderId: id, feeType }, info);
     return payments && payments.filter((payment) => payment.feeType === feeType);
   },
-  tradeIn: async (order, _args, { loaders }) => {
-    const tradeIn = await loaders.tradeIn.load(order.reservationId);
+  tradeIn: async (order, _args, { loaders }, info) => {
+    const tradeIn = await loaders.tradeIn.load(order.reservationId, info);
     return tradeIn && withCurrency(tradeIn, order);
   },
 };

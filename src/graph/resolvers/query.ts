@@ -1,4 +1,4 @@
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Kind, responsePathAsArray, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import type { QueryResolvers } from '../__generated__/resolvers-types.js';
 import { CALLER } from '../loaders.js';
 import { ordersPage } from './order.js';
@@ -22,11 +22,15 @@ export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
 export const Query: QueryResolvers = {
   me: (_parent, _args, { loaders }, info) => {
     // graphql-js resolves `me.orders` only once `me` has resolved; starting the order list
-    // now keeps the whole-order query at two upstream waves instead of three.
-    if (selectsField(info, 'orders')) loaders.orders.load(CALLER).catch(() => undefined);
-    return loaders.customer.load(CALLER);
+    // now keeps the whole-order query at two upstream waves instead of three. It is asked
+    // for on behalf of that field.
+    if (selectsField(info, 'orders')) {
+      const path = `${responsePathAsArray(info.path).join('.')}.orders`;
+      loaders.orders.load(CALLER, { type: 'Customer', field: 'orders', path }).catch(() => undefined);
+    }
+    return loaders.customer.load(CALLER, info);
   },
-  orders: async (_parent, page, { loaders }) => ordersPage(await loaders.orders.load(CALLER), page),
+  orders: async (_parent, page, { loaders }, info) => ordersPage(await loaders.orders.load(CALLER, info), page),
   // Only ids from the caller's own list ever reach the per-order calls.
-  order: async (_parent, { id }, { loaders }) => (await loaders.orders.load(CALLER)).find((order) => order.id === id) ?? null,
+  order: async (_parent, { id }, { loaders }, info) => (await loaders.orders.load(CALLER, info)).find((order) => order.id === id) ?? null,
 };

@@ -1,0 +1,131 @@
+// Observability: Prometheus metrics (prom-client, yoga's prometheus plugin), served at GET
+// on their own path. Every label value is bounded: operation names the SDK registered (else
+// "other"), error codes, contract operationIds, status classes; never an id or a raw path.
+import { createCounter, createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import type { ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Loaders } from '../graph/loaders.js';
+import type { CallObserver, CallOutcome } from '../upstream/http.js';
+
+export interface Metrics {
+  plugins: Plugin[];
+  callObserver: CallObserver;
+  registry: Registry;
+}
+
+// The envelop metrics this gateway does not report (each costs time on every request).
+const OFF = {
+  graphql_envelop_deprecated_field: false,
+  graphql_envelop_request: false,
+  graphql_envelop_request_duration: false,
+  graphql_envelop_request_time_summary: false,
+  graphql_envelop_phase_parse: false,
+  graphql_envelop_phase_validate: false,
+  graphql_envelop_phase_context: false,
+  graphql_envelop_phase_execute: false,
+  graphql_envelop_phase_subscribe: false,
+  graphql_envelop_schema_change: false,
+} as const;
+
+// The code the caller sees for an error that has none yet when it is counted.
+const PHASE_CODES: Record<string, string> = { parse: 'GRAPHQL_PARSE_FAILED', validate: 'GRAPHQL_VALIDATION_FAILED', execute: 'INTERNAL_SERVER_ERROR' };
+
+/** An upstream call's status as a label: 2xx…5xx, or what went wrong without one (timeout, network…). */
+const statusClass = ({ status }: CallOutcome) => (typeof status === 'number' ? `${Math.floor(status / 100)}xx` : status);
+
+/**
+ * The gateway's metrics, in a registry of its own: requests by operation and outcome with
+ * their duration, errors by code, upstream calls by operation and status class with their
+ * duration, retries, budget refusals, loads the DataLoaders saved, requests in flight, and
+ * the process's default metrics.
+ */
+export function createMetrics({ path, knownOperations }: { path: string; knownOperations: readonly string[] }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const known = new Set(knownOperations);
+  const operationLabel = (name: string | undefined) => (!name ? 'anonymous' : known.has(name) ? name : 'other');
+  const outcomes = new WeakMap<Request, 'ok' | 'errors'>();
+
+  const upstreamCalls = new Histogram({
+    name: 'order_graph_upstream_call_duration_seconds',
+    help: 'Upstream calls by contract operationId and status class (2xx…5xx, or timeout, network, malformed, oversized, exhausted, cancelled), with their duration.',
+    labelNames: ['operation', 'status_class'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const retries = new Counter({ name: 'order_graph_upstream_retries_total', help: 'Retries of upstream calls, by operationId.', labelNames: ['operation'], registers: [registry] });
+  const refusals = new Counter({
+    name: 'order_graph_upstream_calls_refused_total',
+    help: 'Upstream calls not made: the request had spent its budget (budget), or an id could not be sent (unsendable).',
+    labelNames: ['operation', 'reason'],
+    registers: [registry],
+  });
+  const saved = new Counter({ name: 'order_graph_dataloader_loads_saved_total', help: 'Loads the per-request DataLoaders served without an upstream call of their own.', registers: [registry] });
+  const inFlight = new Gauge({ name: 'order_graph_http_requests_in_flight', help: 'HTTP requests being handled.', registers: [registry] });
+
+  const ourMetrics: Plugin = {
+    instrumentation: {
+      request: async (_payload, wrapped) => {
+        inFlight.inc();
+        try {
+          return await wrapped();
+        } finally {
+          inFlight.dec();
+        }
+      },
+    },
+    onExecute: () => ({
+      onExecuteDone({ args }) {
+        const { stats } = (args.contextValue as { loaders?: Loaders }).loaders ?? {};
+        if (stats && stats.loads > stats.fetches) saved.inc(stats.loads - stats.fetches);
+      },
+    }),
+    onResultProcess({ request, result }) {
+      const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
+      outcomes.set(request, results.some((single) => single?.errors?.length) ? 'errors' : 'ok');
+    },
+  };
+
+  const prometheus = usePrometheus({
+    registry,
+    endpoint: path,
+    metrics: {
+      ...OFF,
+      graphql_yoga_http_duration: createHistogram({
+        registry,
+        histogram: {
+          name: 'graphql_yoga_http_duration',
+          help: 'GraphQL requests by operation name (the registered ones, else "other") and outcome (ok, errors, refused), with their duration.',
+          labelNames: ['operationName', 'outcome'],
+        },
+        fillLabelsFn: (params, { request, response }: { request: Request; response: Response }) => ({
+          operationName: operationLabel(params.operationName),
+          outcome: response.status >= 400 ? 'refused' : (outcomes.get(request) ?? 'ok'),
+        }),
+      }),
+      graphql_envelop_error_result: createCounter({
+        registry,
+        counter: { name: 'graphql_envelop_error_result', help: 'GraphQL errors by extensions.code and the phase they came from.', labelNames: ['code', 'phase'] },
+        fillLabelsFn: ({ error, errorPhase = 'execute' }) => ({
+          code: String((error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code ?? PHASE_CODES[errorPhase] ?? 'INTERNAL_SERVER_ERROR'),
+          phase: errorPhase,
+        }),
+      }),
+    },
+  });
+
+  return {
+    plugins: [ourMetrics, prometheus],
+    registry,
+    callObserver: {
+      start: (operation) => ({
+        end(outcome) {
+          upstreamCalls.observe({ operation, status_class: statusClass(outcome) }, outcome.ms / 1000);
+          if (outcome.retries > 0) retries.inc({ operation }, outcome.retries);
+        },
+      }),
+      refused: (operation, reason) => refusals.inc({ operation, reason }),
+    },
+  };
+}

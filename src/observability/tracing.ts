@@ -1,0 +1,189 @@
+// Observability: OpenTelemetry traces of each request, operation, field that asks the
+// upstream, and upstream call. Loaded only when tracing is configured.
+import { useOpenTelemetry } from '@envelop/opentelemetry';
+import {
+  context,
+  createContextKey,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type TextMapGetter,
+  type Tracer,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Plugin } from 'graphql-yoga';
+import type { FieldTracer } from '../graph/loaders.js';
+import { CONTRACT } from '../upstream/contract.js';
+import type { CallObserver } from '../upstream/http.js';
+import type { TracingSettings } from './settings.js';
+
+/** What the gateway needs to trace: its plugins, the field tracer, the call observer. */
+export interface Tracing {
+  /** The HTTP server span of each request, continuing the caller's traceparent: the first plugin. */
+  requestPlugin: Plugin;
+  /** The operation's span, named "query.WholeOrder": after any plugin that replaces the executor (graphql-jit). */
+  operationPlugin: Plugin;
+  fieldTracer: FieldTracer;
+  callObserver: CallObserver;
+  /** `trace_id` and `span_id` of a request's server span, for its log line. */
+  logFields(request: Request): Record<string, string> | undefined;
+  /** Sends the spans still buffered (at shutdown). */
+  shutdown(): Promise<void>;
+}
+
+// The asking field's path travels with the context into the upstream call's span.
+const FIELD_PATH = createContextKey('order-graph.field-path');
+const propagator = new W3CTraceContextPropagator();
+const headerGetter: TextMapGetter<Headers> = {
+  keys: (headers) => [...headers.keys()],
+  get: (headers, key) => headers.get(key) ?? undefined,
+};
+
+let contextManagerSet = false;
+/** Async context for the whole process: a field's span stays current across the loaders' ticks. */
+function useAsyncContext() {
+  if (contextManagerSet) return;
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  contextManagerSet = true;
+}
+
+const idsOf = (span: Span) => ({ trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
+
+/**
+ * Tracing over a tracer provider. Spans never carry a token, a password, a query string or
+ * an upstream body: only methods, route templates, operation names, field paths, statuses.
+ */
+export function createTracing(provider: TracerProvider, options: { serviceName: string; untracedPaths: readonly string[] }): Tracing {
+  useAsyncContext();
+  const tracer: Tracer = provider.getTracer('order-graph');
+  const serverSpans = new WeakMap<Request, Span>();
+  const untraced = new Set(options.untracedPaths);
+
+  const httpSpans: Plugin = {
+    instrumentation: {
+      request({ request }, wrapped) {
+        const path = new URL(request.url, 'http://gateway').pathname;
+        if (untraced.has(path)) return wrapped();
+        const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
+        const span = tracer.startSpan(
+          `${request.method} ${path}`,
+          { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': path } },
+          parent,
+        );
+        serverSpans.set(request, span);
+        return context.with(trace.setSpan(parent, span), wrapped);
+      },
+    },
+    onResponse({ request, response }) {
+      const span = serverSpans.get(request);
+      if (!span) return;
+      span.setAttribute('http.response.status_code', response.status);
+      if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    },
+  };
+
+  return {
+    requestPlugin: httpSpans,
+    // Execution runs inside the operation's span. No document or variables as attributes:
+    // they may hold credentials (and printing costs CPU).
+    operationPlugin: useOpenTelemetry({ resolvers: false, variables: false, result: false, document: false }, provider, SpanKind.INTERNAL, {}, options.serviceName) as Plugin,
+
+    fieldTracer: {
+      start({ type, field, path }) {
+        const parent = context.active();
+        const span = tracer.startSpan(`${type}.${field}`, { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } }, parent);
+        const inside = trace.setSpan(parent, span).setValue(FIELD_PATH, path);
+        return {
+          run: (work) => context.with(inside, work),
+          end(error) {
+            if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: (error as { extensions?: { code?: string } }).extensions?.code ?? 'error' });
+            span.end();
+          },
+        };
+      },
+    },
+
+    callObserver: {
+      start(operation) {
+        const parent = context.active();
+        const { method, path } = CONTRACT[operation];
+        const fieldPath = parent.getValue(FIELD_PATH) as string | undefined;
+        const span = tracer.startSpan(
+          `${method} ${path}`,
+          {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              'http.request.method': method,
+              'url.template': path,
+              'order_graph.upstream.operation': operation,
+              'order_graph.upstream.host': CONTRACT[operation].host,
+              ...(fieldPath ? { 'graphql.field.path': fieldPath } : {}),
+            },
+          },
+          parent,
+        );
+        // The call's own traceparent goes upstream, so the REST service's spans join this trace.
+        const headers: Record<string, string> = {};
+        propagator.inject(trace.setSpan(parent, span), headers, { set: (carrier, key, value) => void (carrier[key] = value) });
+        return {
+          headers,
+          logFields: idsOf(span),
+          end({ status, retries }) {
+            if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
+            else span.setAttribute('error.type', status);
+            if (retries > 0) span.setAttribute('http.request.resend_count', retries);
+            if (typeof status !== 'number' || status >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
+            span.end();
+          },
+        };
+      },
+    },
+
+    logFields(request) {
+      const span = serverSpans.get(request);
+      return span && idsOf(span);
+    },
+
+    shutdown: () => provider.shutdown(),
+  };
+}
+
+function sampler({ sampler: name, samplerRatio }: TracingSettings): Sampler {
+  const root = name.endsWith('always_off') ? new AlwaysOffSampler() : name.endsWith('traceidratio') ? new TraceIdRatioBasedSampler(samplerRatio) : new AlwaysOnSampler();
+  return name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+}
+
+/** Tracing as the OTEL_* variables configure it, exporting over OTLP (protobuf or JSON over HTTP) or to the console. */
+export function startTracing(settings: TracingSettings, untracedPaths: readonly string[]): Tracing {
+  const exporter =
+    settings.exporter === 'console'
+      ? new ConsoleSpanExporter()
+      : settings.protocol === 'http/json'
+        ? new OtlpJsonExporter({ url: settings.endpoint })
+        : new OtlpProtobufExporter({ url: settings.endpoint });
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
+    sampler: sampler(settings),
+    spanProcessors: [settings.exporter === 'console' ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter })],
+  });
+  return createTracing(provider, { serviceName: settings.serviceName, untracedPaths });
+}
