@@ -146,7 +146,7 @@ export function createTracing(provider: TracerProvider, options: { serviceName: 
         propagator.inject(trace.setSpan(parent, span), headers, { set: (carrier, key, value) => void (carrier[key] = value) });
         return {
           headers,
-          logFields: idsOf(span),
+          logFields: () => idsOf(span),
           end({ status, retries }) {
             if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
             else span.setAttribute('error.type', status);

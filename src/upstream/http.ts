@@ -39,7 +39,8 @@ export interface CallOutcome {
 /** One watched call: headers to send with it (a traceparent), fields for its log line, and its end. */
 export interface CallWatch {
   headers?: Record<string, string>;
-  logFields?: Record<string, string>;
+  /** Asked for only when the call is logged. */
+  logFields?(): Record<string, string>;
   end(outcome: CallOutcome): void;
 }
 
@@ -58,7 +59,7 @@ export function combineObservers(observers: readonly CallObserver[]): CallObserv
       const watches = observers.map((observer) => observer.start(operation));
       return {
         headers: Object.assign({}, ...watches.map((watch) => watch.headers)),
-        logFields: Object.assign({}, ...watches.map((watch) => watch.logFields)),
+        logFields: () => Object.assign({}, ...watches.map((watch) => watch.logFields?.())),
         end: (outcome) => watches.forEach((watch) => watch.end(outcome)),
       };
     },
@@ -103,8 +104,14 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
       ? { https: new https.Agent(AGENT_OPTIONS) }
       : { http: new http.Agent(AGENT_OPTIONS) };
     agents.push(agent.https ?? agent.http);
+    const transport = urls[name].startsWith('https:') ? https : http;
     clients[name] = got.extend({
       agent,
+      // got hands its request function some forty options, nearly all of them TLS settings
+      // left undefined, which Node's client and agent then copy on every call; only these
+      // matter to a plain keep-alive HTTP(S) call.
+      request: (url: URL, options: http.RequestOptions, callback?: (response: http.IncomingMessage) => void) =>
+        transport.request(url, { method: options.method, headers: options.headers, agent: options.agent, setHost: options.setHost }, callback),
       timeout: { request: timeoutMs },
       retry: {
         limit: retries,
@@ -145,20 +152,21 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
     let result: UpstreamResult;
     let retryCount = 0;
     let oversized = false;
-    // A prebuilt URL: got's searchParams handling costs more than the call needs.
-    const pending = clients[host](operationUrl(urls, operation, params), {
+    // A URL built here: got's searchParams handling, and its character-by-character check of a
+    // URL string, cost more than the call needs.
+    const pending = clients[host](new URL(operationUrl(urls, operation, params)), {
       method,
       json,
       headers,
       // The per-call timeout, shortened to what is left of the request's deadline.
       timeout: { request: Math.min(timeoutMs, remaining) },
       context: { deadline: scope.deadline, budget: scope.budget },
-      signal: scope.signal,
     });
     let clientRequest: http.ClientRequest | undefined;
     pending.on('request', (request) => {
       clientRequest = request;
     });
+    const untrack = cancelOnAbort(scope, () => clientRequest?.destroy(Object.assign(new Error('the client went away'), { code: 'ERR_CANCELLED' })));
     pending.on('downloadProgress', ({ transferred }) => {
       if (transferred > maxBodyBytes && !oversized) {
         oversized = true;
@@ -175,15 +183,17 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
     } catch (error) {
       if (error instanceof RequestError) retryCount = error.request?.retryCount ?? 0;
       result = { ok: false, failure: oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
+    } finally {
+      untrack();
     }
     const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind;
     const ms = Date.now() - startedAt;
     watch?.end({ status, retries: retryCount, ms });
     if (!result.ok && result.failure.kind === 'exhausted') {
-      logger?.error({ requestId: scope.id, ...watch?.logFields, operation, code: result.failure.code }, 'out of file handles: upstream call not made');
+      logger?.error({ requestId: scope.id, ...watch?.logFields?.(), operation, code: result.failure.code }, 'out of file handles: upstream call not made');
     }
     if (logger?.isLevelEnabled('debug')) {
-      logger.debug({ requestId: scope.id, ...watch?.logFields, operation, status, ms, retries: retryCount }, 'upstream call');
+      logger.debug({ requestId: scope.id, ...watch?.logFields?.(), operation, status, ms, retries: retryCount }, 'upstream call');
     }
     return result;
   }
@@ -205,6 +215,24 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
       for (const agent of agents) agent.destroy();
     },
   };
+}
+
+// The calls running for each request, cancelled together when its client goes away: one
+// abort listener per request (got's own `signal` option would add one per call, and costs
+// about a tenth of the gateway's CPU under load).
+const running = new WeakMap<RequestScope, Set<() => void>>();
+
+function cancelOnAbort(scope: RequestScope, cancel: () => void): () => void {
+  const { signal } = scope;
+  if (!signal) return () => undefined;
+  let cancels = running.get(scope);
+  if (!cancels) {
+    const set = new Set<() => void>();
+    signal.addEventListener('abort', () => set.forEach((cancelOne) => cancelOne()), { once: true });
+    running.set(scope, (cancels = set));
+  }
+  cancels.add(cancel);
+  return () => cancels.delete(cancel);
 }
 
 // A value no call may carry: an unpaired surrogate (it cannot be encoded; URLSearchParams
