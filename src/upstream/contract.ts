@@ -113,7 +113,7 @@ export function contractPath(operation: OperationName, params: Readonly<Record<s
   const spec = operationSpec(operation);
   const path = spec.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
   if (!spec.query) return path;
-  return `${path}?${new URLSearchParams(spec.query.map((name) => [name, params[name] ?? '']))}`;
+  return `${path}?${new URLSearchParams(spec.query.map((name): [string, string] => [name, params[name] ?? '']))}`;
 }
 
 /** The full URL of a call: the host's base (which may carry a path prefix) and the operation's path. */
