@@ -29,6 +29,7 @@ const config: CodegenConfig = {
           Payment: '../mappers.js#Payment',
           TradeIn: '../mappers.js#TradeInParent',
           TradeInVehicle: '../mappers.js#TradeInVehicle',
+          OrderUpdate: '../mappers.js#OrderUpdateParent',
         },
       },
     },

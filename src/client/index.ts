@@ -2,57 +2,29 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { ClientError, GraphQLClient, type Variables } from 'graphql-request';
-import type { ErrorCode } from '../errors.js';
 import {
   LoginDocument,
   MeDocument,
   OrderByIdDocument,
   OrderSummaryDocument,
+  OrderUpdatesDocument,
   RefreshTokensDocument,
+  WholeOrderDeferredDocument,
   WholeOrderDocument,
+  type OrderUpdatesSubscription,
+  type WholeOrderDeferredQuery,
   type TokenSetFieldsFragment,
 } from './__generated__/graphql.js';
+import { OrderClientError, type OrderGraphError, type OrderResult } from './results.js';
+import { createStreamTransport, isTransportFailure } from './streams.js';
 
 export * from './__generated__/graphql.js';
+export * from './results.js';
 export { ORDER_STAGES } from '../upstream/contract.js';
 export { AVAILABLE_FROM } from '../graph/order-fields.js';
 
 /** The token set the API hands out; expirations are ISO 8601 UTC strings. */
 export type Tokens = TokenSetFieldsFragment;
-
-/** An error as the API sends it; `extensions.code` is what to switch on. */
-export interface OrderGraphError {
-  message: string;
-  path?: ReadonlyArray<string | number>;
-  extensions?: {
-    code?: ErrorCode | 'PERSISTED_QUERY_NOT_FOUND' | (string & {});
-    operation?: string;
-    upstreamStatus?: number;
-    retryAfterSeconds?: number;
-  };
-}
-
-/**
- * A query's outcome. A failing field is null in `data` with its error in `errors`, and
- * its siblings still arrive: check `errors` for the parts you need, not for the whole.
- */
-export interface OrderResult<T> {
-  data: T | null;
-  errors: OrderGraphError[];
-}
-
-/** Thrown when nothing usable came back: the API was unreachable, or login/refresh failed. */
-export class OrderClientError extends Error {
-  constructor(
-    message: string,
-    /** An API error code, or NETWORK_ERROR when the API could not be reached. */
-    readonly code: string,
-    readonly errors: OrderGraphError[] = [],
-  ) {
-    super(message);
-    this.name = 'OrderClientError';
-  }
-}
 
 export interface OrderClientOptions {
   /** The GraphQL endpoint, e.g. http://127.0.0.1:4000/graphql. */
@@ -69,6 +41,28 @@ export interface OrderClientOptions {
   /** A fetch to use instead of the global one (tests, custom agents). */
   fetch?: typeof fetch;
 }
+
+export interface WatchOptions {
+  /** Only this order (its `id`); all of the customer's orders when absent. */
+  orderId?: string;
+  /** Stops watching: the stream closes and the iteration ends. */
+  signal?: AbortSignal;
+  /** The first wait before subscribing again after the stream broke; it doubles up to 30 s. Default 1000. */
+  retryDelayMs?: number;
+}
+
+/** Errors of the caller's own making: subscribing again cannot help, so watchOrders throws them. */
+const FINAL_CODES = new Set(['BAD_USER_INPUT', 'RATE_LIMITED', 'FORBIDDEN', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND']);
+const MAX_RETRY_DELAY_MS = 30_000;
+
+const isRefused = (result: OrderResult<unknown>) => result.errors.some((error) => error.extensions?.code === 'UNAUTHENTICATED');
+
+/** Waits, unless the signal stops it first. */
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
 
 type Hashed = { __meta__?: { hash?: string } };
 
@@ -95,7 +89,9 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
     }
     return fetchImpl(input, init);
   };
-  const client = new GraphQLClient(endpoint, { errorPolicy: 'all', fetch: persistedDocuments ? sendPersisted : fetchImpl });
+  const transport = persistedDocuments ? sendPersisted : fetchImpl;
+  const client = new GraphQLClient(endpoint, { errorPolicy: 'all', fetch: transport });
+  const stream = createStreamTransport({ endpoint, fetch: transport, accessToken: () => tokens?.accessToken ?? null });
 
   async function send<T, V extends Variables>(
     document: TypedDocumentNode<T, V>,
@@ -148,17 +144,81 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
   async function request<T, V extends Variables>(document: TypedDocumentNode<T, V>, variables?: V): Promise<OrderResult<T>> {
     const usedToken = tokens?.accessToken ?? null;
     const result = await send(document, variables, usedToken);
-    const refused = result.errors.some((error) => error.extensions?.code === 'UNAUTHENTICATED');
-    if (!refused || !tokens?.refreshToken) return result;
+    if (!isRefused(result) || !(await renewed(usedToken))) return result;
+    return send(document, variables, tokens!.accessToken);
+  }
+
+  /** After a refusal of `usedToken`: whether there are newer tokens to try (renewing them if need be). */
+  async function renewed(usedToken: string | null): Promise<boolean> {
+    if (!tokens?.refreshToken) return false;
     // Another call may have renewed the tokens while this one was in flight.
-    if (tokens.accessToken === usedToken) {
-      try {
-        await refresh();
-      } catch {
-        return result;
-      }
+    if (tokens.accessToken !== usedToken) return true;
+    try {
+      await refresh();
+      return true;
+    } catch {
+      return false;
     }
-    return send(document, variables, tokens.accessToken);
+  }
+
+  /**
+   * The whole order as it arrives: the customer and the order list first, then each
+   * per-order part as its upstream call returns. Each result is the answer so far (a part
+   * not yet arrived is absent); the last one is complete.
+   */
+  async function* wholeOrderDeferred(): AsyncGenerator<OrderResult<WholeOrderDeferredQuery>> {
+    const usedToken = tokens?.accessToken ?? null;
+    let first = true;
+    for await (const result of stream(WholeOrderDeferredDocument, undefined)) {
+      // Refused before anything arrived: renew the tokens once and start again.
+      if (first && isRefused(result) && (await renewed(usedToken))) return yield* stream(WholeOrderDeferredDocument, undefined);
+      first = false;
+      yield result;
+    }
+  }
+
+  /**
+   * The customer's orders as they change, over GraphQL over SSE: the current state of each
+   * order first (`changes: []`), then an event whenever an order record changes. It keeps
+   * watching until `signal` aborts or the loop breaks: when the access token expires it
+   * renews the tokens and subscribes again, and when the stream breaks (the gateway
+   * restarts, the network drops) it subscribes again after a pause. A state it already
+   * reported is not repeated after subscribing again; a state that changed meanwhile arrives
+   * with `changes: []`. Upstream failures arrive as results with errors, and watching goes
+   * on. Throws an OrderClientError for what subscribing again cannot fix (BAD_USER_INPUT
+   * for an orderId that is not the customer's, RATE_LIMITED for too many streams) and when
+   * the tokens cannot be renewed.
+   */
+  async function* watchOrders({ orderId, signal, retryDelayMs = 1000 }: WatchOptions = {}): AsyncGenerator<OrderResult<OrderUpdatesSubscription>> {
+    const reported = new Map<string, string>();
+    let failures = 0;
+    while (!signal?.aborted) {
+      const usedToken = tokens?.accessToken ?? null;
+      let refused = false;
+      for await (const result of stream(OrderUpdatesDocument, orderId ? { orderId } : {}, signal)) {
+        if (signal?.aborted) return;
+        const code = result.errors.find((error) => error.extensions?.code)?.extensions?.code;
+        if (code && FINAL_CODES.has(code)) throw new OrderClientError(result.errors[0]!.message, code, result.errors);
+        if (isRefused(result)) {
+          refused = true;
+          break;
+        }
+        if (isTransportFailure(result)) break;
+        failures = 0;
+        const update = result.data?.orderUpdates;
+        if (update) {
+          const state = JSON.stringify(update.order);
+          if (update.changes.length === 0 && reported.get(update.order.id) === state) continue;
+          reported.set(update.order.id, state);
+        }
+        yield result;
+      }
+      if (refused) {
+        if (!(await renewed(usedToken))) throw new OrderClientError('The access token was refused and could not be renewed: log in again', 'UNAUTHENTICATED');
+        continue;
+      }
+      await pause(Math.min(retryDelayMs * 2 ** failures++, MAX_RETRY_DELAY_MS), signal);
+    }
   }
 
   return {
@@ -172,6 +232,8 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
     refresh,
     /** The customer and every order in full: the whole order in one request. */
     wholeOrder: () => request(WholeOrderDocument),
+    wholeOrderDeferred,
+    watchOrders,
     /** Where each of the caller's orders stands, without the per-order details. */
     orderSummary: () => request(OrderSummaryDocument),
     /** One of the caller's orders in full; `data.order` is null when the id is not the caller's. */

@@ -38,6 +38,8 @@ export interface Config {
   tracing: TracingSettings | null;
   /** Where Prometheus metrics are served (`GET`); null when off. */
   metricsPath: string | null;
+  /** Live order updates: how often a watched customer's orders are polled, and how many streams are allowed. */
+  live: { pollIntervalMs: number; perCustomer: number; perAddress: number };
 }
 
 
@@ -96,6 +98,9 @@ const envSchema = z.object({
   LOGIN_FAILURES_PER_USERNAME: integer('LOGIN_FAILURES_PER_USERNAME', 1, 1000).default(5),
   LOGIN_FAILURES_PER_ADDRESS: integer('LOGIN_FAILURES_PER_ADDRESS', 1, 100_000).default(20),
   LOGIN_FAILURE_WINDOW_S: integer('LOGIN_FAILURE_WINDOW_S', 1, 86_400).default(900),
+  LIVE_POLL_INTERVAL_MS: integer('LIVE_POLL_INTERVAL_MS', 100, 3_600_000).default(30_000),
+  LIVE_STREAMS_PER_CUSTOMER: integer('LIVE_STREAMS_PER_CUSTOMER', 1, 10_000).default(50),
+  LIVE_STREAMS_PER_ADDRESS: integer('LIVE_STREAMS_PER_ADDRESS', 1, 100_000).default(200),
   TRUSTED_PROXIES: integer('TRUSTED_PROXIES', 0, 10).default(0),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600_000).default(10_000),
@@ -194,6 +199,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedDocuments: values.TRUSTED_DOCUMENTS,
     tracing: tracingSettings(values),
     metricsPath: values.METRICS_PATH === 'off' ? null : values.METRICS_PATH,
+    live: {
+      pollIntervalMs: values.LIVE_POLL_INTERVAL_MS,
+      perCustomer: values.LIVE_STREAMS_PER_CUSTOMER,
+      perAddress: values.LIVE_STREAMS_PER_ADDRESS,
+    },
   };
 }
 

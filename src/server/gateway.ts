@@ -1,21 +1,25 @@
 // The server: where a request enters. createGateway assembles yoga, its plugins and the graph.
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { getOperationAST, type ExecutionArgs } from 'graphql';
 import { createYoga, useExecutionCancellation, type CORSOptions, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createContext, type GraphQLContext } from '../graph/context.js';
 import { createGraphSchema } from '../graph/schema.js';
+import { createOrdersHub } from '../live/orders-hub.js';
 import { readAuth } from '../upstream/auth.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { combineObservers, createUpstreamHttp } from '../upstream/http.js';
+import { createOperations } from '../upstream/operations.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { Config } from './config.js';
 import { graphiqlTabs, useGraphiQLPage, type DemoLogin } from './graphiql.js';
 import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
-import { HEALTH_PATH, READY_PATH, useHardening, useRequestLifecycle } from './plugins.js';
-import { requestInfo } from './request-info.js';
+import { HEALTH_PATH, READY_PATH, useHardening, useRequestLifecycle, usesDeferOrStream } from './plugins.js';
+import { backgroundScope, renewedScope, requestInfo, type RequestPolicy } from './request-info.js';
 import { registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 
 export type GatewayConfig = Pick<
@@ -31,6 +35,7 @@ export type GatewayConfig = Pick<
   | 'trustedDocuments'
   | 'corsOrigins'
   | 'metricsPath'
+  | 'live'
 > & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
@@ -41,7 +46,7 @@ export type GatewayConfig = Pick<
 
 export interface Gateway {
   yoga: YogaServerInstance<object, GraphQLContext>;
-  /** Marks the gateway as stopping: /readyz answers 503, every answer closes its connection. */
+  /** Marks the gateway as stopping: /readyz answers 503, every answer closes its connection, live streams end. */
   drain(): void;
   /** Closes the upstream connections; call after the HTTP server stopped taking requests. */
   close(): void;
@@ -64,6 +69,10 @@ function corsPolicy(origins: GatewayConfig['corsOrigins']) {
   };
 }
 
+/** graphql-jit compiles queries and mutations; subscriptions and @defer/@stream take the standard executor. */
+const jitFor = ({ document, operationName }: ExecutionArgs) =>
+  getOperationAST(document, operationName)?.operation !== 'subscription' && !usesDeferOrStream(document);
+
 /** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
 export function createGateway(config: GatewayConfig): Gateway {
   const { tracing, metricsPath } = config;
@@ -77,10 +86,24 @@ export function createGateway(config: GatewayConfig): Gateway {
     observer: combineObservers([metrics?.callObserver, tracing?.callObserver].filter((observer) => observer !== undefined)),
   });
   const loginThrottle = createLoginThrottle(config.loginThrottle);
+  const policy: RequestPolicy = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustedProxies: config.trustedProxies };
+  const live = createOrdersHub({
+    limits: config.live,
+    logger: config.logger,
+    fetchOrders: (token) => createOperations(http, { token, expired: false, expiresAt: null }, backgroundScope(policy)).orderDetails(),
+  });
   let ready = true;
   const yoga = createYoga<object, GraphQLContext>({
     schema: createGraphSchema(),
-    context: ({ request }) => createContext(http, readAuth(request.headers.get('authorization')), requestInfo(request), loginThrottle, tracing?.fieldTracer),
+    context: ({ request }) => {
+      const scope = requestInfo(request);
+      return createContext(http, readAuth(request.headers.get('authorization')), scope, {
+        loginThrottle,
+        live,
+        fieldTracer: tracing?.fieldTracer,
+        renewScope: () => renewedScope(scope, policy),
+      });
+    },
     cors: corsPolicy(config.corsOrigins),
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -96,7 +119,7 @@ export function createGateway(config: GatewayConfig): Gateway {
       ...(tracing ? [tracing.requestPlugin] : []),
       useRequestLifecycle({
         logger: config.logger,
-        policy: { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustedProxies: config.trustedProxies },
+        policy,
         isReady: () => ready,
         quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])],
         logFields: tracing?.logFields,
@@ -105,7 +128,8 @@ export function createGateway(config: GatewayConfig): Gateway {
       ...(metrics?.plugins ?? []),
       ...useHardening({ introspection: config.introspection }),
       ...(config.graphiql ? [useGraphiQLPage({ title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) })] : []),
-      useGraphQlJit(),
+      useDeferStream(),
+      useGraphQlJit({}, { enableIf: jitFor }),
       // A client that goes away cancels its request: no further upstream call starts (the
       // request's signal reaches the upstream layer through its scope) and execution stops.
       useExecutionCancellation(),
@@ -118,6 +142,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     yoga,
     drain: () => {
       ready = false;
+      live.close();
     },
     close: () => http.close(),
   };

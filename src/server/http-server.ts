@@ -31,6 +31,9 @@ const CLIENT_ERROR_STATUS: Record<string, number> = {
 // second with the count, not one per socket.
 const SUMMARY_INTERVAL_MS = 1000;
 
+/** How often a drain closes the connections that went idle. */
+const DRAIN_SWEEP_MS = 50;
+
 function createRefusalLog(logger: Logger | undefined) {
   const counts = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
@@ -97,11 +100,17 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
     drain(graceMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A connection whose answer began before the drain (a live stream) could not be told
+      // `Connection: close`: once its answer ends it is idle, and closed here, not kept alive.
+      const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
       const force = setTimeout(() => {
         logger?.warn({ graceMs }, 'in-flight requests did not finish in time; closing them');
         server.closeAllConnections();
       }, graceMs);
-      return closed.finally(() => clearTimeout(force));
+      return closed.finally(() => {
+        clearTimeout(force);
+        clearInterval(sweep);
+      });
     },
   };
 }

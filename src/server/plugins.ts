@@ -2,10 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import {
+  BREAK,
   getOperationAST,
   getVariableValues,
   GraphQLError,
   Kind,
+  visit,
+  type DocumentNode,
+  type ExecutionArgs,
   type ExecutionResult,
   type OperationDefinitionNode,
   type SelectionNode,
@@ -66,15 +70,63 @@ function countRootFields(context: ValidationContext, selections: readonly Select
 /** "Did you mean …?" in any message: field names, enum values, arguments, types. */
 const SUGGESTION = / ?Did you mean [^?]*\?/g;
 
+// Documents with incremental delivery, by parsed document (yoga caches those).
+const incremental = new WeakMap<DocumentNode, boolean>();
+
+/** Whether the document asks for incremental delivery (@defer or @stream anywhere in it). */
+export function usesDeferOrStream(document: DocumentNode): boolean {
+  let found = incremental.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, {
+      Directive(node) {
+        if (node.name.value !== 'defer' && node.name.value !== 'stream') return;
+        found = true;
+        return BREAK;
+      },
+    });
+    incremental.set(document, found);
+  }
+  return found;
+}
+
 // What a GraphQL answer can be sent as; text/html is GraphiQL's page.
 const ACCEPTABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|multipart\/mixed|text\/event-stream|text\/html)\s*(;|,|$)/i;
+// What a stream of results (a subscription, @defer or @stream) can be sent as.
+const STREAMABLE = /(^|,)\s*(\*\/\*|multipart\/(mixed|\*)|text\/(event-stream|\*))\s*(;|,|$)/i;
+
+/**
+ * Why an operation must not run, found before it runs: an answer the client cannot take
+ * (406), or variables that do not fit (400 BAD_USER_INPUT, whichever executor runs).
+ */
+function refusal({ document, operationName, variableValues, schema, contextValue }: ExecutionArgs): ExecutionResult | undefined {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return undefined;
+  const accept = (contextValue as { request?: Request }).request?.headers.get('accept');
+  if (accept && !STREAMABLE.test(accept) && (operation.operation === 'subscription' || usesDeferOrStream(document))) {
+    return {
+      errors: [
+        createGraphQLError('This operation answers with a stream: accept text/event-stream or multipart/mixed.', {
+          extensions: { code: 'NOT_ACCEPTABLE', http: { status: 406 } },
+        }),
+      ],
+    };
+  }
+  if (!operation.variableDefinitions?.length) return undefined;
+  const { errors } = getVariableValues(schema, operation.variableDefinitions, variableValues ?? {}, { maxErrors: 10 });
+  if (!errors) return undefined;
+  return {
+    errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })),
+  };
+}
 
 /**
  * Refusals that must come before any work is done, and answers that must not echo input:
  * - an Accept nothing can satisfy is 406 before the operation runs (not after its upstream calls);
  * - a compressed request body is 415: no client needs one, and inflating it is a bomb's door;
  * - `variables`/`extensions` that are not JSON (GET, form POST) are 400 BAD_REQUEST, not a masked 500;
- * - a subscription is a validation error: the schema has none;
+ * - a subscription, or a document with @defer or @stream, sent by a client that accepts no
+ *   stream is 406 before it runs (not after its upstream calls);
  * - more than one credential mutation (login, refreshTokens) in an operation is a validation error;
  * - with introspection off, no message suggests a name of the schema ("Did you mean …?");
  * - variables are coerced before execution, so a bad one is 400 BAD_USER_INPUT whichever
@@ -112,9 +164,6 @@ function useRequestGuards({ hideSuggestions }: { hideSuggestions: boolean }): Pl
     onValidate({ addValidationRule }) {
       addValidationRule((context: ValidationContext) => ({
         OperationDefinition(node: OperationDefinitionNode) {
-          if (node.operation === 'subscription' && !context.getSchema().getSubscriptionType()) {
-            context.reportError(new GraphQLError('Subscriptions are not supported: this API has none.', { nodes: [node] }));
-          }
           const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
           if (credentials > 1) {
             context.reportError(
@@ -128,16 +177,12 @@ function useRequestGuards({ hideSuggestions }: { hideSuggestions: boolean }): Pl
       }));
     },
     onExecute({ args, setResultAndStopExecution }) {
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation?.variableDefinitions?.length) return;
-      const { errors } = getVariableValues(args.schema, operation.variableDefinitions, args.variableValues ?? {}, { maxErrors: 10 });
-      if (errors) {
-        setResultAndStopExecution({
-          errors: errors.map(
-            (error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } }),
-          ),
-        });
-      }
+      const refused = refusal(args);
+      if (refused) setResultAndStopExecution(refused);
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refused = refusal(args);
+      if (refused) setResultAndStopExecution(refused);
     },
     onResultProcess({ result }) {
       for (const single of (Array.isArray(result) ? result : [result]) as ExecutionResult[]) {

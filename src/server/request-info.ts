@@ -56,6 +56,19 @@ export function startRequestInfo(request: Request, policy: RequestPolicy, socket
   return info;
 }
 
+const freshLimits = (policy: RequestPolicy) => ({ deadline: Date.now() + policy.deadlineMs, budget: createCallBudget(policy.budget) });
+
+/**
+ * A new deadline and budget for a request that lives on (a subscription: each event fetches
+ * afresh); its id, caller and signal stay the request's.
+ */
+export function renewedScope({ id, acceptLanguage, clientAddress, signal }: RequestScope, policy: RequestPolicy): RequestScope {
+  return { id, acceptLanguage, clientAddress, signal, ...freshLimits(policy) };
+}
+
+/** The scope of work that no client request carries (a live poll). */
+export const backgroundScope = (policy: RequestPolicy): RequestScope => ({ id: randomUUID(), acceptLanguage: null, clientAddress: null, ...freshLimits(policy) });
+
 /** The info started for this request on its arrival, if it was. */
 export const findRequestInfo = (request: Request): RequestInfo | undefined => infos.get(request);
 

@@ -4,6 +4,8 @@ import { decodeJwt } from 'jose';
 export interface Auth {
   token: string | null;
   expired: boolean;
+  /** Epoch ms of the JWT's `exp`; null when the bearer is not a JWT or has none. */
+  expiresAt: number | null;
 }
 
 /**
@@ -14,11 +16,12 @@ export interface Auth {
 export function readAuth(header: string | null, nowMs = Date.now()): Auth {
   const match = header?.match(/^\s*Bearer\s+(\S+)\s*$/i);
   const token = match?.[1] ?? null;
-  if (!token) return { token: null, expired: false };
+  if (!token) return { token: null, expired: false, expiresAt: null };
   try {
     const { exp } = decodeJwt(token);
-    return { token, expired: typeof exp === 'number' && exp * 1000 <= nowMs };
+    const expiresAt = typeof exp === 'number' ? exp * 1000 : null;
+    return { token, expired: expiresAt !== null && expiresAt <= nowMs, expiresAt };
   } catch {
-    return { token, expired: false };
+    return { token, expired: false, expiresAt: null };
   }
 }

@@ -344,8 +344,9 @@ function operationFamily(): HostileRequest[] {
     document(family, 'operationName missing from the document', `query A { me { id } } query B { orders { id } }`, UNRESOLVED, { operationName: 'C' }),
     document(family, 'two operations named A', `query A { me { id } } query A { orders { id } }`, invalid(/There can be only one operation named "A"/), { operationName: 'A' }),
     document(family, 'query and mutation named alike', `query A { me { id } } mutation A { login(username: "a", password: "b") { accessToken } }`, invalid(/There can be only one operation named "A"/), { operationName: 'A' }),
-    document(family, 'subscription (the schema has none)', `subscription { me { id } }`, invalid(/subscription/i)),
-    document(family, 'subscription named __schema', `subscription __schema { orders { id } }`, invalid(/subscription/i)),
+    document(family, 'subscription to a query field', `subscription { me { id } }`, invalid(/Cannot query field "me" on type "Subscription"/)),
+    document(family, 'subscription named __schema', `subscription __schema { orders { id } }`, invalid(/Cannot query field "orders" on type "Subscription"/)),
+    document(family, 'subscription to two fields (aliases)', `subscription { a: orderUpdates { observedAt } b: orderUpdates { observedAt } }`, invalid(/must select only one top level field/)),
   ];
   for (const n of [2, 10, 100]) {
     requests.push(document(family, `${n} named operations without operationName`, repeat(n, (i) => `query Q${i} { me { id } }`), UNRESOLVED));

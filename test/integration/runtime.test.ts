@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { Agent, createServer, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LoginDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { LoginDocument, OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 import { execute, graphqlClient, listen } from '../helpers/harness.js';
@@ -163,6 +164,26 @@ describe('npm start', () => {
     console.info(`drain with a busy keep-alive client: ${after.length} answer after SIGTERM (Connection: close), exit after ${drainMs} ms`);
     agent.destroy();
     idle.destroy();
+  });
+});
+
+describe('npm start with live streams open', () => {
+  it('SIGTERM: every stream ends as a completed subscription and the drain finishes without forcing a connection', async () => {
+    // Keep-alive outlasts the grace: a connection left open after its stream ended would be forced.
+    const started = npmStart({ ...slow.urls, KEEP_ALIVE_TIMEOUT_MS: '60000', SHUTDOWN_GRACE_MS: '20000' });
+    const [, url] = await started.output(LISTENING);
+    const streams = [0, 1, 2].map(() => createStreamTransport({ endpoint: url!, fetch, accessToken: () => token })(OrderUpdatesDocument, {}));
+    const firsts = await Promise.all(streams.map((stream) => stream.next()));
+    expect(firsts.map((first) => first.value?.errors)).toEqual([[], [], []]);
+
+    const signalledAt = Date.now();
+    started.child.kill('SIGTERM');
+    const ends = await Promise.all(streams.map((stream) => stream.next()));
+    expect(ends.map((end) => end.done)).toEqual([true, true, true]);
+    expect(await started.exited).toBe(0);
+    const drainMs = Date.now() - signalledAt;
+    expect(started.stdout() + started.stderr()).not.toMatch(/did not finish in time/);
+    console.info(`SIGTERM to npm start with 3 live streams open: each completed, exit 0 after ${drainMs} ms`);
   });
 });
 

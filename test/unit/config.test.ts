@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       trustedDocuments: 'off',
       tracing: null,
       metricsPath: '/metrics',
+      live: { pollIntervalMs: 30_000, perCustomer: 50, perAddress: 200 },
     });
   });
 
@@ -158,6 +159,9 @@ describe('loadConfig', () => {
     ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc', 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported)'],
     ['OTEL_TRACES_SAMPLER_ARG', '1.5', 'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1'],
     ['METRICS_PATH', 'metrics', 'METRICS_PATH must be a path such as /metrics, or off'],
+    ['LIVE_POLL_INTERVAL_MS', '10', 'LIVE_POLL_INTERVAL_MS must be at least 100'],
+    ['LIVE_STREAMS_PER_CUSTOMER', '0', 'LIVE_STREAMS_PER_CUSTOMER must be at least 1'],
+    ['LIVE_STREAMS_PER_ADDRESS', 'many', 'LIVE_STREAMS_PER_ADDRESS must be a whole number from 1 to 100000'],
   ])('%s=%s: "%s"', (name, value, message) => {
     expect(problems({ [name]: value })).toEqual([message]);
   });

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { TokenSet as TokenSetModel, User as UserModel, Order as OrderModel, Product as ProductModel, Configuration as ConfigurationModel, VehicleDetails as VehicleDetailsModel, PickupCenter as PickupCenterModel, Estimate as EstimateModel, AnyAddress as AnyAddressModel, Payment as PaymentModel, TradeInParent as TradeInParentModel, TradeInVehicle as TradeInVehicleModel } from '../mappers.js';
+import type { TokenSet as TokenSetModel, User as UserModel, Order as OrderModel, Product as ProductModel, Configuration as ConfigurationModel, VehicleDetails as VehicleDetailsModel, PickupCenter as PickupCenterModel, Estimate as EstimateModel, AnyAddress as AnyAddressModel, Payment as PaymentModel, TradeInParent as TradeInParentModel, TradeInVehicle as TradeInVehicleModel, OrderUpdateParent as OrderUpdateParentModel } from '../mappers.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -247,6 +247,17 @@ export type OrderPaymentsArgs = {
   feeType?: InputMaybe<FeeType>;
 };
 
+/** One field of an order that changed, with its old and new values as the order's fields show them. */
+export type OrderChange = {
+  __typename?: 'OrderChange';
+  /** The order field that changed, e.g. `status`, `updatedAt`, `delivered`, or a nested one such as `product.trim`. */
+  field: Scalars['String']['output'];
+  /** The value before, as text; null when there was none. */
+  from?: Maybe<Scalars['String']['output']>;
+  /** The value now, as text; null when there is none. */
+  to?: Maybe<Scalars['String']['output']>;
+};
+
 /** The stage of an order. Stages follow each other in the order listed, from RESERVED to DELIVERED; CANCELLED is outside that sequence. Some order fields are only available from a given stage. */
 export type OrderStatus =
   /** Stage 4: the build configuration is locked and can no longer be edited. */
@@ -269,6 +280,17 @@ export type OrderStatus =
   | 'RESERVED'
   /** An upstream status this API does not know yet; see `Order.rawStatus` for the value as sent. */
   | 'UNKNOWN';
+
+/** One order as it is now, with what changed since the last event for it. */
+export type OrderUpdate = {
+  __typename?: 'OrderUpdate';
+  /** What changed in the order record since the previous event: empty in the first event for an order. */
+  changes: Array<OrderChange>;
+  /** When the gateway saw this state of the order, in UTC. */
+  observedAt: Scalars['DateTime']['output'];
+  /** The order now. Its other fields (vehicle, pickup, estimate, …) are fetched afresh for each event. */
+  order: Order;
+};
 
 /** A payment made on an order (upstream Payment from `GET /order-payments`). The upstream `transactionReference` is internal and never exposed. */
 export type Payment = {
@@ -383,6 +405,19 @@ export type QueryOrderArgs = {
 export type QueryOrdersArgs = {
   after?: InputMaybe<Scalars['ID']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Live updates, over GraphQL over Server-Sent Events (send the subscription with `Accept: text/event-stream`). The REST service has no events: the gateway polls each customer's order list once per interval however many subscriptions that customer has open, and pushes only what changed. */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** The caller's orders as they change: first the current state, then one event per change. Requires `Authorization: Bearer <accessToken>`; the upstream must accept the token before any event is sent. When the access token expires the stream ends with an UNAUTHENTICATED error: renew the tokens and subscribe again. An upstream failure arrives as an event with an error (its `extensions.code`) and the stream stays open. */
+  orderUpdates: OrderUpdate;
+};
+
+
+/** Live updates, over GraphQL over Server-Sent Events (send the subscription with `Accept: text/event-stream`). The REST service has no events: the gateway polls each customer's order list once per interval however many subscriptions that customer has open, and pushes only what changed. */
+export type SubscriptionOrderUpdatesArgs = {
+  orderId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 /** A tax applied in an estimate. */
@@ -604,7 +639,9 @@ export type ResolversTypes = {
   Money: ResolverTypeWrapper<Money>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Order: ResolverTypeWrapper<OrderModel>;
+  OrderChange: ResolverTypeWrapper<OrderChange>;
   OrderStatus: OrderStatus;
+  OrderUpdate: ResolverTypeWrapper<OrderUpdateParentModel>;
   Payment: ResolverTypeWrapper<PaymentModel>;
   PaymentStatus: PaymentStatus;
   Pickup: ResolverTypeWrapper<PickupCenterModel>;
@@ -612,6 +649,7 @@ export type ResolversTypes = {
   Product: ResolverTypeWrapper<ProductModel>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TaxLine: ResolverTypeWrapper<TaxLine>;
   TokenSet: ResolverTypeWrapper<TokenSetModel>;
   TradeIn: ResolverTypeWrapper<TradeInParentModel>;
@@ -639,12 +677,15 @@ export type ResolversParentTypes = {
   Money: Money;
   Mutation: Record<PropertyKey, never>;
   Order: OrderModel;
+  OrderChange: OrderChange;
+  OrderUpdate: OrderUpdateParentModel;
   Payment: PaymentModel;
   Pickup: PickupCenterModel;
   PriceLine: PriceLine;
   Product: ProductModel;
   Query: Record<PropertyKey, never>;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   TaxLine: TaxLine;
   TokenSet: TokenSetModel;
   TradeIn: TradeInParentModel;
@@ -652,6 +693,21 @@ export type ResolversParentTypes = {
   TradeInVehicle: TradeInVehicleModel;
   Vehicle: VehicleDetailsModel;
 };
+
+export type DeferDirectiveArgs = {
+  if?: Scalars['Boolean']['input'];
+  label?: Maybe<Scalars['String']['input']>;
+};
+
+export type DeferDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = DeferDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type StreamDirectiveArgs = {
+  if?: Scalars['Boolean']['input'];
+  initialCount?: Maybe<Scalars['Int']['input']>;
+  label?: Maybe<Scalars['String']['input']>;
+};
+
+export type StreamDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = StreamDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AddressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Address'] = ResolversParentTypes['Address']> = {
   city?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -759,6 +815,18 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   vehicle?: Resolver<Maybe<ResolversTypes['Vehicle']>, ParentType, ContextType>;
 };
 
+export type OrderChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderChange'] = ResolversParentTypes['OrderChange']> = {
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  from?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  to?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type OrderUpdateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderUpdate'] = ResolversParentTypes['OrderUpdate']> = {
+  changes?: Resolver<Array<ResolversTypes['OrderChange']>, ParentType, ContextType>;
+  observedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  order?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+};
+
 export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Payment'] = ResolversParentTypes['Payment']> = {
   amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
   card?: Resolver<Maybe<ResolversTypes['Card']>, ParentType, ContextType>;
@@ -804,6 +872,10 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   me?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orders?: Resolver<Maybe<Array<ResolversTypes['Order']>>, ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
+};
+
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  orderUpdates?: SubscriptionResolver<ResolversTypes['OrderUpdate'], "orderUpdates", ParentType, ContextType, Partial<SubscriptionOrderUpdatesArgs>>;
 };
 
 export type TaxLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TaxLine'] = ResolversParentTypes['TaxLine']> = {
@@ -876,11 +948,14 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Money?: MoneyResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
+  OrderChange?: OrderChangeResolvers<ContextType>;
+  OrderUpdate?: OrderUpdateResolvers<ContextType>;
   Payment?: PaymentResolvers<ContextType>;
   Pickup?: PickupResolvers<ContextType>;
   PriceLine?: PriceLineResolvers<ContextType>;
   Product?: ProductResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   TaxLine?: TaxLineResolvers<ContextType>;
   TokenSet?: TokenSetResolvers<ContextType>;
   TradeIn?: TradeInResolvers<ContextType>;
@@ -889,3 +964,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Vehicle?: VehicleResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = GraphQLContext> = {
+  defer?: DeferDirectiveResolver<any, any, ContextType>;
+  stream?: StreamDirectiveResolver<any, any, ContextType>;
+};

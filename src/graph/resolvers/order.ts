@@ -1,7 +1,7 @@
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
 import { ORDER_STATUSES } from '../../upstream/contract.js';
-import type { Address } from '../../upstream/models.js';
+import type { Address, Order as OrderModel } from '../../upstream/models.js';
 import { toDateTime, toEnum } from './mapping.js';
 import { withCurrency } from './trade-in.js';
 
@@ -25,15 +25,20 @@ export function pickShippingAddress(addresses: readonly Address[]): Address | nu
   return delivery.find((address) => address.primary === true) ?? delivery[0] ?? null;
 }
 
+/** The Order fields mapped from the order record itself (no upstream call): also what a live update compares. */
+export const ORDER_RECORD_FIELDS = {
+  status: ({ status }: OrderModel) => toEnum(status, KNOWN_STATUSES),
+  rawStatus: ({ status }: OrderModel) => status,
+  createdAt: ({ createdAt }: OrderModel) => toDateTime(createdAt),
+  updatedAt: ({ updatedAt }: OrderModel) => toDateTime(updatedAt),
+  cancelledAt: ({ cancelledAt }: OrderModel) => toDateTime(cancelledAt),
+  completedAt: ({ completedAt }: OrderModel) => toDateTime(completedAt),
+  buildEditableUntil: ({ editBuildExpirationDate }: OrderModel) => toDateTime(editBuildExpirationDate),
+  delivered: ({ vehicleDelivered }: OrderModel) => vehicleDelivered === true,
+} satisfies OrderResolvers;
+
 export const Order: OrderResolvers = {
-  status: ({ status }) => toEnum(status, KNOWN_STATUSES),
-  rawStatus: ({ status }) => status,
-  createdAt: ({ createdAt }) => toDateTime(createdAt),
-  updatedAt: ({ updatedAt }) => toDateTime(updatedAt),
-  cancelledAt: ({ cancelledAt }) => toDateTime(cancelledAt),
-  completedAt: ({ completedAt }) => toDateTime(completedAt),
-  buildEditableUntil: ({ editBuildExpirationDate }) => toDateTime(editBuildExpirationDate),
-  delivered: ({ vehicleDelivered }) => vehicleDelivered === true,
+  ...ORDER_RECORD_FIELDS,
   product: ({ product }) => product ?? null,
   configuration: ({ configuration }) => configuration ?? null,
 

@@ -1,8 +1,12 @@
 import type { ProductResolvers } from '../__generated__/resolvers-types.js';
+import type { Product as ProductModel } from '../../upstream/models.js';
 import { money } from './mapping.js';
 
-export const Product: ProductResolvers = {
-  msrp: ({ msrp, currencyCode }) => money(msrp, currencyCode),
-  preorderFee: ({ preorderFee, currencyCode }) => money(preorderFee, currencyCode),
-  deliveryFees: ({ deliveryFees, currencyCode }) => money(deliveryFees, currencyCode),
-};
+/** The product's amounts, in the product's currency: also what a live update compares. */
+export const PRODUCT_AMOUNTS = {
+  msrp: ({ msrp, currencyCode }: ProductModel) => money(msrp, currencyCode),
+  preorderFee: ({ preorderFee, currencyCode }: ProductModel) => money(preorderFee, currencyCode),
+  deliveryFees: ({ deliveryFees, currencyCode }: ProductModel) => money(deliveryFees, currencyCode),
+} satisfies ProductResolvers;
+
+export const Product: ProductResolvers = PRODUCT_AMOUNTS;

@@ -1,0 +1,50 @@
+// What changed in an order record, in the terms a client sees: the Order fields that come
+// from the record itself (not from a per-order call), mapped by the resolvers' own functions.
+import type { Order as OrderModel } from '../upstream/models.js';
+import type { FieldChange } from './mappers.js';
+import { ORDER_RECORD_FIELDS } from './resolvers/order.js';
+import { PRODUCT_AMOUNTS } from './resolvers/product.js';
+
+type Field = (order: OrderModel) => unknown;
+
+/** The fields of a nested object of the record, as `prefix.field`. */
+function within<T>(prefix: string, read: (order: OrderModel) => T | null | undefined, fields: Record<string, (value: T) => unknown>): Record<string, Field> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => [
+      `${prefix}.${name}`,
+      (order: OrderModel) => {
+        const value = read(order);
+        return value == null ? null : field(value);
+      },
+    ]),
+  );
+}
+
+const FIELDS: Record<string, Field> = {
+  reservationId: (order) => order.reservationId,
+  ...ORDER_RECORD_FIELDS,
+  ...within('product', (order) => order.product, { model: (p) => p.model, trim: (p) => p.trim, country: (p) => p.country, ...PRODUCT_AMOUNTS }),
+  ...within('configuration', (order) => order.configuration, {
+    exterior: (c) => c.exterior,
+    interior: (c) => c.interior,
+    wheel: (c) => c.wheel,
+    trim: (c) => c.trim,
+  }),
+};
+
+/** A field's value as OrderChange carries it: text, money as "68999.00 USD", none as null. */
+function asText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'object' && 'amount' in value && 'currencyCode' in value) return `${String(value.amount)} ${String(value.currencyCode)}`;
+  return String(value);
+}
+
+/** The record's client-visible fields as text, to compare one poll's answer with the next. */
+export function orderFieldValues(order: OrderModel): Record<string, string | null> {
+  return Object.fromEntries(Object.entries(FIELDS).map(([field, read]) => [field, asText(read(order))]));
+}
+
+/** The fields whose text differs between two states of an order, in a stable order. */
+export function orderChanges(before: Record<string, string | null>, after: Record<string, string | null>): FieldChange[] {
+  return Object.keys(FIELDS).flatMap((field) => (before[field] === after[field] ? [] : [{ field, from: before[field] ?? null, to: after[field] ?? null }]));
+}

@@ -1,0 +1,264 @@
+// Live order updates over GraphQL over SSE, against the simulator whose orders the tests
+// change: one poll per customer however many streams, only changes pushed, each stream its
+// own caller's, and streams that end when their token does or the gateway stops.
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { parse } from 'graphql';
+import { SignJWT } from 'jose';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OrderUpdatesDocument } from '../../src/client/__generated__/graphql.js';
+import { createOrderClient, OrderClientError, type OrderResult } from '../../src/client/index.js';
+import { createStreamTransport } from '../../src/client/streams.js';
+import type { GatewayConfig } from '../../src/server/gateway.js';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import type { Order } from '../../src/upstream/models.js';
+import { startGateway } from '../helpers/harness.js';
+
+const POLL_MS = 250;
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function setup(gateway: Partial<GatewayConfig> = {}) {
+  const simulator = await startSimulator({ latencyMs: 0 });
+  cleanups.push(simulator.close);
+  const started = await startGateway({ upstreamUrls: simulator.urls, live: { pollIntervalMs: POLL_MS, perCustomer: 50, perAddress: 200 }, ...gateway });
+  cleanups.push(started.close);
+  const customer = (username: string) => simulator.customers.find((c) => c.username === username)!;
+  /** An SDK client signed in as the demo customer. */
+  const signIn = async (username: string) => {
+    const client = createOrderClient({ endpoint: started.endpoint });
+    await client.login(username, customer(username).password);
+    return client;
+  };
+  /** A raw stream of a document as `token`'s caller: its results until the gateway ends it. */
+  const subscribe = <T, V extends Record<string, unknown>>(token: string, document: TypedDocumentNode<T, V>, variables?: V) => {
+    const abort = new AbortController();
+    cleanups.push(() => abort.abort());
+    const stream = createStreamTransport({ endpoint: started.endpoint, fetch, accessToken: () => token })(document, variables, abort.signal);
+    return { results: reader(stream), stop: () => abort.abort() };
+  };
+  return { simulator, gateway: started, customer, signIn, subscribe };
+}
+
+/** Reads a stream on demand: `next()` is its next result, `ended()` true once it finished. */
+function reader<T>(stream: AsyncGenerator<OrderResult<T>>) {
+  const iterator = stream[Symbol.asyncIterator]();
+  let done = false;
+  return {
+    async next(timeoutMs = 5000): Promise<OrderResult<T>> {
+      const result = await Promise.race([
+        iterator.next(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no result within ${timeoutMs} ms`)), timeoutMs)),
+      ]);
+      if (result.done) {
+        done = true;
+        throw new Error('the stream ended');
+      }
+      return result.value;
+    },
+    /** Resolves true when the stream ends (within the timeout) without another result. */
+    async ends(timeoutMs = 5000): Promise<boolean> {
+      if (done) return true;
+      const result = await Promise.race([iterator.next(), new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs))]);
+      return result !== 'timeout' && result.done === true;
+    },
+  };
+}
+
+const ordersOf = (simulator: Simulator, userId: string) => simulator.data.orders.filter((order) => order.userId === userId);
+const pollsAfter = (simulator: Simulator, since: number) => simulator.requestLog.filter((entry) => entry.operation === 'orderDetails' && entry.at >= since).length;
+/** Resolves once the condition holds (checked every 20 ms), failing after 5 s. */
+async function until(condition: () => boolean) {
+  for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 20))) {
+    if (Date.now() - started > 5000) throw new Error('the condition did not hold within 5 s');
+  }
+}
+
+const codeOf = (result: OrderResult<unknown>) => result.errors[0]?.extensions?.code;
+
+/** Changes the order record as the upstream would when the order moves on. */
+function advance(order: Order, status: string) {
+  order.status = status;
+  order.updatedAt = new Date(Date.parse(order.updatedAt ?? '2026-01-01T00:00:00Z') + 60_000).toISOString();
+}
+
+describe('orderUpdates', () => {
+  it('first the current state of each order, then a change from the first poll after it, with each changed field', async () => {
+    const { simulator, signIn, customer } = await setup();
+    const client = await signIn('two-orders@demo.test');
+    const orders = ordersOf(simulator, customer('two-orders@demo.test').userId);
+    const abort = new AbortController();
+    cleanups.push(() => abort.abort());
+    const events = reader(client.watchOrders({ signal: abort.signal }));
+
+    const first = [await events.next(), await events.next()];
+    expect(first.map((event) => event.errors)).toEqual([[], []]);
+    expect(first.map((event) => event.data!.orderUpdates.order.id).sort()).toEqual(orders.map((order) => order.id).sort());
+    expect(first.map((event) => event.data!.orderUpdates.changes)).toEqual([[], []]);
+
+    const moving = orders.find((order) => order.status === 'IN_TRANSIT')!;
+    const before = moving.updatedAt;
+    const changedAt = Date.now();
+    advance(moving, 'DELIVERED');
+    const event = await events.next(POLL_MS * 4);
+
+    expect(event.errors).toEqual([]);
+    const update = event.data!.orderUpdates;
+    expect(update.order).toMatchObject({ id: moving.id, status: 'DELIVERED', rawStatus: 'DELIVERED' });
+    expect(update.changes).toEqual([
+      { field: 'status', from: 'IN_TRANSIT', to: 'DELIVERED' },
+      { field: 'rawStatus', from: 'IN_TRANSIT', to: 'DELIVERED' },
+      { field: 'updatedAt', from: new Date(before!).toISOString(), to: moving.updatedAt },
+    ]);
+    expect(Date.parse(update.observedAt)).toBeGreaterThanOrEqual(changedAt - 1000);
+    // The change came with the first poll after it: within one interval.
+    expect(pollsAfter(simulator, changedAt)).toBe(1);
+  });
+
+  it('the rest of an event resolves afresh: a subscriber asking for the vehicle gets it with each event', async () => {
+    const { simulator, signIn, subscribe, customer } = await setup();
+    const client = await signIn('ready@demo.test');
+    const [order] = ordersOf(simulator, customer('ready@demo.test').userId);
+    const document: TypedDocumentNode<{ orderUpdates: { changes: { field: string }[]; order: { id: string; vehicle: { vin: string } | null } } }, { id: string }> = parse(
+      'subscription ($id: ID) { orderUpdates(orderId: $id) { changes { field } order { id vehicle { vin } } } }',
+    );
+    const vehicleCalls = () => simulator.requestLog.filter((entry) => entry.operation === 'vehicleProductionDetails').length;
+    const events = subscribe(client.tokens!.accessToken, document, { id: order!.id }).results;
+
+    const first = await events.next();
+    expect(first.data!.orderUpdates.order).toEqual({ id: order!.id, vehicle: { vin: expect.stringMatching(/^\w{17}$/) } });
+    expect(vehicleCalls()).toBe(1);
+    const vehicle = simulator.data.vehicleDetails.find((details) => details.orderId === order!.id)!;
+    vehicle.vin = '5YJ3E1EA0PF000001';
+    advance(order!, 'IN_TRANSIT');
+    const second = await events.next(POLL_MS * 4);
+    expect(second.data!.orderUpdates.order.vehicle).toEqual({ vin: '5YJ3E1EA0PF000001' });
+    expect(vehicleCalls()).toBe(2);
+  });
+
+  it('50 subscribers of one customer: one upstream poll per interval, each subscriber verified once', async () => {
+    const { simulator, signIn, subscribe } = await setup();
+    const client = await signIn('ready@demo.test');
+    simulator.clearLog();
+    const streams = Array.from({ length: 50 }, () => subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {}).results);
+    const firsts = await Promise.all(streams.map((events) => events.next()));
+    expect(firsts.every((event) => event.errors.length === 0 && event.data!.orderUpdates.changes.length === 0)).toBe(true);
+
+    const since = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS * 8));
+    const polls = pollsAfter(simulator, since);
+    // Eight intervals: eight polls (one more or less by where the window falls), not 400.
+    expect(polls).toBeGreaterThanOrEqual(7);
+    expect(polls).toBeLessThanOrEqual(9);
+    expect(simulator.requestLog.filter((entry) => entry.operation === 'customerDetails')).toHaveLength(50);
+  });
+
+  it('polling stops when the last stream ends', async () => {
+    const { simulator, signIn, subscribe } = await setup();
+    const client = await signIn('ready@demo.test');
+    const streams = [subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {}), subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {})];
+    await Promise.all(streams.map((stream) => stream.results.next()));
+    for (const stream of streams) stream.stop();
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    const since = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS * 4));
+    expect(pollsAfter(simulator, since)).toBe(0);
+  });
+
+  it("a forged `sub` gets nothing: UNAUTHENTICATED from the upstream's check, no poll, and no event of that customer", async () => {
+    const { simulator, signIn, subscribe, customer } = await setup();
+    const victim = await signIn('ready@demo.test');
+    const watching = subscribe(victim.tokens!.accessToken, OrderUpdatesDocument, {}).results;
+    await watching.next();
+
+    const forged = await new SignJWT({ sub: customer('ready@demo.test').userId })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('not-the-simulator-secret-0123456789'));
+    const attacker = subscribe(forged, OrderUpdatesDocument, {}).results;
+    const refused = await attacker.next();
+    expect(refused.data).toBeNull();
+    expect(refused.errors[0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', operation: 'customerDetails', upstreamStatus: 401 });
+    expect(await attacker.ends()).toBe(true);
+    // The customer's own poll goes on with the customer's token only.
+    advance(ordersOf(simulator, customer('ready@demo.test').userId)[0]!, 'DELIVERED');
+    expect((await watching.next(POLL_MS * 4)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
+    expect(simulator.requestLog.filter((entry) => entry.bearer === forged).map((entry) => entry.operation)).toEqual(['customerDetails']);
+  });
+
+  it('a token that expires ends its stream with UNAUTHENTICATED; the SDK renews the tokens and watches on', async () => {
+    const { simulator, signIn, subscribe, customer, gateway } = await setup();
+    const { userId } = customer('ready@demo.test');
+    const shortLived = await simulator.issueAccessToken(userId, { expiresInSeconds: 2 });
+    const raw = subscribe(shortLived, OrderUpdatesDocument, {}).results;
+    expect((await raw.next()).errors).toEqual([]);
+    const ended = await raw.next(4000);
+    expect(codeOf(ended)).toBe('UNAUTHENTICATED');
+    expect(ended.errors[0]!.message).toMatch(/expired/);
+    expect(await raw.ends()).toBe(true);
+
+    // The SDK, holding a refresh token beside the short-lived access token.
+    const signedIn = await signIn('ready@demo.test');
+    const client = createOrderClient({ endpoint: gateway.endpoint, tokens: { ...signedIn.tokens!, accessToken: await simulator.issueAccessToken(userId, { expiresInSeconds: 2 }) } });
+    const abort = new AbortController();
+    cleanups.push(() => abort.abort());
+    const events = reader(client.watchOrders({ signal: abort.signal }));
+    await events.next();
+    // Reading on: the stream ends when the token expires, the SDK renews it and subscribes again.
+    const next = events.next(6000);
+    await until(() => simulator.requestLog.some((entry) => entry.operation === 'refreshTokens'));
+    const resubscribed = simulator.requestLog.length;
+    await until(() => simulator.requestLog.slice(resubscribed).some((entry) => entry.operation === 'orderDetails'));
+    advance(ordersOf(simulator, userId)[0]!, 'DELIVERED');
+    // The state sent again on subscribing again is not repeated: the next event is the change.
+    expect((await next).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
+  });
+
+  it('an upstream failure is an event with its code and the stream stays open', async () => {
+    const { simulator, signIn, subscribe, customer } = await setup();
+    const client = await signIn('ready@demo.test');
+    const events = subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {}).results;
+    await events.next();
+    simulator.setFault('orderDetails', '500');
+    const failed = await events.next(POLL_MS * 4);
+    expect(failed.data).toBeNull();
+    expect(failed.errors[0]!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', operation: 'orderDetails', upstreamStatus: 500 });
+    simulator.clearFaults();
+    advance(ordersOf(simulator, customer('ready@demo.test').userId)[0]!, 'DELIVERED');
+    // The poll backs off (twice the interval after one failure), then the change arrives.
+    expect((await events.next(POLL_MS * 8)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
+  });
+
+  it('limits: streams per customer (RATE_LIMITED), an orderId that is not the caller’s (BAD_USER_INPUT); the SDK throws both', async () => {
+    const { simulator, signIn, subscribe, customer, gateway } = await setup({ live: { pollIntervalMs: POLL_MS, perCustomer: 2, perAddress: 200 } });
+    const client = await signIn('ready@demo.test');
+    const token = client.tokens!.accessToken;
+    const open = [subscribe(token, OrderUpdatesDocument, {}).results, subscribe(token, OrderUpdatesDocument, {}).results];
+    await Promise.all(open.map((events) => events.next()));
+    const third = subscribe(token, OrderUpdatesDocument, {}).results;
+    const refused = await third.next();
+    expect(codeOf(refused)).toBe('RATE_LIMITED');
+    expect(refused.errors[0]!.message).toMatch(/Too many live streams for this customer \(2\)/);
+    expect(await third.ends()).toBe(true);
+
+    const someoneElses = ordersOf(simulator, customer('production@demo.test').userId)[0]!.id;
+    const other = createOrderClient({ endpoint: gateway.endpoint });
+    await other.login('two-orders@demo.test', customer('two-orders@demo.test').password);
+    const error = await reader(other.watchOrders({ orderId: someoneElses }))
+      .next()
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(OrderClientError);
+    expect(error).toMatchObject({ code: 'BAD_USER_INPUT', message: 'orderId must be the id of one of your orders.' });
+  });
+
+  it('drain ends every stream as a completed subscription', async () => {
+    const { signIn, subscribe, gateway } = await setup();
+    const client = await signIn('ready@demo.test');
+    const events = subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {}).results;
+    await events.next();
+    gateway.drain();
+    expect(await events.ends(2000)).toBe(true);
+  });
+});
