@@ -1,11 +1,13 @@
+#!/usr/bin/env node
 /**
- * `npm run order -- --username U --password P [--endpoint URL] [--json]`: logs in to Order
- * Graph and prints where the customer's orders stand. The wording lives in summary.ts;
- * this file turns arguments into a request and outcomes into exit codes.
+ * `order-graph --username U --password P [--endpoint URL] [--json] [--watch]` (in this
+ * repository `npm run -s order -- …`): logs in to Order Graph and prints where the
+ * customer's orders stand, then with --watch one line per change. The wording lives in
+ * summary.ts; this file turns arguments into requests and outcomes into exit codes.
  */
 import { parseArgs } from 'node:util';
 import { createOrderClient, OrderClientError, type OrderGraphError } from '../client/index.js';
-import { blockingError, summarize, toJson } from './summary.js';
+import { blockingError, changeLine, summarize, toJson, type WatchedStatus } from './summary.js';
 
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:4000/graphql';
 
@@ -15,7 +17,8 @@ const EXIT = { ok: 0, bug: 1, usage: 2, auth: 3, unavailable: 4 } as const;
 /** The whole command (login and query): a gateway that never answers must not hang a shell. */
 const DEADLINE_MS = 30_000;
 
-const USAGE = `Usage: npm run order -- --username <email> --password <password> [--endpoint <url>] [--json]
+const USAGE = `Usage: order-graph --username <email> --password <password> [--endpoint <url>] [--json] [--watch]
+       (in the Order Graph repository: npm run -s order -- <options>)
 
 Logs in to Order Graph and shows where each of your vehicle orders stands: stage, vehicle,
 pickup centre, amount due, payments and trade-in.
@@ -26,6 +29,9 @@ Options:
   --endpoint <url>       the Order Graph GraphQL endpoint; default: $ORDER_GRAPH_ENDPOINT,
                          else ${DEFAULT_ENDPOINT} (the local gateway of npm start)
   --json                 print { "customer", "orders", "errors" } as JSON instead of the summary
+                         (with --watch, then one JSON object per line for each change)
+  --watch                keep watching after the summary: one line per change to an order,
+                         until Ctrl-C
   -h, --help             show this help
 
 Exit codes: 0 ok, 2 bad arguments, 3 authentication failed, 4 service unavailable.
@@ -47,6 +53,7 @@ interface Options {
   password: string;
   endpoint: URL;
   json: boolean;
+  watch: boolean;
 }
 
 const OPTIONS = {
@@ -54,6 +61,7 @@ const OPTIONS = {
   password: { type: 'string' },
   endpoint: { type: 'string' },
   json: { type: 'boolean', default: false },
+  watch: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -80,7 +88,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' 
   }
   // fetch refuses such URLs, and a password there would end up in messages.
   if (endpoint.username || endpoint.password) throw new Failure(EXIT.usage, `${from} must not contain a user:password@ part`, true);
-  return { username: values.username.trim(), password: values.password, endpoint, json: values.json };
+  return { username: values.username.trim(), password: values.password, endpoint, json: values.json, watch: values.watch };
 }
 
 /**
@@ -126,7 +134,12 @@ function instrumentedFetch(deadline: AbortSignal) {
   return { fetch: fetchWithDeadline, seen };
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv, write: { out(text: string): void }): Promise<number> {
+interface Writer {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promise<number> {
   const options = parseOptions(argv, env);
   if (options === 'help') {
     write.out(USAGE);
@@ -168,13 +181,46 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: { out(text: st
   // --json hands over whatever arrived, errors included, even when the exit code says it failed.
   if (options.json) write.out(toJson(result));
   else if (!blocking) write.out(summarize(result));
-  if (!blocking) return EXIT.ok;
+  if (!blocking) {
+    if (!options.watch) return EXIT.ok;
+    const orders = result.data?.me?.orders ?? [];
+    return watch(options, createOrderClient({ endpoint: options.endpoint.href, tokens: client.tokens }), orders, write);
+  }
   const code = codeOf(blocking);
   const what = result.data?.me ? 'your orders' : 'your order details';
   if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') {
     throw new Failure(EXIT.auth, `the service refused your session while loading ${what} (${code}); log in again`);
   }
   throw new Failure(EXIT.unavailable, `${what} could not be loaded right now (${code}); try again later`);
+}
+
+/**
+ * --watch: one line per change until Ctrl-C (exit 0). The stream's own first events (the
+ * state just summarised) print nothing; a status that moved while the stream was being
+ * renewed prints as a change all the same.
+ */
+async function watch(options: Options, client: ReturnType<typeof createOrderClient>, orders: readonly WatchedStatus[], write: Writer): Promise<number> {
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const known = new Map(orders.map((order) => [order.id, order]));
+  write.err(`order: watching your orders for changes (Ctrl-C to stop)\n`);
+  try {
+    for await (const { data, errors } of client.watchOrders({ signal: stop.signal })) {
+      const update = data?.orderUpdates;
+      if (!update) {
+        write.err(`order: could not check for changes just now (${codeOf(errors[0] ?? { message: '' })}); still watching\n`);
+        continue;
+      }
+      const line = changeLine(update, known.get(update.order.id), options.json);
+      known.set(update.order.id, update.order);
+      if (line) write.out(line);
+    }
+  } catch (error) {
+    if (!(error instanceof OrderClientError)) throw error;
+    if (error.code === 'UNAUTHENTICATED') throw new Failure(EXIT.auth, 'your session ended and could not be renewed; log in again');
+    throw new Failure(EXIT.unavailable, `watching stopped: ${oneLine(error.message, options.password)} (${error.code})`);
+  }
+  return EXIT.ok;
 }
 
 function codeOf(error: OrderGraphError): string {
@@ -219,7 +265,7 @@ async function main(): Promise<void> {
     if (error.code !== 'EPIPE') throw error;
   });
   try {
-    process.exitCode = await run(process.argv.slice(2), process.env, { out: (text) => process.stdout.write(text) });
+    process.exitCode = await run(process.argv.slice(2), process.env, { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) });
   } catch (error) {
     if (error instanceof Failure) {
       process.stderr.write(`order: ${error.message}\n${error.showUsage ? `\n${USAGE}` : ''}`);

@@ -3,7 +3,7 @@
  * lines of text, so the wording can be tested without a server.
  */
 import type { OrderGraphError, OrderResult } from '../client/index.js';
-import type { OrderStatus, WholeOrderQuery } from '../client/__generated__/graphql.js';
+import type { OrderStatus, OrderUpdatesSubscription, WholeOrderQuery } from '../client/__generated__/graphql.js';
 import { AVAILABLE_FROM, ORDER_STAGES } from '../client/index.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
@@ -228,4 +228,34 @@ export function toJson(result: OrderResult<WholeOrderQuery>): string {
     output = { customer: null, orders: null, errors: result.errors };
   }
   return `${JSON.stringify(output, null, 2)}\n`;
+}
+
+type Update = OrderUpdatesSubscription['orderUpdates'];
+
+/** What --watch remembers of an order between events. */
+export type WatchedStatus = Pick<Order, 'id' | 'status' | 'rawStatus'>;
+
+/**
+ * --watch's line for one event, or null when it tells nothing new: e.g.
+ * "2026-11-23 16:04:56 UTC  OC-ACBDE  status: in transit → delivered; updatedAt: … → …".
+ * An event without changes (the state on subscribing) counts only when its status differs
+ * from what was last seen. With `json`, the event as one line of JSON.
+ */
+export function changeLine(update: Update, before: WatchedStatus | undefined, json: boolean): string | null {
+  const { order, observedAt } = update;
+  let changes = update.changes;
+  if (changes.length === 0) {
+    if (!before || before.rawStatus === order.rawStatus) return null;
+    changes = [{ field: 'status', from: before.status, to: order.status }];
+  }
+  if (json) return `${JSON.stringify({ observedAt, orderId: order.id, reservationId: order.reservationId, status: order.status, changes })}\n`;
+  const when = observedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
+  const described = changes.map(({ field, from, to }) => `${field}: ${statusWords(field, from)} → ${statusWords(field, to)}`);
+  return `${when}  ${order.reservationId}  ${described.join('; ')}\n`;
+}
+
+/** A status in words ("in transit"); any other value as it is, "none" for null. */
+function statusWords(field: string, value: string | null): string {
+  if (value === null) return 'none';
+  return field === 'status' && value in STAGE_WORDS ? STAGE_WORDS[value as Stage] : value;
 }

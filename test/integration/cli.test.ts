@@ -14,19 +14,30 @@ interface Run {
   stderr: string;
 }
 
-/** `npm run order -- …` as a customer runs it: a separate process, over real HTTP. */
-function order(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-    if (!('ORDER_GRAPH_ENDPOINT' in env)) delete childEnv.ORDER_GRAPH_ENDPOINT;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/order.ts', ...args], { cwd: ROOT, env: childEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+/** The CLI as a customer runs it (`npm run -s order -- …`): a separate process, over real HTTP. */
+function startOrder(args: string[], env: Record<string, string> = {}) {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  if (!('ORDER_GRAPH_ENDPOINT' in env)) delete childEnv.ORDER_GRAPH_ENDPOINT;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/order.ts', ...args], { cwd: ROOT, env: childEnv });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const done = new Promise<Run>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ code, ...output }));
   });
+  return { child, output, done };
+}
+
+const order = (args: string[], env: Record<string, string> = {}): Promise<Run> => startOrder(args, env).done;
+
+/** Resolves once the text shows up in the output (checked every 20 ms). */
+async function until(read: () => string, pattern: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
+  for (const started = Date.now(); ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    const match = pattern.exec(read());
+    if (match) return match;
+    if (Date.now() - started > timeoutMs) throw new Error(`no ${pattern} within ${timeoutMs} ms in:\n${read()}`);
+  }
 }
 
 let harness: Harness;
@@ -51,6 +62,55 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 beforeEach(() => harness.simulator.clearFaults());
+
+describe('--watch', () => {
+  let live: Harness;
+  beforeAll(async () => {
+    live = await startHarness({ gateway: { live: { pollIntervalMs: 200, perCustomer: 50, perAddress: 200 } } });
+  });
+  afterAll(() => live?.close());
+  const liveAs = (username: string, ...more: string[]) => {
+    const { password } = live.simulator.customers.find((c) => c.username === username)!;
+    return ['--username', username, '--password', password, '--endpoint', live.endpoint, ...more];
+  };
+  const orderOf = (username: string) => {
+    const { userId } = live.simulator.customers.find((c) => c.username === username)!;
+    return live.simulator.data.orders.find((o) => o.userId === userId)!;
+  };
+
+  it('the summary, then one line per change until Ctrl-C, exit 0', async () => {
+    const run = startOrder(liveAs('production@demo.test', '--watch'));
+    await until(() => run.output.stderr, /watching your orders/);
+    const summaryLines = run.output.stdout;
+    expect(summaryLines).toContain('Stage 5 of 8: in production');
+    // The subscription's first events (the state just shown) print nothing.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(run.output.stdout).toBe(summaryLines);
+    const moving = orderOf('production@demo.test');
+    moving.status = 'IN_TRANSIT';
+    await until(() => run.output.stdout, new RegExp(`UTC  ${moving.reservationId}  status: in production → in transit; rawStatus: IN_PRODUCTION → IN_TRANSIT\n$`));
+    run.child.kill('SIGINT');
+    const ended = await run.done;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stdout.slice(summaryLines.length).trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('--json --watch: the whole order as JSON, then each change as one JSON line', async () => {
+    const run = startOrder(liveAs('confirmed@demo.test', '--json', '--watch'));
+    await until(() => run.output.stderr, /watching your orders/);
+    const moving = orderOf('confirmed@demo.test');
+    moving.status = 'BUILD_LOCKED';
+    await until(() => run.output.stdout, /"changes".*\n$/);
+    run.child.kill('SIGTERM');
+    const { code, stdout } = await run.done;
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    const event = JSON.parse(lines.at(-1)!);
+    // From the poll that saw the change, or (changed before the first poll) from the status the summary showed.
+    expect(event).toMatchObject({ orderId: moving.id, status: 'BUILD_LOCKED', changes: expect.arrayContaining([{ field: 'status', from: 'ORDER_CONFIRMED', to: 'BUILD_LOCKED' }]) });
+    expect(JSON.parse(lines.slice(0, -1).join('\n')).orders[0].id).toBe(moving.id);
+  });
+});
 
 describe('exit 0', () => {
   it('ready@demo.test: the VIN, stage 7 of 8 and the pickup centre', async () => {
@@ -113,7 +173,7 @@ describe('exit 0', () => {
   it('--help: the usage on stdout', async () => {
     const run = await order(['--help']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^Usage: npm run order -- --username/);
+    expect(run.stdout).toMatch(/^Usage: order-graph --username/);
   });
 });
 
@@ -122,7 +182,7 @@ describe('exit 2: bad arguments, with the usage on stderr', () => {
     const run = await order(['--username', 'ready@demo.test', '--endpoint', harness.endpoint]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^order: missing --password\n/);
-    expect(run.stderr).toContain('Usage: npm run order');
+    expect(run.stderr).toContain('Usage: order-graph');
     expect(run.stdout).toBe('');
   });
 
@@ -130,7 +190,7 @@ describe('exit 2: bad arguments, with the usage on stderr', () => {
     const run = await order([...as('ready@demo.test'), '--verbose']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^order: unknown option --verbose\n/);
-    expect(run.stderr).toContain('Usage: npm run order');
+    expect(run.stderr).toContain('Usage: order-graph');
     expect(run.stderr).not.toContain(passwordOf('ready@demo.test'));
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderGraphError, OrderResult } from '../../src/client/index.js';
 import type { WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
-import { blockingError, formatMoney, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
+import { blockingError, changeLine, formatMoney, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
 type Order = NonNullable<Customer['orders']>[number];
@@ -305,3 +305,42 @@ describe('--json', () => {
   });
 });
 
+
+describe('--watch lines', () => {
+  const update = (changes: { field: string; from: string | null; to: string | null }[], status: Order['status'] = 'DELIVERED') => ({
+    observedAt: '2026-11-23T16:04:56.912Z',
+    changes,
+    order: { ...readyOrder({ status, rawStatus: status }) },
+  });
+  const before = { id: 'order-1', status: 'READY_FOR_PICKUP' as const, rawStatus: 'READY_FOR_PICKUP' };
+
+  it('one line per event: when, the reservation, each change, statuses in words', () => {
+    const line = changeLine(
+      update([
+        { field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' },
+        { field: 'completedAt', from: null, to: '2026-11-23T16:04:00.000Z' },
+      ]),
+      before,
+      false,
+    );
+    expect(line).toBe('2026-11-23 16:04:56 UTC  OC-TEST1  status: ready for pickup → delivered; completedAt: none → 2026-11-23T16:04:00.000Z\n');
+  });
+
+  it('the state on subscribing: nothing when the status is the one last seen, the status change otherwise', () => {
+    expect(changeLine(update([], 'READY_FOR_PICKUP'), before, false)).toBeNull();
+    expect(changeLine(update([], 'DELIVERED'), undefined, false)).toBeNull();
+    expect(changeLine(update([], 'DELIVERED'), before, false)).toContain('status: ready for pickup → delivered');
+  });
+
+  it('--json: the event as one line of JSON', () => {
+    const line = changeLine(update([{ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' }]), before, true)!;
+    expect(line.trimEnd()).not.toContain('\n');
+    expect(JSON.parse(line)).toEqual({
+      observedAt: '2026-11-23T16:04:56.912Z',
+      orderId: 'order-1',
+      reservationId: 'OC-TEST1',
+      status: 'DELIVERED',
+      changes: [{ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' }],
+    });
+  });
+});
