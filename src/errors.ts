@@ -1,17 +1,8 @@
 import { GraphQLError } from 'graphql';
+import type { ErrorCode } from './error-codes.js';
 import type { OperationName } from './upstream/contract.js';
 
-/** The codes clients switch on (`extensions.code`): a contract (docs/ARCHITECTURE.md, Errors). */
-export type ErrorCode =
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'NOT_AVAILABLE'
-  | 'BAD_USER_INPUT'
-  | 'RATE_LIMITED'
-  | 'UPSTREAM_TIMEOUT'
-  | 'UPSTREAM_ERROR'
-  | 'UPSTREAM_BUDGET_EXCEEDED'
-  | 'INTERNAL_SERVER_ERROR';
+export type { ErrorCode };
 
 /** What an upstream-derived error adds to its extensions. */
 export interface UpstreamErrorDetails {

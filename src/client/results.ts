@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../error-codes.js';
 
 /** An error as the API sends it; `extensions.code` is what to switch on. */
 export interface OrderGraphError {
