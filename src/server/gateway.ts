@@ -15,7 +15,7 @@ import { createOperations } from '../upstream/operations.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { Config } from './config.js';
-import { graphiqlTabs, useGraphiQLPage, type DemoLogin } from './graphiql.js';
+import { useGraphiQLPage, type DemoLogin } from './graphiql.js';
 import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { HEALTH_PATH, READY_PATH, useHardening, useRequestLifecycle, usesDeferOrStream } from './plugins.js';
@@ -39,7 +39,8 @@ export type GatewayConfig = Pick<
 > & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
-  demoLogin?: DemoLogin;
+  /** The simulator's demo customers, offered by GraphiQL's sign-in bar. */
+  demoLogins?: readonly DemoLogin[];
   /** Tracing, when it is on (serve.ts starts it from the OTEL_* settings). */
   tracing?: Tracing;
 };
@@ -127,7 +128,7 @@ export function createGateway(config: GatewayConfig): Gateway {
       // Scrapes are answered before the request guards (a scraper sends no CSRF header).
       ...(metrics?.plugins ?? []),
       ...useHardening({ introspection: config.introspection }),
-      ...(config.graphiql ? [useGraphiQLPage({ title: 'Order Graph', defaultTabs: graphiqlTabs(config.demoLogin) })] : []),
+      ...(config.graphiql ? [useGraphiQLPage(config.demoLogins ?? [])] : []),
       useDeferStream(),
       useGraphQlJit({}, { enableIf: jitFor }),
       // A client that goes away cancels its request: no further upstream call starts (the

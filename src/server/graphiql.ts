@@ -1,49 +1,76 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
+import { print, type DocumentNode } from 'graphql';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
+import { LoginDocument, OrderUpdatesDocument, WholeOrderDeferredDocument, WholeOrderDocument } from '../client/__generated__/graphql.js';
 
-const WHOLE_ORDER_DOCUMENT = new URL('../client/documents/whole-order.graphql', import.meta.url);
-const LOGIN_DOCUMENT = new URL('../client/documents/login.graphql', import.meta.url);
+const SIGN_IN_SCRIPT = new URL('./graphiql-sign-in.js', import.meta.url);
 
-/** A login GraphiQL offers pre-filled (the simulator's demo customer); none for a real upstream. */
+/** A login GraphiQL offers (the simulator's demo customers); none for a real upstream. */
 export interface DemoLogin {
   username: string;
   password: string;
+  description: string;
 }
 
-// GraphiQL opens on the whole order, with the login one tab away.
-export function graphiqlTabs(demoLogin: DemoLogin | undefined) {
-  const wholeOrder = `# The whole order in one request.
-#
-# Sign in first: run the "Login" tab, copy "accessToken" from its result, and
-# replace the placeholder in the Headers pane below with it:
-#   { "Authorization": "Bearer eyJhbGciOi..." }
-# Then press the run button here.
+const SIGN_IN = `#
+# Sign in with the bar above first: every request
+# from this page then carries your token (unless
+# the Headers pane sets an Authorization header).`;
 
-${readFileSync(WHOLE_ORDER_DOCUMENT, 'utf8')}`;
-  const login = `# Log in: returns the accessToken to send as "Authorization: Bearer <accessToken>".
-# ${demoLogin ? 'The variables hold a demo customer of the embedded simulator; npm start printed the others.' : 'Put your username and password in the Variables pane.'}
-
-${readFileSync(LOGIN_DOCUMENT, 'utf8')}`;
+/**
+ * GraphiQL's tabs: the SDK's own documents (each printed with the fragments it uses, as the
+ * SDK sends it), opening on the whole order.
+ */
+function graphiqlTabs(demoLogin: DemoLogin | undefined) {
+  const tab = (comment: string, document: DocumentNode) => `${comment}\n${SIGN_IN}\n\n${print(document)}\n`;
   return [
-    { query: wholeOrder, headers: JSON.stringify({ Authorization: 'Bearer <paste the accessToken from Login>' }, null, 2) },
-    { query: login, variables: JSON.stringify(demoLogin ?? { username: '', password: '' }, null, 2) },
+    { query: tab('# The whole order in one request.', WholeOrderDocument) },
+    {
+      query: tab('# The whole order, streamed with @defer: the\n# customer and the order list first, then each\n# per-order part as its upstream call returns.', WholeOrderDeferredDocument),
+    },
+    {
+      query: tab(
+        '# Live order updates: the current state first,\n# then an event whenever an order changes (the\n# gateway polls the upstream once per customer\n# every LIVE_POLL_INTERVAL_MS). Run again to stop.',
+        OrderUpdatesDocument,
+      ),
+    },
+    {
+      query: `# Log in: returns the token set (the sign-in bar\n# above does this for you and keeps the token).\n# ${demoLogin ? 'The variables hold a demo customer.' : 'Your username and password go in Variables.'}\n\n${print(LoginDocument)}\n`,
+      variables: JSON.stringify(demoLogin ? { username: demoLogin.username, password: demoLogin.password } : { username: '', password: '' }, null, 2),
+    },
   ];
 }
 
+/** The sign-in bar's script with what it needs, safe inside an HTML script element. */
+function signInBar(demoLogins: readonly DemoLogin[]): string {
+  const settings = { endpoint: '/graphql', login: print(LoginDocument), demo: demoLogins };
+  const inline = (code: string) => `<script>${code.replace(/<\/(script)/gi, '<\\/$1')}</script>`;
+  return inline(`window.orderGraphSignIn = ${JSON.stringify(settings).replace(/</g, '\\u003c')};`) + inline(readFileSync(SIGN_IN_SCRIPT, 'utf8'));
+}
+
 /**
- * Serves GraphiQL from the package itself (no CDN), rendered and gzipped once on first use:
+ * Serves GraphiQL from the package itself (no CDN) with the sign-in bar (graphiql-sign-in.js),
+ * rendered and gzipped once on first use:
  * the page is about 9 MB, 2.4 MB compressed, and compressing it per request would cost
  * half a second of CPU each time. The package (about 70 MB of memory) loads only then.
  */
-export function useGraphiQLPage(options: GraphiQLOptions): Plugin {
+export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
+  const options: GraphiQLOptions = {
+    title: 'Order Graph',
+    defaultTabs: graphiqlTabs(demoLogins[0]),
+    // Subscriptions too as a JSON POST: a GET would need the CSRF header.
+    method: 'POST',
+  };
   let page: Promise<{ html: string; gzipped: Uint8Array<ArrayBuffer>; etag: string }> | undefined;
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET' || url.pathname !== '/graphql' || !request.headers.get('accept')?.includes('text/html')) return;
       page ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
-        const html = renderGraphiQL({ endpoint: '/graphql', ...options });
+        const rendered = renderGraphiQL({ endpoint: '/graphql', ...options });
+        const end = rendered.lastIndexOf('</body>');
+        const html = `${rendered.slice(0, end)}${signInBar(demoLogins)}${rendered.slice(end)}`;
         return { html, gzipped: Uint8Array.from(gzipSync(html)), etag: createHash('sha256').update(html).digest('base64url').slice(0, 27) };
       });
       const { html, gzipped, etag } = await page;

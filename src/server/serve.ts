@@ -25,7 +25,7 @@ function banner(url: string, graphiql: boolean, simulator: Simulator | undefined
     for (const customer of simulator.customers) {
       lines.push(`  ${customer.username.padEnd(28)} ${customer.password.padEnd(20)} ${customer.description}`);
     }
-    if (graphiql) lines.push('', "In GraphiQL: run the Login tab, put its accessToken in the WholeOrder tab's Authorization header, run WholeOrder.");
+    if (graphiql) lines.push('', 'In GraphiQL: press Sign in (a demo customer is chosen), then run the WholeOrder tab.');
   } else {
     lines.push(`Upstream: ${upstream.join(', ')}`);
   }
@@ -38,12 +38,15 @@ const logger = createLogger(config.logLevel);
 // Loaded only when it is needed: a gateway in front of the real service never carries it.
 const simulator = config.upstreamUrls ? undefined : await (await import('../simulator/server.js')).startSimulator({ host: '127.0.0.1' });
 const upstreamUrls = config.upstreamUrls ?? simulator!.urls;
-const demo = simulator?.customers.find((c) => c.username === 'ready@demo.test') ?? simulator?.customers[0];
+// GraphiQL's sign-in bar offers the demo customers, the one with every part of an order first.
+const demoLogins = simulator?.customers
+  .map(({ username, password, description }) => ({ username, password, description }))
+  .sort((a, b) => Number(b.username === 'ready@demo.test') - Number(a.username === 'ready@demo.test'));
 // Tracing's modules load only when it is configured: off, it costs nothing.
 const tracing = config.tracing
   ? (await import('../observability/tracing.js')).startTracing(config.tracing, [HEALTH_PATH, READY_PATH, ...(config.metricsPath ? [config.metricsPath] : [])])
   : undefined;
-const gateway = createGateway({ ...config, upstreamUrls, logger, tracing, demoLogin: demo && { username: demo.username, password: demo.password } });
+const gateway = createGateway({ ...config, upstreamUrls, logger, tracing, demoLogins });
 const http = createHttpServer(gateway.yoga, { ...config, logger });
 checkFileHandleLimit(config.maxConnections, MAX_UPSTREAM_SOCKETS, logger);
 const port = await http.listen(config.port, config.host);

@@ -1,5 +1,5 @@
 // npm run build: compiles src/ to dist/src/ and copies what the compiled code reads at run
-// time (the SDL, the GraphiQL documents, the trusted-documents manifest, package.json).
+// time (the SDL, GraphiQL's sign-in script, the trusted-documents manifest, package.json).
 // Plain JavaScript, so it runs before anything is compiled.
 //
 // `--if-available` (npm start's prestart): builds when the compiler is installed (a
@@ -30,6 +30,6 @@ try {
 
 rmSync(at('dist/'), { recursive: true, force: true });
 execFileSync(process.execPath, [fileURLToPath(tsc), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-for (const path of ['schema/', 'src/client/documents/', 'src/client/__generated__/persisted-documents.json', 'package.json']) {
+for (const path of ['schema/', 'src/server/graphiql-sign-in.js', 'src/client/__generated__/persisted-documents.json', 'package.json']) {
   cpSync(at(path), at(`dist/${path}`), { recursive: true });
 }

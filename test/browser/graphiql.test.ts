@@ -1,5 +1,7 @@
+// GraphiQL as a new user meets it, in Debian's Chromium: open the page, sign in, run. Every
+// click and keystroke the test makes counts as an action.
 import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { startGateway } from '../helpers/harness.js';
@@ -17,11 +19,13 @@ let browser: Browser;
 beforeAll(async () => {
   if (!haveBrowser) return;
   simulator = await startSimulator();
-  const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-  gateway = await startGateway({ upstreamUrls: simulator.urls, demoLogin: { username: ready.username, password: ready.password } });
+  const demoLogins = simulator.customers
+    .map(({ username, password, description }) => ({ username, password, description }))
+    .sort((a, b) => Number(b.username === 'ready@demo.test') - Number(a.username === 'ready@demo.test'));
+  gateway = await startGateway({ upstreamUrls: simulator.urls, demoLogins, live: { pollIntervalMs: 300, perCustomer: 50, perAddress: 200 } });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }, 60_000);
 
@@ -31,66 +35,129 @@ afterAll(async () => {
   await simulator?.close();
 });
 
+/** The page with a count of what the user did on it. */
+async function open(): Promise<{ page: Page; actions: string[]; offline: string[]; act<T>(what: string, action: () => Promise<T>): Promise<T> }> {
+  const actions: string[] = [];
+  const act = async <T,>(what: string, action: () => Promise<T>) => {
+    actions.push(what);
+    return action();
+  };
+  // Tall enough for the editor to render the whole result, not only its first screen.
+  const page = await browser.newPage({ viewport: { width: 1400, height: 9000 } });
+  const offline: string[] = [];
+  page.on('request', (request) => {
+    // Everything must come from the gateway itself (blob: and data: are the page's own workers).
+    if (!/^(http:\/\/127\.0\.0\.1:|blob:|data:)/.test(request.url())) offline.push(request.url());
+  });
+  await act('open the page', () => page.goto(gateway.endpoint, { waitUntil: 'load', timeout: 60_000 }));
+  await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
+  return { page, actions, offline, act };
+}
+
+const responseText = async (page: Page) => (await page.locator('.graphiql-response').innerText()).replace(/\s+/g, '');
+const selectedTab = (page: Page) => page.locator('.graphiql-tab[aria-selected="true"]').innerText();
+
+/** Switches tabs as a person's click does, and waits until the editor shows its document. */
+async function tab(page: Page, name: string, operation: string) {
+  // The tabs sit in a drag-to-reorder list that takes a synthetic pointer press for a drag in
+  // headless Chromium; a click event selects the tab as a person's click does.
+  await page.locator(`button[title="${name}"]`).dispatchEvent('click');
+  await expect.poll(() => selectedTab(page)).toBe(name);
+  await expect.poll(async () => (await page.locator('.graphiql-query-editor').innerText()).replace(/\s+/g, ' ')).toContain(`${operation} ${name}`);
+}
+
+/**
+ * Runs the selected tab until its answer holds `expected`. GraphiQL takes the operation name
+ * from the editor after a debounce: right after a tab switch on a loaded machine, a run can
+ * still name the previous tab's operation ("Cannot infer operation"); a person presses run
+ * again, and so does this (used only after a tab switch, never in the counted path).
+ */
+async function runUntil(page: Page, expected: string) {
+  const pattern = new RegExp(`${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}|Cannotinferoperation`);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(() => responseText(page), { timeout: 20_000 }).toMatch(pattern);
+    if ((await responseText(page)).includes(expected)) return;
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`GraphiQL never ran the selected tab: ${await responseText(page)}`);
+}
+
 describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
-  it('logs in, sets the Authorization header, runs the whole-order query and shows the VIN', async () => {
-    // Tall enough for the editor to render the whole result, not only its first screen.
-    const page = await browser.newPage({ viewport: { width: 1400, height: 9000 } });
-    const offline: string[] = [];
-    page.on('request', (request) => {
-      // Everything must come from the gateway itself (blob: and data: are the page's own workers).
-      if (!/^(http:\/\/127\.0\.0\.1:|blob:|data:)/.test(request.url())) offline.push(request.url());
-    });
-    await page.goto(gateway.endpoint, { waitUntil: 'load', timeout: 60_000 });
-    await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
-    const response = page.locator('.graphiql-response');
-    const selectedTab = () => page.locator('.graphiql-tab[aria-selected="true"]').innerText();
-    const tab = async (name: string, operation: string) => {
-      // The tabs sit in a drag-to-reorder list that takes a synthetic pointer press for a
-      // drag in headless Chromium; a click event selects the tab as a person's click does.
-      await page.locator(`button[title="${name}"]`).dispatchEvent('click');
-      // The editor switches documents after the tab does: wait for both before running.
-      await expect.poll(selectedTab).toBe(name);
-      const editor = async () => (await page.locator('.graphiql-query-editor').innerText()).replace(/\s+/g, ' ');
-      await expect.poll(editor).toContain(`${operation} ${name}`);
-    };
+  it('three actions from opening the page to the whole order: open, Sign in, run; the token stays in the page’s memory', async () => {
+    const { page, actions, offline, act } = await open();
+    expect(await selectedTab(page)).toBe('WholeOrder');
+    // The demo customer with every part of an order is offered first.
+    expect(await page.locator('#order-graph-sign-in select').inputValue()).toBe('0');
+    expect(await page.locator('#order-graph-sign-in select option').first().innerText()).toContain('ready@demo.test');
 
-    const responseText = async () => (await response.innerText()).replace(/\s+/g, '');
-    /**
-     * Runs the selected tab until its answer holds `expected`. GraphiQL takes the operation
-     * name from the editor after a debounce: on a loaded machine the first run after a tab
-     * switch can still name the previous tab's operation ("Cannot infer operation"). A
-     * person would press run again; so does this, a few times at most.
-     */
-    const run = async (expected: string) => {
-      for (let attempt = 0; attempt < 5; attempt++) {
-        await page.locator('.graphiql-execute-button').click();
-        await expect.poll(responseText, { timeout: 20_000 }).toMatch(new RegExp(`${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}|Cannotinferoperation`));
-        if ((await responseText()).includes(expected)) return;
-        await page.waitForTimeout(200);
-      }
-      throw new Error(`GraphiQL never ran the selected tab: ${await responseText()}`);
-    };
-
-    expect(await selectedTab()).toBe('WholeOrder');
-
-    await tab('Login', 'mutation');
-    await run('"accessToken":"');
-    const token = (await responseText()).match(/"accessToken":"([^"]+)"/)![1]!;
-
-    await tab('WholeOrder', 'query');
-    await page.getByText('Headers', { exact: true }).click();
-    await page.locator('.graphiql-editor-tool .graphiql-editor').last().click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${token}` }));
+    await act('press Sign in', () => page.getByRole('button', { name: 'Sign in' }).click());
+    await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Signed in as ready@demo\.test \(until .*\): run a tab\.$/);
+    await act('press run', () => page.locator('.graphiql-execute-button').click());
 
     const vin = simulator.data.vehicleDetails.find((v) => v.reservationId === 'OC-ACBDE')!.vin;
-    await run(`"vin":"${vin}"`);
-    expect(await response.innerText()).not.toContain('"errors"');
+    await expect.poll(() => responseText(page), { timeout: 20_000 }).toContain(`"vin":"${vin}"`);
+    expect(await responseText(page)).not.toContain('"errors"');
+    expect(actions).toEqual(['open the page', 'press Sign in', 'press run']);
+    console.info(`GraphiQL: ${actions.length} actions from opening the page to the whole order (${actions.join(', ')})`);
+
+    // Kept in memory only: nothing of it in the page's storage.
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+    expect(stored).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
 
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.setViewportSize({ width: 1400, height: 900 });
     await page.screenshot({ path: new URL('graphiql-whole-order.png', SCREENSHOTS).pathname });
     expect(offline).toEqual([]);
+    await page.close();
+  });
+
+  it('the deferred query and the live updates run from their tabs', async () => {
+    const { page } = await open();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Signed in as/);
+
+    await tab(page, 'WholeOrderDeferred', 'query');
+    const vin = simulator.data.vehicleDetails.find((v) => v.reservationId === 'OC-ACBDE')!.vin;
+    await runUntil(page, `"vin":"${vin}"`);
+
+    await tab(page, 'OrderUpdates', 'subscription');
+    await runUntil(page, '"changes":[]');
+    const order = simulator.data.orders.find((o) => o.reservationId === 'OC-ACBDE')!;
+    const was = order.status;
+    order.status = 'DELIVERED';
+    try {
+      await expect.poll(() => responseText(page), { timeout: 10_000 }).toContain(`{"field":"status","from":"${was}","to":"DELIVERED"}`);
+    } finally {
+      order.status = was;
+    }
+    await page.close();
+  });
+
+  it('in front of a real upstream (no demo customers): typed credentials; a wrong password says why and signs nothing in', async () => {
+    const real = await startGateway({ upstreamUrls: simulator.urls });
+    try {
+      const page = await browser.newPage();
+      await page.goto(real.endpoint, { waitUntil: 'load', timeout: 60_000 });
+      await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
+      expect(await page.locator('#order-graph-sign-in select').count()).toBe(0);
+      const { password } = simulator.customers.find((c) => c.username === 'two-orders@demo.test')!;
+      await page.getByPlaceholder('Username').fill('two-orders@demo.test');
+      await page.getByPlaceholder('Password').fill('wrong-password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Sign-in refused: /);
+      expect(await page.getByRole('button', { name: 'Sign out' }).isHidden()).toBe(true);
+
+      await page.getByPlaceholder('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Signed in as two-orders@demo\.test/);
+      // The password field is emptied once it has served.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      expect(await page.getByPlaceholder('Password').inputValue()).toBe('');
+      expect(await page.getByRole('status').innerText()).toBe('Signed out: the token is forgotten.');
+      await page.close();
+    } finally {
+      await real.close();
+    }
   });
 });

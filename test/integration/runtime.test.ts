@@ -57,7 +57,7 @@ describe('npm start', () => {
   it('with no upstream: builds, starts node on the compiled code (no tsx, no esbuild), serves the simulator, GraphiQL cached; SIGINT stops it', async () => {
     const started = npmStart({});
     const [, url] = await started.output(LISTENING);
-    const banner = await started.output(/run WholeOrder\./);
+    const banner = await started.output(/run the WholeOrder tab\./);
     expect(banner.input).toContain(`GraphiQL: open ${url}`);
     const logins = [...banner.input!.matchAll(/^\s+(\S+@demo\.test)\s+(\S+)/gm)].map((m) => ({ username: m[1]!, password: m[2]! }));
     expect(logins.map((l) => l.username)).toEqual(expect.arrayContaining(['early@demo.test', 'ready@demo.test', 'two-orders@demo.test']));
@@ -77,6 +77,8 @@ describe('npm start', () => {
     const html = await page.text();
     expect(html).not.toMatch(/unpkg\.com|cdn\.jsdelivr|esm\.sh/);
     expect(html.indexOf('query WholeOrder')).toBeLessThan(html.indexOf('mutation Login'));
+    // The sign-in bar, offering the demo customers.
+    expect(html).toContain('order-graph-sign-in');
     expect(html).toContain('demo-password-4');
     const again = await fetch(url!, { headers: { accept: 'text/html', 'accept-encoding': 'gzip', 'if-none-match': page.headers.get('etag')! } });
     expect(again.status).toBe(304);
