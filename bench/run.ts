@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { HOSTS, operationUrl, type UpstreamUrls } from '../src/upstream/contract.js';
+import { measureStreams, streamsMarkdown, type StreamResults, type StreamSettings } from './streams.js';
 
 const ROOT_URL = new URL('..', import.meta.url);
 const ROOT = fileURLToPath(ROOT_URL);
@@ -43,6 +44,12 @@ const settings = {
   concurrencies: [...CONCURRENCIES],
   customer: CUSTOMER,
   gatewayNodeArgs: (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+};
+const streamSettings: StreamSettings = {
+  latencyMs: 50,
+  deferredRuns: 20,
+  subscribers: 50,
+  liveWindowS: envInt('BENCH_LIVE_S', 60, 1, 600),
 };
 // The measured processes run on the project's own Node (the `node` devDependency), whichever
 // Node runs this script (`./node_modules/.bin/tsx` alone runs the first `node` on the PATH).
@@ -273,7 +280,7 @@ async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
 // ---------------------------------------------------------------------------------------
 
 async function main() {
-  const budgetS = CONCURRENCIES.length * 4 * (settings.warmupS + settings.durationS + 15) + 180;
+  const budgetS = CONCURRENCIES.length * 4 * (settings.warmupS + settings.durationS + 15) + 180 + streamSettings.liveWindowS + 60;
   setTimeout(() => {
     log(`gave up after ${budgetS} s`);
     void stopChildren().finally(() => process.exit(1));
@@ -390,7 +397,14 @@ async function main() {
   if (sink.batches() === 0) problems.push('the observed gateway exported no spans');
   sink.close();
 
-  const report = buildReport(runs, problems, loadBefore);
+  let streams: StreamResults | undefined;
+  try {
+    streams = await measureStreams(startChild, streamSettings, log);
+  } catch (error) {
+    problems.push(`streamed answers: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  const report = buildReport(runs, streams, problems, loadBefore);
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(new URL('latest.json', RESULTS_DIR), `${JSON.stringify(report.json, null, 2)}\n`);
   writeFileSync(new URL('latest.md', RESULTS_DIR), report.markdown);
@@ -411,7 +425,7 @@ const LABELS: Record<SubjectName, string> = {
   optimum: 'hand-written optimum',
 };
 
-function buildReport(runs: Run[], problems: string[], loadBefore: number[]) {
+function buildReport(runs: Run[], streams: StreamResults | undefined, problems: string[], loadBefore: number[]) {
   const find = (server: SubjectName, c: number) => runs.find((run) => run.server === server && run.connections === c);
   const at = (c: number) => ({ g: find('gateway', c), a: find('apollo', c), o: find('optimum', c), obs: find('gateway-observed', c) });
   const c1 = at(1);
@@ -496,12 +510,13 @@ function buildReport(runs: Run[], problems: string[], loadBefore: number[]) {
     row(['---', '---', '---']),
     ...targets.map(({ target, value, result }) => row([target, value, result])),
     '',
+    ...(streams ? streamsMarkdown(streams) : []),
     problems.length === 0
       ? 'Nothing broke: every answer held the VIN, none had errors, every query made 8 upstream calls.'
       : `**Broken:**\n\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
     '',
   );
-  const json = { date, commit, node: nodeVersion, cpus, loadAverage: { before: loadBefore, after: os.loadavg() }, settings, runs, targets, problems };
+  const json = { date, commit, node: nodeVersion, cpus, loadAverage: { before: loadBefore, after: os.loadavg() }, settings, runs, targets, streams, problems };
   return { markdown: lines.join('\n'), json };
 }
 
