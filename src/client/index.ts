@@ -1,6 +1,6 @@
 // The typed SDK for frontends: the operation documents as TypedDocumentNodes, and createOrderClient.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { print } from 'graphql';
+import { print, type DocumentNode } from 'graphql';
 import { ClientError, GraphQLClient, type Variables } from 'graphql-request';
 import {
   LoginDocument,
@@ -77,6 +77,13 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
   // The printed query of each registered document, so its hash can stand in for it.
   const hashes = new Map<string, string>();
 
+  /** The document as sent; a registered one is remembered, so its hash can stand in for it. */
+  const printed = (document: DocumentNode) => {
+    const query = print(document);
+    const hash = (document as Hashed).__meta__?.hash;
+    if (hash) hashes.set(query, hash);
+    return query;
+  };
   const sendPersisted: typeof fetch = (input, init) => {
     if (typeof init?.body === 'string') {
       const body = JSON.parse(init.body) as { query?: string; extensions?: Record<string, unknown> };
@@ -91,16 +98,14 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
   };
   const transport = persistedDocuments ? sendPersisted : fetchImpl;
   const client = new GraphQLClient(endpoint, { errorPolicy: 'all', fetch: transport });
-  const stream = createStreamTransport({ endpoint, fetch: transport, accessToken: () => tokens?.accessToken ?? null });
+  const stream = createStreamTransport({ endpoint, fetch: transport, print: printed, accessToken: () => tokens?.accessToken ?? null });
 
   async function send<T, V extends Variables>(
     document: TypedDocumentNode<T, V>,
     variables: V | undefined,
     accessToken: string | null,
   ): Promise<OrderResult<T>> {
-    const query = print(document);
-    const hash = (document as Hashed).__meta__?.hash;
-    if (hash) hashes.set(query, hash);
+    const query = printed(document);
     const headers: Record<string, string> = accessToken ? { authorization: `Bearer ${accessToken}` } : {};
     try {
       const response = await client.rawRequest<T, V>(query, variables, headers);

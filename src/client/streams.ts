@@ -2,12 +2,14 @@
 // subscription's events (GraphQL over SSE), both through @graphql-tools/executor-http.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { buildHTTPExecutor } from '@graphql-tools/executor-http';
-import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { OrderGraphError, OrderResult } from './results.js';
 
 export interface StreamTransport {
   endpoint: string;
   fetch: typeof fetch;
+  /** How a document is printed into the request (graphql's print by default). */
+  print?: (document: DocumentNode) => string;
   /** The access token to send now (it changes when the tokens are renewed). */
   accessToken: () => string | null;
 }
@@ -19,7 +21,7 @@ function apiError({ message, path, extensions }: GraphQLFormattedError): OrderGr
 }
 
 /** A snapshot of a result: the transport keeps merging payloads into one object, so each yield is a copy. */
-export function snapshot<T>(result: ExecutionResult<unknown>): OrderResult<T> {
+function snapshot<T>(result: ExecutionResult<unknown>): OrderResult<T> {
   const { data, errors } = structuredClone({ data: result.data ?? null, errors: (result.errors ?? []).map((error) => apiError(error as GraphQLFormattedError)) });
   return { data: data as T | null, errors };
 }
@@ -27,10 +29,11 @@ export function snapshot<T>(result: ExecutionResult<unknown>): OrderResult<T> {
 /** An error the transport made (the API could not be reached, the stream broke): it has no API code. */
 export const isTransportFailure = (result: OrderResult<unknown>) => result.errors.length > 0 && result.errors.every((error) => !error.extensions?.code);
 
-export function createStreamTransport({ endpoint, fetch, accessToken }: StreamTransport) {
+export function createStreamTransport({ endpoint, fetch, print, accessToken }: StreamTransport) {
   const executor = buildHTTPExecutor({
     endpoint,
     fetch,
+    ...(print ? { print } : {}),
     // POST with a JSON body for subscriptions too: never a "simple" request the gateway's CSRF check refuses.
     method: 'POST',
     headers: (): Record<string, string> => {

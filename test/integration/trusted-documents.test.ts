@@ -93,4 +93,28 @@ describe('TRUSTED_DOCUMENTS', () => {
     expect(sent).toHaveLength(2);
     for (const body of sent) expect(JSON.parse(body)).not.toHaveProperty('query');
   });
+
+  it('only: the deferred order and the live updates by hash alone too', async () => {
+    const sent: string[] = [];
+    const spy: typeof fetch = (input, init) => {
+      sent.push(String(init?.body));
+      return fetch(input, init);
+    };
+    const client = createOrderClient({ endpoint: gateways.only!.endpoint, persistedDocuments: true, fetch: spy });
+    const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    await client.login(ready.username, ready.password);
+    const results = [];
+    for await (const result of client.wholeOrderDeferred()) results.push(result);
+    expect(results.length).toBeGreaterThan(1);
+    expect(results.at(-1)!.errors).toEqual([]);
+    expect(results.at(-1)!.data?.me?.orders?.[0]?.tradeIn?.status).toBeTruthy();
+    const stop = new AbortController();
+    for await (const event of client.watchOrders({ signal: stop.signal })) {
+      expect(event.errors).toEqual([]);
+      expect(event.data?.orderUpdates.changes).toEqual([]);
+      stop.abort();
+    }
+    expect(sent).toHaveLength(3);
+    for (const body of sent) expect(JSON.parse(body)).not.toHaveProperty('query');
+  });
 });
