@@ -86,8 +86,8 @@ export async function measureStreams(start: Start, settings: StreamSettings, log
       pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
       polls: operations.orderDetails ?? 0,
       verifications: operations.customerDetails ?? 0,
-      // Each subscriber polling on its own: once on subscribing, then once per interval.
-      pollsIfEachPolled: settings.subscribers * (1 + Math.floor((settings.liveWindowS * 1000) / DEFAULT_POLL_INTERVAL_MS)),
+      // Each subscriber polling on its own at the same cadence: on subscribing, then every interval within the window.
+      pollsIfEachPolled: settings.subscribers * Math.ceil((settings.liveWindowS * 1000) / DEFAULT_POLL_INTERVAL_MS),
     },
   };
 }
