@@ -16,7 +16,7 @@ export class GatewayError extends GraphQLError {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    details: UpstreamErrorDetails = {},
+    readonly details: UpstreamErrorDetails = {},
   ) {
     const extensions: Record<string, unknown> = { code };
     for (const [key, value] of Object.entries(details)) if (value !== undefined) extensions[key] = value;

@@ -40,6 +40,10 @@ export interface Config {
   metricsPath: string | null;
   /** Live order updates: how often a watched customer's orders are polled, and how many streams are allowed. */
   live: { pollIntervalMs: number; perCustomer: number; perAddress: number };
+  /** Shared state across replicas (live polls, login counters, the response cache); null: each process alone. */
+  redisUrl: string | null;
+  /** How long a caller's query answers are kept for that caller; 0: no response cache. */
+  responseCacheTtlMs: number;
 }
 
 
@@ -101,6 +105,12 @@ const envSchema = z.object({
   LIVE_POLL_INTERVAL_MS: integer('LIVE_POLL_INTERVAL_MS', 100, 3_600_000).default(30_000),
   LIVE_STREAMS_PER_CUSTOMER: integer('LIVE_STREAMS_PER_CUSTOMER', 1, 10_000).default(50),
   LIVE_STREAMS_PER_ADDRESS: integer('LIVE_STREAMS_PER_ADDRESS', 1, 100_000).default(200),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .refine((v) => URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol), 'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://redis:6379')
+    .optional(),
+  RESPONSE_CACHE_TTL_MS: integer('RESPONSE_CACHE_TTL_MS', 0, 60_000).default(0),
   TRUSTED_PROXIES: integer('TRUSTED_PROXIES', 0, 10).default(0),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600_000).default(10_000),
@@ -199,6 +209,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedDocuments: values.TRUSTED_DOCUMENTS,
     tracing: tracingSettings(values),
     metricsPath: values.METRICS_PATH === 'off' ? null : values.METRICS_PATH,
+    redisUrl: values.REDIS_URL ?? null,
+    responseCacheTtlMs: values.RESPONSE_CACHE_TTL_MS,
     live: {
       pollIntervalMs: values.LIVE_POLL_INTERVAL_MS,
       perCustomer: values.LIVE_STREAMS_PER_CUSTOMER,

@@ -8,6 +8,9 @@ import type { Logger } from 'pino';
 import { createContext, type GraphQLContext } from '../graph/context.js';
 import { createGraphSchema } from '../graph/schema.js';
 import { createOrdersHub } from '../live/orders-hub.js';
+import { connectRedis, KEY_PREFIX } from '../redis/connection.js';
+import { redisPollCoordinator } from '../redis/live-coordinator.js';
+import { redisResponseCache } from '../redis/response-cache.js';
 import { readAuth } from '../upstream/auth.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { combineObservers, createUpstreamHttp } from '../upstream/http.js';
@@ -20,6 +23,7 @@ import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { HEALTH_PATH, READY_PATH, useHardening, useRequestLifecycle, usesDeferOrStream } from './plugins.js';
 import { backgroundScope, renewedScope, requestInfo, type RequestPolicy } from './request-info.js';
+import { createResponseCache } from './response-cache.js';
 import { registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 
 export type GatewayConfig = Pick<
@@ -36,6 +40,8 @@ export type GatewayConfig = Pick<
   | 'corsOrigins'
   | 'metricsPath'
   | 'live'
+  | 'redisUrl'
+  | 'responseCacheTtlMs'
 > & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
@@ -47,10 +53,10 @@ export type GatewayConfig = Pick<
 
 export interface Gateway {
   yoga: YogaServerInstance<object, GraphQLContext>;
-  /** Marks the gateway as stopping: /readyz answers 503, every answer closes its connection, live streams end. */
-  drain(): void;
-  /** Closes the upstream connections; call after the HTTP server stopped taking requests. */
-  close(): void;
+  /** Marks the gateway as stopping: /readyz answers 503, every answer closes its connection, live streams end and their polls are handed over. */
+  drain(): Promise<void>;
+  /** Closes the upstream and Redis connections; call after the HTTP server stopped taking requests. */
+  close(): Promise<void>;
 }
 
 // Any port of the machine itself: the development default, for a frontend's dev server.
@@ -86,12 +92,18 @@ export function createGateway(config: GatewayConfig): Gateway {
     logger: config.logger,
     observer: combineObservers([metrics?.callObserver, tracing?.callObserver].filter((observer) => observer !== undefined)),
   });
-  const loginThrottle = createLoginThrottle(config.loginThrottle);
+  // Shared by the replicas when configured: login counters, live polls, the response cache.
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, config.logger) : undefined;
+  const loginThrottle = createLoginThrottle(config.loginThrottle, redis && { redis: redis.commands, keyPrefix: KEY_PREFIX });
+  const responseCache =
+    config.responseCacheTtlMs > 0 ? createResponseCache({ ttlMs: config.responseCacheTtlMs, store: redis && redisResponseCache(redis, config.logger) }) : undefined;
   const policy: RequestPolicy = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustedProxies: config.trustedProxies };
   const live = createOrdersHub({
     limits: config.live,
     logger: config.logger,
     fetchOrders: (token) => createOperations(http, { token, expired: false, expiresAt: null }, backgroundScope(policy)).orderDetails(),
+    coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, logger: config.logger }),
+    onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
   });
   let ready = true;
   const yoga = createYoga<object, GraphQLContext>({
@@ -122,6 +134,7 @@ export function createGateway(config: GatewayConfig): Gateway {
         logger: config.logger,
         policy,
         isReady: () => ready,
+        readinessDetails: redis && (() => ({ redis: redis.available() ? 'available' : 'unavailable' })),
         quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])],
         logFields: tracing?.logFields,
       }),
@@ -137,14 +150,19 @@ export function createGateway(config: GatewayConfig): Gateway {
       ...(tracing ? [tracing.operationPlugin] : []),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
+      // After the trusted documents: an answer is keyed by the document they resolve to.
+      ...(responseCache?.plugins ?? []),
     ],
   });
   return {
     yoga,
     drain: () => {
       ready = false;
-      live.close();
+      return live.close();
     },
-    close: () => http.close(),
+    close: async () => {
+      http.close();
+      await redis?.close();
+    },
   };
 }

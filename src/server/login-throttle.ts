@@ -1,15 +1,29 @@
 import { createHash } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { GatewayError, RateLimitedError } from '../errors.js';
 import type { LoginThrottle } from '../graph/context.js';
 import type { Config } from './config.js';
 
 type Limits = Config['loginThrottle'];
 
-/** Makes the counter behind one key space; memory by default, a shared store when replicas share it. */
-export type LimiterFactory = (options: { keyPrefix: string; points: number; duration: number }) => RateLimiterAbstract;
+type LimiterOptions = { keyPrefix: string; points: number; duration: number };
 
-const inMemory: LimiterFactory = (options) => new RateLimiterMemory(options);
+/**
+ * The counters behind one key space: this process's, or shared in Redis by every replica
+ * (the same limits as one replica), with this process's own as insurance while Redis is
+ * unreachable.
+ */
+function limiter(options: LimiterOptions, shared: { redis: Redis; keyPrefix: string } | undefined) {
+  if (!shared) return new RateLimiterMemory(options);
+  return new RateLimiterRedis({
+    ...options,
+    keyPrefix: `${shared.keyPrefix}${options.keyPrefix}`,
+    storeClient: shared.redis,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory(options),
+  });
+}
 
 // Usernames are kept as hashes: the counters need no one's email address.
 const usernameKey = (username: string) => createHash('sha256').update(username.trim().toLowerCase()).digest('base64url');
@@ -21,10 +35,10 @@ const usernameKey = (username: string) => createHash('sha256').update(username.t
  * before it goes upstream (so parallel attempts cannot slip past) and gives it back unless
  * the upstream refused the credentials.
  */
-export function createLoginThrottle(limits: Limits, makeLimiter: LimiterFactory = inMemory): LoginThrottle {
+export function createLoginThrottle(limits: Limits, shared?: { redis: Redis; keyPrefix: string }): LoginThrottle {
   const window = { duration: limits.windowSeconds };
-  const byUsername = makeLimiter({ keyPrefix: 'login-failures:username', points: limits.perUsername, ...window });
-  const byAddress = makeLimiter({ keyPrefix: 'login-failures:address', points: limits.perAddress, ...window });
+  const byUsername = limiter({ keyPrefix: 'login-failures:username', points: limits.perUsername, ...window }, shared);
+  const byAddress = limiter({ keyPrefix: 'login-failures:address', points: limits.perAddress, ...window }, shared);
 
   return {
     async attempt(username, address, login) {

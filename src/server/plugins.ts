@@ -210,6 +210,8 @@ export interface LifecycleOptions {
   logFields?: (request: Request) => Record<string, string> | undefined;
   /** False once a stop has begun: /readyz then tells load balancers to go elsewhere. */
   isReady: () => boolean;
+  /** What /readyz reports besides (the state of Redis): informative, it does not change the status. */
+  readinessDetails?: () => Record<string, string>;
 }
 
 // Built with the server adapter's own Response class: a native one breaks its stream handling.
@@ -228,14 +230,15 @@ function errorCodes(result: unknown): string[] {
 /** The client socket's address, from the Node request under the adapter. */
 const socketAddress = (serverContext: unknown) => (serverContext as { req?: IncomingMessage } | undefined)?.req?.socket?.remoteAddress;
 
-export function useRequestLifecycle({ logger, policy, isReady, quietPaths, logFields }: LifecycleOptions): Plugin {
+export function useRequestLifecycle({ logger, policy, isReady, readinessDetails, quietPaths, logFields }: LifecycleOptions): Plugin {
   const quiet = new Set(quietPaths);
   return {
     onRequest({ request, serverContext, url, endResponse, fetchAPI }) {
       startRequestInfo(request, policy, socketAddress(serverContext));
       if (url.pathname === HEALTH_PATH) return endResponse(json(fetchAPI.Response, 200, { status: 'ok' }));
       if (url.pathname === READY_PATH) {
-        return endResponse(json(fetchAPI.Response, isReady() ? 200 : 503, { status: isReady() ? 'ready' : 'shutting down' }));
+        const ready = isReady();
+        return endResponse(json(fetchAPI.Response, ready ? 200 : 503, { status: ready ? 'ready' : 'shutting down', ...readinessDetails?.() }));
       }
     },
     onExecute({ args }) {
@@ -256,7 +259,7 @@ export function useRequestLifecycle({ logger, policy, isReady, quietPaths, logFi
         if (response.status === 413) response.headers.set('connection', 'close');
         // Answers depend on the caller's token: no shared cache may keep or reuse them. (The
         // GraphiQL page, the same for everyone, sets its own.)
-        if (!response.headers.has('etag')) response.headers.set('cache-control', 'private, no-store');
+        if (!response.headers.has('cache-control')) response.headers.set('cache-control', 'private, no-store');
         // Draining: this connection carries no further request, so a keep-alive client moves on.
         if (!isReady()) response.headers.set('connection', 'close');
         const vary = response.headers.get('vary');

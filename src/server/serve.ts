@@ -65,9 +65,9 @@ async function stop(signal: NodeJS.Signals) {
   stopping = true;
   const startedAt = Date.now();
   logger.info({ signal }, 'shutting down: readiness off, no new connections, finishing in-flight requests');
-  gateway.drain();
+  await gateway.drain();
   await http.drain(config.shutdownGraceMs);
-  gateway.close();
+  await gateway.close();
   await Promise.all([simulator?.close(), tracing?.shutdown()]);
   logger.info({ ms: Date.now() - startedAt }, 'stopped');
   process.exit(0);

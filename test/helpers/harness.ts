@@ -49,7 +49,7 @@ export async function startGateway(config: Partial<GatewayConfig & HttpServerOpt
     async close() {
       http.server.closeAllConnections();
       await new Promise((resolve) => http.server.close(resolve));
-      gateway.close();
+      await gateway.close();
     },
   };
 }

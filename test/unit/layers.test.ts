@@ -28,12 +28,14 @@ const graph = new Map(
 const layerOf = (file: string) => (file.includes('/') ? file.split('/')[0]! : file.replace(/\.ts$/, ''));
 
 // What each layer may import besides itself. The server assembles the graph over the
-// upstream; live polls the upstream for the graph's subscriptions; the graph maps the
+// upstream; redis shares live polls (and the server's counters and cache) between
+// replicas; live polls the upstream for the graph's subscriptions; the graph maps the
 // upstream; the upstream knows only the contract and the error codes; the simulator plays
 // the upstream; the SDK and the CLI are clients.
 const MAY_IMPORT: Record<string, string[]> = {
-  server: ['live', 'graph', 'upstream', 'errors', 'simulator', 'client', 'observability'],
-  live: ['graph', 'upstream', 'errors'],
+  server: ['redis', 'live', 'graph', 'upstream', 'errors', 'simulator', 'client', 'observability'],
+  redis: ['live'],
+  live: ['graph', 'upstream', 'errors', 'error-codes'],
   observability: ['graph', 'upstream', 'errors'],
   graph: ['upstream', 'errors'],
   upstream: ['errors'],

@@ -1,0 +1,66 @@
+// Who polls a customer, and how a poll's outcome reaches every stream of that customer: in
+// one process (localCoordinator), or across replicas (src/redis/live-coordinator.ts).
+import type { ErrorCode } from '../error-codes.js';
+import type { UpstreamErrorDetails } from '../errors.js';
+import type { FieldChange } from '../graph/mappers.js';
+import type { Order } from '../upstream/models.js';
+
+/** A poll's answer for one customer, as every process following the customer gets it. */
+export interface PollSnapshot {
+  /** When the poll answered, in ISO 8601 UTC. */
+  observedAt: string;
+  orders: Order[];
+  /** Each order's client-visible fields as text, by order id: what the next poll, wherever it runs, compares with. */
+  fields: Record<string, Record<string, string | null>>;
+  /** What changed since the previous snapshot, by order id; nothing in a customer's first. */
+  changes: Record<string, FieldChange[]>;
+}
+
+/** What the poller tells a customer's followers: a snapshot, a failure, or that it stopped polling. */
+export type PollMessage =
+  | { kind: 'snapshot'; snapshot: PollSnapshot }
+  | { kind: 'failure'; code: ErrorCode; message: string; details: UpstreamErrorDetails }
+  | { kind: 'released' };
+
+export interface PollCoordinator {
+  /** Takes or renews the customer's poll for `holdMs`: true when this process is to poll now. */
+  claim(customerId: string, holdMs: number): Promise<boolean>;
+  /** Gives the customer's poll up, if this process holds it; followers elsewhere take it over. */
+  release(customerId: string): Promise<void>;
+  /** The customer's last snapshot, whichever process made it, while it is kept. */
+  last(customerId: string): Promise<PollSnapshot | null>;
+  /** Tells every process following the customer, this one included. */
+  publish(customerId: string, message: PollMessage): Promise<void>;
+  /** Follows the customer's messages until the returned function is called. */
+  follow(customerId: string, listener: (message: PollMessage) => void): () => void;
+}
+
+/**
+ * One process: it always polls the customers it follows, and its messages go to its own
+ * followers. A customer's last snapshot is kept only while someone here follows it.
+ */
+export function localCoordinator(): PollCoordinator {
+  const listeners = new Map<string, Set<(message: PollMessage) => void>>();
+  const snapshots = new Map<string, PollSnapshot>();
+  return {
+    claim: async () => true,
+    release: async () => {},
+    last: async (customerId) => snapshots.get(customerId) ?? null,
+    async publish(customerId, message) {
+      const followers = listeners.get(customerId);
+      if (!followers) return;
+      if (message.kind === 'snapshot') snapshots.set(customerId, message.snapshot);
+      for (const listener of followers) listener(message);
+    },
+    follow(customerId, listener) {
+      const followers = listeners.get(customerId) ?? new Set();
+      listeners.set(customerId, followers.add(listener));
+      return () => {
+        followers.delete(listener);
+        if (followers.size > 0) return;
+        listeners.delete(customerId);
+        snapshots.delete(customerId);
+      };
+    },
+  };
+}

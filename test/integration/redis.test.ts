@@ -1,0 +1,206 @@
+// Shared state in a real Redis (Debian's redis-server on a free port), between two gateways
+// over one simulator: the login counters, the live polls (one poller per customer, taken over
+// when it stops), the response cache; and what happens while Redis is down.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { createOrderClient, type OrderResult } from '../../src/client/index.js';
+import { createStreamTransport } from '../../src/client/streams.js';
+import type { GatewayConfig } from '../../src/server/gateway.js';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { capturedLogLines } from '../helpers/log-capture.js';
+import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
+import { haveRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+
+const POLL_MS = 300;
+
+let redis: RedisServer;
+let simulator: Simulator;
+const cleanups: Array<() => unknown> = [];
+beforeEach(async () => {
+  if (!haveRedis) return;
+  redis = await startRedis();
+  simulator = await startSimulator({ latencyMs: 0 });
+});
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+  await simulator?.close();
+  await redis?.kill();
+});
+
+/** Gateways sharing the Redis, each once its connection is up (before that it counts alone). */
+async function gateways(count: number, options: Partial<GatewayConfig> = {}) {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const gateway = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, live: { pollIntervalMs: POLL_MS, perCustomer: 50, perAddress: 200 }, ...options });
+      cleanups.push(gateway.close);
+      if (options.redisUrl !== null) await until(async () => (await readiness(gateway.origin)).redis === 'available');
+      return gateway;
+    }),
+  );
+}
+
+const customer = (username: string) => simulator.customers.find((c) => c.username === username)!;
+const ordersOf = (username: string) => simulator.data.orders.filter((order) => order.userId === customer(username).userId);
+const calls = (operation: string, since = 0) => simulator.requestLog.filter((entry) => entry.operation === operation && entry.at >= since).length;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000) {
+  for (const started = Date.now(); !(await condition()); await sleep(20)) {
+    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
+  }
+}
+
+/** A live stream through one gateway, read into an array as its events come. */
+function watch(endpoint: string, token: string) {
+  const abort = new AbortController();
+  cleanups.push(() => abort.abort());
+  const events: OrderResult<{ orderUpdates: { changes: { field: string; from: string | null; to: string | null }[]; order: { id: string; status: string } } }>[] = [];
+  const done = (async () => {
+    for await (const event of createStreamTransport({ endpoint, fetch, accessToken: () => token })(OrderUpdatesDocument, {}, abort.signal)) events.push(event);
+  })().catch(() => undefined);
+  return { events, done, stop: () => abort.abort() };
+}
+
+async function signIn(endpoint: string, username: string) {
+  const client = createOrderClient({ endpoint });
+  await client.login(username, customer(username).password);
+  return client.tokens!.accessToken;
+}
+
+const readiness = async (origin: string) => (await fetch(`${origin}/readyz`)).json() as Promise<{ status: string; redis?: string }>;
+
+describe.skipIf(!haveRedis)('with REDIS_URL', () => {
+  it('failed logins count across replicas: 5 per username in all, then RATE_LIMITED on any of them', async () => {
+    const [a, b] = await gateways(2);
+    const loginWith = async (endpoint: string) =>
+      (await graphqlClient(endpoint).rawRequest<unknown>('mutation { login(username: "ready@demo.test", password: "wrong-password") { accessToken } }')).errors?.[0]?.extensions?.code;
+    const codes: unknown[] = [];
+    for (let i = 0; i < 8; i++) codes.push(await loginWith(i % 2 === 0 ? a!.endpoint : b!.endpoint));
+    expect(codes).toEqual([...Array(5).fill('UNAUTHENTICATED'), ...Array(3).fill('RATE_LIMITED')]);
+    expect(calls('login')).toBe(5);
+  });
+
+  it('50 subscribers of one customer across two gateways: one poll per interval in all; a change reaches both', async () => {
+    const [a, b] = await gateways(2);
+    const token = await signIn(a!.endpoint, 'ready@demo.test');
+    const streams = Array.from({ length: 50 }, (_, i) => watch((i % 2 === 0 ? a : b)!.endpoint, token));
+    await until(() => streams.every((stream) => stream.events.length >= 1));
+    expect(streams.every((stream) => stream.events[0]!.data?.orderUpdates.changes.length === 0)).toBe(true);
+
+    const since = Date.now();
+    await sleep(POLL_MS * 8);
+    const polls = calls('orderDetails', since);
+    expect(polls).toBeGreaterThanOrEqual(7);
+    expect(polls).toBeLessThanOrEqual(9);
+
+    const [order] = ordersOf('ready@demo.test');
+    order!.status = 'DELIVERED';
+    await until(() => streams.every((stream) => stream.events.length >= 2));
+    for (const stream of streams) expect(stream.events[1]!.data?.orderUpdates.changes[0]).toEqual({ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' });
+  });
+
+  it('the poller stops: another gateway takes its customers over at once, comparing with what the first saw', async () => {
+    const [a, b] = await gateways(2);
+    const token = await signIn(a!.endpoint, 'ready@demo.test');
+    const first = watch(a!.endpoint, token);
+    await until(() => first.events.length >= 1);
+    // a polls; b's subscriber gets the current state from the snapshot in Redis.
+    const second = watch(b!.endpoint, token);
+    await until(() => second.events.length >= 1);
+    await a!.drain();
+    const [order] = ordersOf('ready@demo.test');
+    order!.status = 'DELIVERED';
+    const changedAt = Date.now();
+    await until(() => second.events.length >= 2, POLL_MS * 4);
+    expect(second.events[1]!.data?.orderUpdates.changes[0]).toEqual({ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' });
+    expect(Date.now() - changedAt).toBeLessThan(POLL_MS * 3);
+  });
+
+  it('Redis down: requests and logins work, readiness says so (still 200), live updates go on per gateway; back: shared again', async () => {
+    const [a, b] = await gateways(2);
+    const token = await signIn(a!.endpoint, 'ready@demo.test');
+    const streams = [watch(a!.endpoint, token), watch(b!.endpoint, token)];
+    await until(() => streams.every((stream) => stream.events.length >= 1));
+    expect(await readiness(a!.origin)).toEqual({ status: 'ready', redis: 'available' });
+
+    await redis.kill();
+    await until(async () => (await readiness(a!.origin)).redis === 'unavailable');
+    const ready = await fetch(`${a!.origin}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(capturedLogLines.some((line) => line.includes('Redis is unavailable'))).toBe(true);
+    const whole = await execute(graphqlClient(b!.endpoint, token), WholeOrderDocument);
+    expect(whole.errors).toEqual([]);
+    expect(await signIn(b!.endpoint, 'two-orders@demo.test')).toMatch(/^eyJ/);
+
+    // Each gateway polls for its own subscribers now: two polls per interval, and both see changes.
+    const [order] = ordersOf('ready@demo.test');
+    order!.status = 'DELIVERED';
+    await until(() => streams.every((stream) => stream.events.some((event) => event.data?.orderUpdates.changes.length)), POLL_MS * 6);
+    const since = Date.now();
+    await sleep(POLL_MS * 6);
+    expect(calls('orderDetails', since)).toBeGreaterThanOrEqual(9);
+
+    await redis.start();
+    await until(async () => (await readiness(a!.origin)).redis === 'available' && (await readiness(b!.origin)).redis === 'available', 10_000);
+    await sleep(POLL_MS * 3);
+    const back = Date.now();
+    await sleep(POLL_MS * 8);
+    const polls = calls('orderDetails', back);
+    expect(polls).toBeLessThanOrEqual(9);
+    expect(capturedLogLines.some((line) => line.includes('Redis is available again'))).toBe(true);
+  });
+});
+
+describe.skipIf(!haveRedis)('the response cache (RESPONSE_CACHE_TTL_MS)', () => {
+  for (const store of ['redis', 'memory'] as const) {
+    it(`${store}: a caller's repeated query costs no upstream call; another caller gets their own; a live change is seen at once`, async () => {
+      const [gateway] = await gateways(1, { responseCacheTtlMs: 30_000, ...(store === 'memory' ? { redisUrl: null } : {}) });
+      const token = await signIn(gateway!.endpoint, 'ready@demo.test');
+      const first = await execute(graphqlClient(gateway!.endpoint, token), WholeOrderDocument);
+      expect(first.errors).toEqual([]);
+      simulator.clearLog();
+      const again = await execute(graphqlClient(gateway!.endpoint, token), WholeOrderDocument);
+      expect(again.data).toEqual(first.data);
+      expect(simulator.requestLog).toEqual([]);
+
+      const other = await execute(graphqlClient(gateway!.endpoint, await signIn(gateway!.endpoint, 'two-orders@demo.test')), WholeOrderDocument);
+      expect(other.data?.me?.email).toBe('two-orders@demo.test');
+      // No token: never from the cache.
+      expect((await execute(graphqlClient(gateway!.endpoint), WholeOrderDocument)).errors[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+
+      const stream = watch(gateway!.endpoint, token);
+      await until(() => stream.events.length >= 1);
+      const [order] = ordersOf('ready@demo.test');
+      order!.status = 'DELIVERED';
+      await until(() => stream.events.length >= 2);
+      const after = await execute(graphqlClient(gateway!.endpoint, token), WholeOrderDocument);
+      expect(after.data?.me?.orders?.[0]?.status).toBe('DELIVERED');
+    });
+  }
+
+  it('isolation under load with the cache on: 10 callers, 10 concurrent requests each, twice, through two gateways: zero foreign answers', async () => {
+    const [a, b] = await gateways(2, { responseCacheTtlMs: 30_000 });
+    const customers = simulator.customers.filter((c) => c.username !== 'no-orders@demo.test');
+    // Ten callers: every customer, and some of them again with a second token of their own.
+    const callers = await Promise.all(
+      [...customers, ...customers].slice(0, 10).map(async (c, i) => ({ email: c.username, token: await simulator.issueAccessToken(c.userId, { expiresInSeconds: 3600 + i }) })),
+    );
+    const round = () =>
+      Promise.all(
+        callers.flatMap(({ email, token }) =>
+          Array.from({ length: 10 }, async (_, i) => ({ email, result: await execute(graphqlClient((i % 2 ? a : b)!.endpoint, token), WholeOrderDocument) })),
+        ),
+      );
+    const cold = await round();
+    simulator.clearLog();
+    const warm = await round();
+    for (const answers of [cold, warm]) {
+      expect(answers.filter(({ email, result }) => result.data?.me?.email !== email)).toEqual([]);
+      // Only the fields asked for: nothing of the cache's own bookkeeping.
+      expect(answers.filter(({ result }) => JSON.stringify(result).includes('__responseCache'))).toEqual([]);
+    }
+    // The second round came from the cache, shared by both gateways, each caller's own (an
+    // answer whose only errors are NOT_AVAILABLE is kept too).
+    expect(simulator.requestLog).toEqual([]);
+  });
+});
