@@ -39,6 +39,8 @@ describe('loadConfig', () => {
       tracing: null,
       metricsPath: '/metrics',
       live: { pollIntervalMs: 30_000, perCustomer: 50, perAddress: 200 },
+      redisUrl: null,
+      responseCacheTtlMs: 0,
     });
   });
 
@@ -162,6 +164,8 @@ describe('loadConfig', () => {
     ['LIVE_POLL_INTERVAL_MS', '10', 'LIVE_POLL_INTERVAL_MS must be at least 100'],
     ['LIVE_STREAMS_PER_CUSTOMER', '0', 'LIVE_STREAMS_PER_CUSTOMER must be at least 1'],
     ['LIVE_STREAMS_PER_ADDRESS', 'many', 'LIVE_STREAMS_PER_ADDRESS must be a whole number from 1 to 100000'],
+    ['REDIS_URL', 'http://redis:6379', 'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://redis:6379'],
+    ['RESPONSE_CACHE_TTL_MS', '120000', 'RESPONSE_CACHE_TTL_MS must be at most 60000'],
   ])('%s=%s: "%s"', (name, value, message) => {
     expect(problems({ [name]: value })).toEqual([message]);
   });
