@@ -12,6 +12,15 @@ export interface Metrics {
   plugins: Plugin[];
   callObserver: CallObserver;
   registry: Registry;
+  /** Reports live streams and polls from the hub's counts, and whether Redis is reachable when there is one. */
+  observeSharedState(sources: { live: () => LiveStats; redisAvailable?: () => boolean }): void;
+}
+
+/** What the live hub counts in this process. */
+export interface LiveStats {
+  customers: number;
+  watchers: number;
+  polls: number;
 }
 
 // The envelop metrics this gateway does not report (each costs time on every request).
@@ -118,6 +127,25 @@ export function createMetrics({ path, knownOperations }: { path: string; knownOp
   return {
     plugins: [ourMetrics, prometheus],
     registry,
+    observeSharedState({ live, redisAvailable }) {
+      // Read when scraped: nothing to update on the live path.
+      new Gauge({ name: 'order_graph_live_streams', help: 'Live order-update streams open in this process.', registers: [registry], collect() { this.set(live().watchers); } });
+      new Gauge({ name: 'order_graph_live_customers', help: 'Customers whose orders this process follows for its live streams.', registers: [registry], collect() { this.set(live().customers); } });
+      let counted = 0;
+      new Counter({
+        name: 'order_graph_live_polls_total',
+        help: "Upstream polls of customers' order lists made by this process.",
+        registers: [registry],
+        collect() {
+          const { polls } = live();
+          this.inc(polls - counted);
+          counted = polls;
+        },
+      });
+      if (redisAvailable) {
+        new Gauge({ name: 'order_graph_redis_up', help: 'Whether Redis answered (1) or not (0): while 0, each process throttles, polls and caches alone.', registers: [registry], collect() { this.set(redisAvailable() ? 1 : 0); } });
+      }
+    },
     callObserver: {
       start: (operation) => ({
         end(outcome) {

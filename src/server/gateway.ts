@@ -105,6 +105,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, logger: config.logger }),
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
   });
+  metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available });
   let ready = true;
   const yoga = createYoga<object, GraphQLContext>({
     schema: createGraphSchema(),

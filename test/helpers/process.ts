@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -79,4 +80,17 @@ export function isRunning(pid: number): boolean {
 export function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(match?.[1] ?? NaN) / 1024;
+}
+
+/**
+ * A copy of the checkout in `dir` (its sources, with the checkout's dependencies linked),
+ * built when asked: building or packing there never touches the dist/ other tests run.
+ */
+export function checkoutCopy(dir: string, { build = false } = {}): string {
+  for (const path of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'schema', 'schema.graphql', 'src', 'README.md', 'LICENSE']) {
+    cpSync(join(ROOT, path), join(dir, path), { recursive: true });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  if (build) execFileSync(join(PROJECT_NODE_BIN, 'node'), ['src/tools/build.mjs'], { cwd: dir, stdio: 'pipe' });
+  return dir;
 }

@@ -2,13 +2,13 @@
 // tarball installed into a new project, the SDK imported with its types (type-checked with
 // the strictest settings) and used against a running gateway, and the `order-graph` command.
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { PROJECT_NODE_BIN, PROJECT_PATH, ROOT } from '../helpers/process.js';
+import { checkoutCopy, PROJECT_NODE_BIN, PROJECT_PATH } from '../helpers/process.js';
 
 // The gateway runs in this process: commands that talk to it must not block its event loop.
 const run = promisify(execFile);
@@ -23,12 +23,8 @@ const env = () => ({ PATH: PROJECT_PATH, HOME: process.env.HOME ?? work, npm_con
 beforeAll(async () => {
   harness = await startHarness({ gateway: { live: { pollIntervalMs: 200, perCustomer: 50, perAddress: 200 } } });
   work = mkdtempSync(join(tmpdir(), 'order-graph-pack-'));
-  // A copy of the checkout (its dependencies linked), so packing builds there and not in dist/ here.
-  const checkout = join(work, 'checkout');
-  for (const path of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'schema', 'schema.graphql', 'src', 'README.md', 'LICENSE']) {
-    cpSync(join(ROOT, path), join(checkout, path), { recursive: true });
-  }
-  symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
+  // Packing builds in a copy, not in the dist/ other tests run.
+  const checkout = checkoutCopy(join(work, 'checkout'));
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: checkout, env: env(), encoding: 'utf8' })) as [
     { filename: string; files: { path: string }[] },
   ];
