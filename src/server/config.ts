@@ -160,6 +160,9 @@ const envSchema = z.object({
   ...Object.fromEntries(HOSTS.map((name) => [name, httpUrl(name).optional()])),
 });
 
+/** Every environment variable the gateway reads: anything else in its environment is not a setting. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 /**
  * Reads and validates the environment (the only place that does). Empty variables count
  * as unset. Throws a ConfigError listing every problem at once.

@@ -1,0 +1,106 @@
+// deploy/kubernetes/: every object checked against the Kubernetes schemas (kubernetes-models,
+// offline), and against the gateway itself: its settings load, its probes and port are the
+// gateway's, the drain fits in the grace period, and the objects point at each other.
+import { readdirSync, readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES, loadConfig } from '../../src/server/config.js';
+import { HEALTH_PATH, READY_PATH } from '../../src/server/plugins.js';
+
+const DIR = new URL('../../deploy/kubernetes/', import.meta.url);
+const files = readdirSync(DIR).filter((name) => name.endsWith('.yaml'));
+
+type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
+const objects: { file: string; object: Manifest }[] = files
+  .filter((file) => file !== 'kustomization.yaml')
+  .flatMap((file) => parseAllDocuments(readFileSync(new URL(file, DIR), 'utf8'), { version: '1.1' }).map((doc) => ({ file, object: doc.toJS() as Manifest })));
+const find = (kind: string, name: string) => objects.find(({ object }) => object.kind === kind && object.metadata.name === name)!.object;
+
+const deployment = find('Deployment', 'order-graph');
+const pod = deployment.spec.template.spec;
+const container = pod.containers[0];
+const settings = find('ConfigMap', 'order-graph').data as Record<string, string>;
+// What the image sets (Dockerfile ENV) under what the ConfigMap sets.
+const imageEnv = Object.fromEntries(
+  /^ENV (.+)$/m.exec(readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8'))![1]!.split(/\s+/).map((pair) => pair.split('=') as [string, string]),
+);
+
+describe('deploy/kubernetes', () => {
+  it('kustomization.yaml lists every manifest', () => {
+    const kustomization = parseAllDocuments(readFileSync(new URL('kustomization.yaml', DIR), 'utf8'))[0]!.toJS() as { resources: string[] };
+    expect([...kustomization.resources].sort()).toEqual(files.filter((file) => file !== 'kustomization.yaml').sort());
+  });
+
+  it.each(objects.map(({ file, object }) => [`${file}: ${object.kind} ${object.metadata.name}`, object] as const))('%s is valid against the Kubernetes schema', async (_, object) => {
+    const models = (await import(`kubernetes-models/${object.apiVersion}`)) as Record<string, new (data: unknown) => { validate(): void }>;
+    const Model = models[object.kind];
+    expect(Model, `no schema for ${object.apiVersion} ${object.kind}`).toBeDefined();
+    expect(() => new Model!(object).validate()).not.toThrow();
+  });
+
+  it('the schema check catches mistakes (a string port, a missing selector)', async () => {
+    const { Deployment } = await import('kubernetes-models/apps/v1');
+    const wrongPort = structuredClone(deployment);
+    wrongPort.spec.template.spec.containers[0].ports[0].containerPort = '4000';
+    expect(() => new Deployment(wrongPort).validate()).toThrow(/containerPort/);
+    const noSelector = structuredClone(deployment);
+    delete noSelector.spec.selector;
+    expect(() => new Deployment(noSelector).validate()).toThrow(/selector/);
+  });
+
+  it('the settings are the gateway’s own, and it starts with them (production, all five upstream URLs)', () => {
+    expect(Object.keys(settings).filter((name) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
+    const config = loadConfig({ ...imageEnv, ...settings });
+    expect(config.upstreamUrls).not.toBeNull();
+    expect(config.redisUrl).toBe('redis://order-graph-redis:6379');
+    expect(container.envFrom).toEqual([{ configMapRef: { name: 'order-graph' } }]);
+  });
+
+  it('probes and port are the gateway’s: /healthz for liveness and start-up, /readyz for readiness, on the port it listens on', () => {
+    const port = loadConfig({ ...imageEnv, ...settings }).port;
+    expect(container.ports).toEqual([{ name: 'http', containerPort: port }]);
+    expect(container.startupProbe.httpGet).toEqual({ path: HEALTH_PATH, port: 'http' });
+    expect(container.livenessProbe.httpGet).toEqual({ path: HEALTH_PATH, port: 'http' });
+    expect(container.readinessProbe.httpGet).toEqual({ path: READY_PATH, port: 'http' });
+  });
+
+  it('the grace period holds the preStop pause and the whole drain', () => {
+    const { shutdownGraceMs } = loadConfig({ ...imageEnv, ...settings });
+    const pauseMs = container.lifecycle.preStop.sleep.seconds * 1000;
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(pauseMs + shutdownGraceMs);
+  });
+
+  it('non-root, read-only root filesystem, no privilege escalation, resources set: for the gateway and for Redis', () => {
+    for (const spec of [pod, find('Deployment', 'order-graph-redis').spec.template.spec]) {
+      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      for (const each of spec.containers) {
+        expect(each.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+        expect(each.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+        expect(each.resources.limits.memory).toEqual(expect.any(String));
+      }
+    }
+    // The image's user (node, uid 1000) is the one the pod runs as.
+    expect(pod.securityContext.runAsUser).toBe(1000);
+  });
+
+  it('the objects point at each other: Service, HPA, PDB and NetworkPolicy at the pods, REDIS_URL at the Redis Service', () => {
+    const labels = deployment.spec.template.metadata.labels;
+    expect(deployment.spec.selector.matchLabels).toEqual(labels);
+    const service = find('Service', 'order-graph');
+    expect(service.spec.selector).toEqual(labels);
+    expect(container.ports.map((p: { name: string }) => p.name)).toContain(service.spec.ports[0].targetPort);
+    expect(find('HorizontalPodAutoscaler', 'order-graph').spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'order-graph' });
+    expect(find('PodDisruptionBudget', 'order-graph').spec.selector.matchLabels).toEqual(labels);
+    const redisService = find('Service', 'order-graph-redis');
+    const redisUrl = new URL(settings.REDIS_URL!);
+    expect([redisUrl.hostname, Number(redisUrl.port)]).toEqual([redisService.metadata.name, redisService.spec.ports[0].port]);
+    const policy = find('NetworkPolicy', 'order-graph-redis');
+    expect(policy.spec.podSelector.matchLabels).toEqual(redisService.spec.selector);
+    expect(policy.spec.ingress[0].from[0].podSelector.matchLabels).toEqual(labels);
+  });
+
+  it('the image is this version of the gateway', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(container.image).toBe(`order-graph:${version}`);
+  });
+});
