@@ -1,10 +1,14 @@
 // The graph: the public SDL (schema/), the per-request context, loaders and resolvers.
 import { readFileSync, readdirSync } from 'node:fs';
+import { buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
+import { parse } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
+import { entityResolvers } from './resolvers/entities.js';
 import { resolvers } from './resolvers/index.js';
 
 const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
+const FEDERATION_SDL = new URL('subgraph/federation.graphql', SCHEMA_DIR);
 
 /** The SDL, one file per domain. */
 export function loadTypeDefs(): string[] {
@@ -14,5 +18,18 @@ export function loadTypeDefs(): string[] {
     .map((name) => readFileSync(new URL(name, SCHEMA_DIR), 'utf8'));
 }
 
-/** The executable schema: the SDL with its resolvers. */
-export const createGraphSchema = () => createSchema<GraphQLContext>({ typeDefs: loadTypeDefs(), resolvers });
+/**
+ * The executable schema: the SDL with its resolvers; as an Apollo Federation v2 subgraph
+ * (`_service`, `_entities`, Order and Customer as entities) when `subgraph` is set.
+ */
+export function createGraphSchema({ subgraph = false }: { subgraph?: boolean } = {}) {
+  if (!subgraph) return createSchema<GraphQLContext>({ typeDefs: loadTypeDefs(), resolvers });
+  const typeDefs = parse([...loadTypeDefs(), readFileSync(FEDERATION_SDL, 'utf8')].join('\n'));
+  const withEntities = {
+    ...resolvers,
+    Order: { ...resolvers.Order, ...entityResolvers.Order },
+    Customer: { ...resolvers.Customer, ...entityResolvers.Customer },
+  };
+  // The generated Resolvers type and Apollo's resolver map describe the same object differently.
+  return buildSubgraphSchema([{ typeDefs, resolvers: withEntities as GraphQLResolverMap<GraphQLContext> }]);
+}

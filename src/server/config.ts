@@ -44,6 +44,8 @@ export interface Config {
   redisUrl: string | null;
   /** How long a caller's query answers are kept for that caller; 0: no response cache. */
   responseCacheTtlMs: number;
+  /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */
+  subgraph: boolean;
 }
 
 
@@ -111,6 +113,7 @@ const envSchema = z.object({
     .refine((v) => URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol), 'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://redis:6379')
     .optional(),
   RESPONSE_CACHE_TTL_MS: integer('RESPONSE_CACHE_TTL_MS', 0, 60_000).default(0),
+  SUBGRAPH: flag('SUBGRAPH').optional(),
   TRUSTED_PROXIES: integer('TRUSTED_PROXIES', 0, 10).default(0),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600_000).default(10_000),
@@ -214,6 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPath: values.METRICS_PATH === 'off' ? null : values.METRICS_PATH,
     redisUrl: values.REDIS_URL ?? null,
     responseCacheTtlMs: values.RESPONSE_CACHE_TTL_MS,
+    subgraph: values.SUBGRAPH ?? false,
     live: {
       pollIntervalMs: values.LIVE_POLL_INTERVAL_MS,
       perCustomer: values.LIVE_STREAMS_PER_CUSTOMER,

@@ -42,6 +42,7 @@ export type GatewayConfig = Pick<
   | 'live'
   | 'redisUrl'
   | 'responseCacheTtlMs'
+  | 'subgraph'
 > & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
@@ -108,7 +109,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available });
   let ready = true;
   const yoga = createYoga<object, GraphQLContext>({
-    schema: createGraphSchema(),
+    schema: createGraphSchema({ subgraph: config.subgraph }),
     context: ({ request }) => {
       const scope = requestInfo(request);
       return createContext(http, readAuth(request.headers.get('authorization')), scope, {

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       live: { pollIntervalMs: 30_000, perCustomer: 50, perAddress: 200 },
       redisUrl: null,
       responseCacheTtlMs: 0,
+      subgraph: false,
     });
   });
 
@@ -166,6 +167,7 @@ describe('loadConfig', () => {
     ['LIVE_STREAMS_PER_ADDRESS', 'many', 'LIVE_STREAMS_PER_ADDRESS must be a whole number from 1 to 100000'],
     ['REDIS_URL', 'http://redis:6379', 'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://redis:6379'],
     ['RESPONSE_CACHE_TTL_MS', '120000', 'RESPONSE_CACHE_TTL_MS must be at most 60000'],
+    ['SUBGRAPH', 'federated', 'SUBGRAPH must be on or off'],
   ])('%s=%s: "%s"', (name, value, message) => {
     expect(problems({ [name]: value })).toEqual([message]);
   });
