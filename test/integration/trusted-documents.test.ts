@@ -78,7 +78,8 @@ describe('TRUSTED_DOCUMENTS', () => {
     expect(simulator.requestLog).toEqual([]);
   });
 
-  it('only: the SDK in persisted mode logs in and gets the whole order by hash alone', async () => {
+  /** The SDK in persisted mode against `only`, signed in, with every request body it sends. */
+  async function persistedClient() {
     const sent: string[] = [];
     const spy: typeof fetch = (input, init) => {
       sent.push(String(init?.body));
@@ -87,6 +88,11 @@ describe('TRUSTED_DOCUMENTS', () => {
     const client = createOrderClient({ endpoint: gateways.only!.endpoint, persistedDocuments: true, fetch: spy });
     const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
     await client.login(ready.username, ready.password);
+    return { client, sent };
+  }
+
+  it('only: the SDK in persisted mode logs in and gets the whole order by hash alone', async () => {
+    const { client, sent } = await persistedClient();
     const { data, errors } = await client.wholeOrder();
     expect(errors).toEqual([]);
     expect(data?.me?.orders?.[0]?.tradeIn?.status).toBeTruthy();
@@ -95,14 +101,7 @@ describe('TRUSTED_DOCUMENTS', () => {
   });
 
   it('only: the deferred order and the live updates by hash alone too', async () => {
-    const sent: string[] = [];
-    const spy: typeof fetch = (input, init) => {
-      sent.push(String(init?.body));
-      return fetch(input, init);
-    };
-    const client = createOrderClient({ endpoint: gateways.only!.endpoint, persistedDocuments: true, fetch: spy });
-    const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-    await client.login(ready.username, ready.password);
+    const { client, sent } = await persistedClient();
     const results = [];
     for await (const result of client.wholeOrderDeferred()) results.push(result);
     expect(results.length).toBeGreaterThan(1);
