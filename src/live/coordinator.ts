@@ -22,6 +22,7 @@ export type PollMessage =
   | { kind: 'failure'; code: ErrorCode; message: string; details: UpstreamErrorDetails }
   | { kind: 'released' };
 
+/** Who polls a customer, and the way to its followers. None of its promises rejects: a store out of reach means falling back, not failing. */
 export interface PollCoordinator {
   /** Takes or renews the customer's poll for `holdMs`: true when this process is to poll now. */
   claim(customerId: string, holdMs: number): Promise<boolean>;

@@ -62,7 +62,7 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, l
     release: async (customerId) => {
       if (!(await command(async () => (await redis.commands.eval(RELEASE, 1, lease(customerId), self)) === 1, false))) return;
       // The others following this customer take it over now rather than when the lease expires.
-      await publishEverywhere(customerId, { kind: 'released' });
+      channels.send(channel(customerId), { origin: self, message: { kind: 'released' } });
     },
     last: async (customerId) =>
       (await local.last(customerId)) ??
@@ -75,7 +75,7 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, l
       if (message.kind === 'snapshot') {
         await command(() => redis.commands.set(lastKey(customerId), JSON.stringify(message.snapshot), 'PX', 3 * pollIntervalMs), null);
       }
-      await publishEverywhere(customerId, message);
+      channels.send(channel(customerId), { origin: self, message });
     },
     follow(customerId, listener) {
       const unfollow = local.follow(customerId, listener);
@@ -88,10 +88,6 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, l
       };
     },
   };
-
-  async function publishEverywhere(customerId: string, message: PollMessage) {
-    channels.send(channel(customerId), { origin: self, message });
-  }
 }
 
 /** Redis pub/sub for envelopes: one SUBSCRIBE per channel however many listeners, every failure handled. */
@@ -101,7 +97,12 @@ function pubSub(redis: RedisConnection, logger: Logger | undefined) {
   redis.subscriber.on('message', (channel: string, text: string) => {
     const set = listeners.get(channel);
     if (!set) return;
-    const envelope = JSON.parse(text) as Envelope;
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(text) as Envelope;
+    } catch {
+      return logger?.warn({ channel }, 'a message on a live channel was not JSON; ignored');
+    }
     for (const listener of set) listener(envelope);
   });
   return {
