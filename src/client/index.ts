@@ -197,6 +197,8 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
   async function* watchOrders({ orderId, signal, retryDelayMs = 1000 }: WatchOptions = {}): AsyncGenerator<OrderResult<OrderUpdatesSubscription>> {
     const reported = new Map<string, string>();
     let failures = 0;
+    // Refusals since the last event: a renewed token refused again will not do better.
+    let refusals = 0;
     while (!signal?.aborted) {
       const usedToken = tokens?.accessToken ?? null;
       let refused = false;
@@ -210,6 +212,7 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
         }
         if (isTransportFailure(result)) break;
         failures = 0;
+        refusals = 0;
         const update = result.data?.orderUpdates;
         if (update) {
           const state = JSON.stringify(update.order);
@@ -219,7 +222,7 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
         yield result;
       }
       if (refused) {
-        if (!(await renewed(usedToken))) throw new OrderClientError('The access token was refused and could not be renewed: log in again', 'UNAUTHENTICATED');
+        if (++refusals > 1 || !(await renewed(usedToken))) throw new OrderClientError('The access token was refused and could not be renewed: log in again', 'UNAUTHENTICATED');
         continue;
       }
       await pause(Math.min(retryDelayMs * 2 ** failures++, MAX_RETRY_DELAY_MS), signal);
