@@ -38,29 +38,23 @@ export interface PollCoordinator {
 
 /**
  * One process: it always polls the customers it follows, and its messages go to its own
- * followers. A customer's last snapshot is kept only while someone here follows it.
+ * followers. It keeps no snapshot: the hub holds each followed customer's last one itself.
  */
 export function localCoordinator(): PollCoordinator {
   const listeners = new Map<string, Set<(message: PollMessage) => void>>();
-  const snapshots = new Map<string, PollSnapshot>();
   return {
     claim: async () => true,
     release: async () => {},
-    last: async (customerId) => snapshots.get(customerId) ?? null,
+    last: async () => null,
     async publish(customerId, message) {
-      const followers = listeners.get(customerId);
-      if (!followers) return;
-      if (message.kind === 'snapshot') snapshots.set(customerId, message.snapshot);
-      for (const listener of followers) listener(message);
+      for (const listener of listeners.get(customerId) ?? []) listener(message);
     },
     follow(customerId, listener) {
       const followers = listeners.get(customerId) ?? new Set();
       listeners.set(customerId, followers.add(listener));
       return () => {
         followers.delete(listener);
-        if (followers.size > 0) return;
-        listeners.delete(customerId);
-        snapshots.delete(customerId);
+        if (followers.size === 0) listeners.delete(customerId);
       };
     },
   };

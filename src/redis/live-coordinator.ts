@@ -64,8 +64,7 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, l
       // The others following this customer take it over now rather than when the lease expires.
       channels.send(channel(customerId), { origin: self, message: { kind: 'released' } });
     },
-    last: async (customerId) =>
-      (await local.last(customerId)) ??
+    last: (customerId) =>
       command(async () => {
         const text = await redis.commands.get(lastKey(customerId));
         return text ? (JSON.parse(text) as PollSnapshot) : null;

@@ -36,27 +36,26 @@ export function clientAddress(forwardedFor: string | null, socketAddress: string
   return isIP(address) ? address : null;
 }
 
+/** A deadline from now and a new upstream budget. */
+const freshLimits = (policy: RequestPolicy) => ({ deadline: Date.now() + policy.deadlineMs, budget: createCallBudget(policy.budget) });
+
 /** Starts a request's info on arrival (id from X-Request-Id when it is plain); its deadline starts now. */
 export function startRequestInfo(request: Request, policy: RequestPolicy, socketAddress: string | undefined): RequestInfo {
   const id = request.headers.get('x-request-id');
   const language = request.headers.get('accept-language');
-  const startedAt = Date.now();
   const info: RequestInfo = {
     id: id && SAFE_ID.test(id) ? id : randomUUID(),
-    startedAt,
-    deadline: startedAt + policy.deadlineMs,
+    startedAt: Date.now(),
+    ...freshLimits(policy),
     acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
     clientAddress: clientAddress(request.headers.get('x-forwarded-for'), socketAddress, policy.trustedProxies),
     signal: request.signal,
-    budget: createCallBudget(policy.budget),
     operationName: null,
     errorCodes: new Set(),
   };
   infos.set(request, info);
   return info;
 }
-
-const freshLimits = (policy: RequestPolicy) => ({ deadline: Date.now() + policy.deadlineMs, budget: createCallBudget(policy.budget) });
 
 /**
  * A new deadline and budget for a request that lives on (a subscription: each event fetches
