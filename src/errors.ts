@@ -48,3 +48,22 @@ export const missingTokenError = () =>
 /** The bearer's `exp` has passed: no upstream call is made. */
 export const expiredTokenError = () =>
   new UnauthenticatedError('The access token has expired: renew it with the refreshTokens mutation, or log in again.');
+
+/** The gateway's own message for each code: what an error rebuilt from its code alone says. */
+const MESSAGES: Record<ErrorCode, string> = {
+  UNAUTHENTICATED: 'The upstream refused the credentials.',
+  FORBIDDEN: 'Not allowed to see this.',
+  NOT_AVAILABLE: 'Not available at the order\'s current stage.',
+  BAD_USER_INPUT: 'The upstream rejected the request as invalid.',
+  RATE_LIMITED: 'Too many requests: try again later.',
+  UPSTREAM_TIMEOUT: 'The upstream did not answer in time.',
+  UPSTREAM_ERROR: 'The upstream failed.',
+  UPSTREAM_BUDGET_EXCEEDED: 'This request reached its budget of upstream calls.',
+  INTERNAL_SERVER_ERROR: 'Unexpected error.',
+};
+
+/**
+ * An error from its code and details alone, with the gateway's own message: what another
+ * process reported (a live poll's failure over Redis) never carries text of its own.
+ */
+export const errorFromCode = (code: ErrorCode, details: UpstreamErrorDetails = {}) => new GatewayError(code, MESSAGES[code], details);

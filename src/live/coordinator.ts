@@ -19,7 +19,8 @@ export interface PollSnapshot {
 /** What the poller tells a customer's followers: a snapshot, a failure, or that it stopped polling. */
 export type PollMessage =
   | { kind: 'snapshot'; snapshot: PollSnapshot }
-  | { kind: 'failure'; code: ErrorCode; message: string; details: UpstreamErrorDetails }
+  /** A failed poll, by its code alone: each process words it itself (no text travels). */
+  | { kind: 'failure'; code: ErrorCode; details: UpstreamErrorDetails }
   | { kind: 'released' };
 
 /** Who polls a customer, and the way to its followers. None of its promises rejects: a store out of reach means falling back, not failing. */

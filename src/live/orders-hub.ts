@@ -3,7 +3,7 @@
 // GraphQL subscriptions (graph/resolvers/subscription.ts).
 import { Repeater } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { BadUserInputError, expiredTokenError, GatewayError, RateLimitedError } from '../errors.js';
+import { BadUserInputError, errorFromCode, expiredTokenError, GatewayError, RateLimitedError } from '../errors.js';
 import type { LiveItem, LiveOrders, LiveWatcher } from '../graph/context.js';
 import { orderChanges, orderFieldValues } from '../graph/order-changes.js';
 import type { Order } from '../upstream/models.js';
@@ -117,7 +117,7 @@ export function createOrdersHub({ limits, fetchOrders, coordinator = localCoordi
       return;
     }
     if (message.kind === 'failure') {
-      for (const watch of customer.watches) watch.push({ error: new GatewayError(message.code, message.message, message.details) });
+      for (const watch of customer.watches) watch.push({ error: errorFromCode(message.code, message.details) });
       return;
     }
     const { snapshot } = message;
@@ -165,7 +165,7 @@ export function createOrdersHub({ limits, fetchOrders, coordinator = localCoordi
       customer.failures += 1;
       const backoff = Math.min(limits.pollIntervalMs * 2 ** customer.failures, MAX_BACKOFF_MS);
       logger?.warn({ code: failure.code, failures: customer.failures, retryInMs: backoff }, 'live order poll failed');
-      await coordinator.publish(customer.id, { kind: 'failure', code: failure.code, message: failure.message, details: failure.details });
+      await coordinator.publish(customer.id, { kind: 'failure', code: failure.code, details: failure.details });
       // Keep the poll while backing off: the upstream fails for every process alike.
       await coordinator.claim(customer.id, hold(backoff));
       schedule(customer, backoff);

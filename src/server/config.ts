@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { SAMPLERS, type TracingSettings } from '../observability/settings.js';
 import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
@@ -15,8 +16,12 @@ export interface Config {
   upstreamBudget: { calls: number; concurrency: number; retries: number };
   /** Failed logins allowed per username and per client address in each window. */
   loginThrottle: { perUsername: number; perAddress: number; windowSeconds: number };
-  /** Proxies in front of the gateway whose X-Forwarded-For entries are trusted (0: the socket's address). */
-  trustedProxies: number;
+  /**
+   * The proxies in front of the gateway, by address (IPs, CIDR ranges, or proxy-addr's names
+   * `loopback`, `linklocal`, `uniquelocal`): only a connection from one of them has its
+   * X-Forwarded-For believed. Empty: the socket's address is the client's.
+   */
+  trustedProxies: readonly string[];
   /** How long a stop waits for in-flight requests. */
   shutdownGraceMs: number;
   /** A client must have sent its request headers within this, from connecting. */
@@ -27,6 +32,12 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Open client connections at most; more are closed on arrival. */
   maxConnections: number;
+  /** Open connections (requests, behind a trusted proxy) from one client address at most. */
+  maxConnectionsPerAddress: number;
+  /** A connection whose unsent answer stays above `maxUnsentBytes` for `timeoutMs` is closed: a reader that stopped reading. */
+  slowReader: { maxUnsentBytes: number; timeoutMs: number };
+  /** Heap the parsed, validated and compiled documents may take, estimated in bytes. */
+  documentCacheBytes: number;
   /** Origins allowed cross-origin access: exact origins, `*` for any, or 'local' (localhost, any port). */
   corsOrigins: readonly string[] | 'local';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -38,12 +49,19 @@ export interface Config {
   tracing: TracingSettings | null;
   /** Where Prometheus metrics are served (`GET`); null when off. */
   metricsPath: string | null;
-  /** Live order updates: how often a watched customer's orders are polled, and how many streams are allowed. */
-  live: { pollIntervalMs: number; perCustomer: number; perAddress: number };
+  /**
+   * Live order updates: how often a watched customer's orders are polled, how many streams
+   * are allowed, and the bytes the watched customers' last polls may take in this process.
+   */
+  live: { pollIntervalMs: number; perCustomer: number; perAddress: number; snapshotBytes: number };
   /** Shared state across replicas (live polls, login counters, the response cache); null: each process alone. */
   redisUrl: string | null;
+  /** How long any Redis command may take; past it the gateway acts as with Redis away. */
+  redisCommandTimeoutMs: number;
   /** How long a caller's query answers are kept for that caller; 0: no response cache. */
   responseCacheTtlMs: number;
+  /** The response cache's bytes: one answer at most, and all answers together (in this process, or in Redis for all replicas). */
+  responseCacheBytes: { entry: number; total: number };
   /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */
   subgraph: boolean;
 }
@@ -83,6 +101,32 @@ const httpUrl = (name: string) =>
       return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
     }, `${name} must be an http(s) URL without query or fragment, e.g. http://orders.internal:8080/api`);
 
+const MIB = 1024 * 1024;
+
+/**
+ * Trusted proxies: comma-separated IPs, CIDR ranges and proxy-addr's names. A bare hop count
+ * (the old form) is refused: it trusts whatever a client puts first in X-Forwarded-For.
+ */
+const trustedProxies = z
+  .string()
+  .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean))
+  .refine((list) => !list.some((entry) => /^\d+$/.test(entry)), 'TRUSTED_PROXIES takes the proxies\' addresses, not a hop count: e.g. 10.0.0.0/8 or loopback')
+  .refine(
+    (list) => list.every((entry) => /^\d+$/.test(entry) || PROXY_NAMES.includes(entry) || isAddressRange(entry)),
+    'TRUSTED_PROXIES must list the proxies\' addresses: IPs or CIDR ranges (10.0.0.0/8, 127.0.0.1), or loopback, linklocal, uniquelocal',
+  );
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isAddressRange(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/');
+  if (rest.length > 0 || !address) return false;
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
+}
+
 /** An origin (`https://app.example.com`, `http://localhost:5173`) or `*`; never `null`. */
 const origins = z
   .string()
@@ -112,14 +156,22 @@ const envSchema = z.object({
     .trim()
     .refine((v) => URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol), 'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://redis:6379')
     .optional(),
+  REDIS_COMMAND_TIMEOUT_MS: integer('REDIS_COMMAND_TIMEOUT_MS', 10, 60_000).default(500),
   RESPONSE_CACHE_TTL_MS: integer('RESPONSE_CACHE_TTL_MS', 0, 60_000).default(0),
+  RESPONSE_CACHE_ENTRY_BYTES: integer('RESPONSE_CACHE_ENTRY_BYTES', 1_000, 100 * MIB).default(MIB),
+  RESPONSE_CACHE_BYTES: integer('RESPONSE_CACHE_BYTES', 10_000, 4096 * MIB).default(32 * MIB),
+  DOCUMENT_CACHE_BYTES: integer('DOCUMENT_CACHE_BYTES', 1_000_000, 4096 * MIB).default(32 * MIB),
+  LIVE_SNAPSHOT_BYTES: integer('LIVE_SNAPSHOT_BYTES', 100_000, 4096 * MIB).default(32 * MIB),
   SUBGRAPH: flag('SUBGRAPH').optional(),
-  TRUSTED_PROXIES: integer('TRUSTED_PROXIES', 0, 10).default(0),
+  TRUSTED_PROXIES: trustedProxies.default([]),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600_000).default(10_000),
   REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 1000, 600_000).default(5000),
   MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1_000_000).default(4096),
+  MAX_CONNECTIONS_PER_ADDRESS: integer('MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000).default(256),
+  SLOW_READER_BYTES: integer('SLOW_READER_BYTES', 1_000, 1024 * MIB).default(MIB),
+  SLOW_READER_TIMEOUT_MS: integer('SLOW_READER_TIMEOUT_MS', 1000, 3_600_000).default(10_000),
   // Unset: local origins in development, none in production.
   CORS_ORIGINS: origins.optional(),
   // Unset: on when no upstream URL is set, except in production.
@@ -203,6 +255,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       windowSeconds: values.LOGIN_FAILURE_WINDOW_S,
     },
     trustedProxies: values.TRUSTED_PROXIES,
+    maxConnectionsPerAddress: values.MAX_CONNECTIONS_PER_ADDRESS,
+    slowReader: { maxUnsentBytes: values.SLOW_READER_BYTES, timeoutMs: values.SLOW_READER_TIMEOUT_MS },
+    documentCacheBytes: values.DOCUMENT_CACHE_BYTES,
+    redisCommandTimeoutMs: values.REDIS_COMMAND_TIMEOUT_MS,
+    responseCacheBytes: { entry: values.RESPONSE_CACHE_ENTRY_BYTES, total: values.RESPONSE_CACHE_BYTES },
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
@@ -222,6 +279,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pollIntervalMs: values.LIVE_POLL_INTERVAL_MS,
       perCustomer: values.LIVE_STREAMS_PER_CUSTOMER,
       perAddress: values.LIVE_STREAMS_PER_ADDRESS,
+      snapshotBytes: values.LIVE_SNAPSHOT_BYTES,
     },
   };
 }

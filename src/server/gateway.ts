@@ -22,7 +22,7 @@ import { useGraphiQLPage, type DemoLogin } from './graphiql.js';
 import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { HEALTH_PATH, READY_PATH, useHardening, useRequestLifecycle, usesDeferOrStream } from './plugins.js';
-import { backgroundScope, renewedScope, requestInfo, type RequestPolicy } from './request-info.js';
+import { backgroundScope, renewedScope, requestInfo, trustedProxies, type RequestPolicy } from './request-info.js';
 import { createResponseCache } from './response-cache.js';
 import { registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 
@@ -41,7 +41,10 @@ export type GatewayConfig = Pick<
   | 'metricsPath'
   | 'live'
   | 'redisUrl'
+  | 'redisCommandTimeoutMs'
   | 'responseCacheTtlMs'
+  | 'responseCacheBytes'
+  | 'documentCacheBytes'
   | 'subgraph'
 > & {
   upstreamUrls: UpstreamUrls;
@@ -98,7 +101,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   const loginThrottle = createLoginThrottle(config.loginThrottle, redis && { redis: redis.commands, keyPrefix: KEY_PREFIX });
   const responseCache =
     config.responseCacheTtlMs > 0 ? createResponseCache({ ttlMs: config.responseCacheTtlMs, store: redis && redisResponseCache(redis, config.logger) }) : undefined;
-  const policy: RequestPolicy = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustedProxies: config.trustedProxies };
+  const policy: RequestPolicy = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
   const live = createOrdersHub({
     limits: config.live,
     logger: config.logger,

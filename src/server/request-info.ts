@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import proxyaddr from 'proxy-addr';
 import { createCallBudget, type BudgetLimits } from '../upstream/budget.js';
 import type { RequestScope } from '../upstream/http.js';
 
@@ -14,9 +16,12 @@ export interface RequestInfo extends RequestScope {
 export interface RequestPolicy {
   deadlineMs: number;
   budget: BudgetLimits;
-  /** Proxies in front of the gateway whose X-Forwarded-For entries are trusted. */
-  trustedProxies: number;
+  /** Whether a hop's address is one of the trusted proxies (proxy-addr's compiled TRUSTED_PROXIES). */
+  trustProxy: (address: string, hop: number) => boolean;
 }
+
+/** TRUSTED_PROXIES as a test of an address (none trusted for an empty list). */
+export const trustedProxies = (list: readonly string[]): RequestPolicy['trustProxy'] => proxyaddr.compile([...list]);
 
 // Keyed by the Request object, so nothing outlives it.
 const infos = new WeakMap<Request, RequestInfo>();
@@ -27,13 +32,16 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 const SAFE_LANGUAGE = /^[\w\s,;=.*-]{1,200}$/;
 
 /**
- * The caller's address: the socket's, or with trusted proxies in front, the entry of
- * X-Forwarded-For that the nearest untrusted hop gave (the proxies each append one).
+ * The caller's address: the socket's, or when the socket is a trusted proxy, the nearest
+ * X-Forwarded-For entry that a trusted hop added and that is not itself a trusted proxy
+ * (proxy-addr). A forwarded entry that is not an IP is ignored: the hop that sent it stands
+ * for the client, so no header can switch the per-address limits off.
  */
-export function clientAddress(forwardedFor: string | null, socketAddress: string | undefined, trustedProxies: number): string | null {
-  const hops = [...(trustedProxies > 0 && forwardedFor ? forwardedFor.split(',').map((hop) => hop.trim()) : []), socketAddress ?? ''];
-  const address = hops[Math.max(0, hops.length - 1 - trustedProxies)]!;
-  return isIP(address) ? address : null;
+export function clientAddress(forwardedFor: string | null, socketAddress: string | undefined, trustProxy: RequestPolicy['trustProxy']): string | null {
+  if (!socketAddress || !isIP(socketAddress)) return null;
+  const chain = proxyaddr.all({ headers: { 'x-forwarded-for': forwardedFor ?? undefined }, socket: { remoteAddress: socketAddress } } as unknown as IncomingMessage, trustProxy);
+  const trusted = chain.filter((address, hop) => hop === 0 || isIP(address));
+  return trusted.at(-1) ?? socketAddress;
 }
 
 /** A deadline from now and a new upstream budget. */
@@ -48,7 +56,7 @@ export function startRequestInfo(request: Request, policy: RequestPolicy, socket
     startedAt: Date.now(),
     ...freshLimits(policy),
     acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
-    clientAddress: clientAddress(request.headers.get('x-forwarded-for'), socketAddress, policy.trustedProxies),
+    clientAddress: clientAddress(request.headers.get('x-forwarded-for'), socketAddress, policy.trustProxy),
     signal: request.signal,
     operationName: null,
     errorCodes: new Set(),

@@ -22,7 +22,7 @@ beforeAll(async () => {
   const demoLogins = simulator.customers
     .map(({ username, password, description }) => ({ username, password, description }))
     .sort((a, b) => Number(b.username === 'ready@demo.test') - Number(a.username === 'ready@demo.test'));
-  gateway = await startGateway({ upstreamUrls: simulator.urls, demoLogins, live: { pollIntervalMs: 300, perCustomer: 50, perAddress: 200 } });
+  gateway = await startGateway({ upstreamUrls: simulator.urls, demoLogins, live: { pollIntervalMs: 300 } });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

@@ -26,18 +26,23 @@ export async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** Settings a test gives: any of the gateway's, the live ones each on its own. */
+export type TestGatewayConfig = Partial<Omit<GatewayConfig, 'live'> & HttpServerOptions> & { live?: Partial<GatewayConfig['live']> };
+
 /**
  * The gateway on port 0 in front of the given upstream URLs, behind the same HTTP server as
  * `npm start`, with the default settings unless given.
  */
-export async function startGateway(config: Partial<GatewayConfig & HttpServerOptions> & Pick<GatewayConfig, 'upstreamUrls'>) {
+export async function startGateway(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>) {
+  const defaults = loadConfig({});
   const settings = {
-    ...loadConfig({}),
+    ...defaults,
     tracing: undefined,
     upstreamTimeoutMs: 2000,
     // Every test gateway logs at debug into the capture that test/setup/no-secrets-in-logs checks.
     logger: captureLogger(),
     ...config,
+    live: { ...defaults.live, ...config.live },
   };
   const gateway = createGateway(settings);
   const http = createHttpServer(gateway.yoga, settings);
@@ -63,7 +68,7 @@ export function graphqlClient(endpoint: string, token?: string | null): GraphQLC
 
 /** The simulator and the gateway in front of it, both on port 0. */
 export async function startHarness(
-  options: { simulator?: SimulatorOptions; gateway?: Partial<GatewayConfig> } = {},
+  options: { simulator?: SimulatorOptions; gateway?: TestGatewayConfig } = {},
 ): Promise<Harness> {
   const simulator = await startSimulator({ latencyMs: 0, ...options.simulator });
   const gateway = await startGateway({ upstreamUrls: simulator.urls, ...options.gateway });

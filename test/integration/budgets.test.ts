@@ -212,7 +212,7 @@ describe('failed logins', () => {
     const stub = await loginUpstream();
     const direct = await gatewayFor({ stub });
     await login(direct.endpoint, 'a@x.test', 'right', { 'x-forwarded-for': '198.51.100.1' });
-    const behindOne = await gatewayFor({ stub }, { trustedProxies: 1 });
+    const behindOne = await gatewayFor({ stub }, { trustedProxies: ['loopback'] });
     await login(behindOne.endpoint, 'a@x.test', 'right', { 'x-forwarded-for': '203.0.113.9, 198.51.100.1' });
     // Spoofed entries before the trusted proxy's are ignored: it is the proxy's own entry that counts.
     expect(stub.requests.map((r: StubRequest) => r.headers['x-forwarded-for'])).toEqual(['127.0.0.1', '198.51.100.1']);

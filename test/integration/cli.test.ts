@@ -66,7 +66,7 @@ beforeEach(() => harness.simulator.clearFaults());
 describe('--watch', () => {
   let live: Harness;
   beforeAll(async () => {
-    live = await startHarness({ gateway: { live: { pollIntervalMs: 200, perCustomer: 50, perAddress: 200 } } });
+    live = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
   });
   afterAll(() => live?.close());
   const liveAs = (username: string, ...more: string[]) => {

@@ -8,10 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OrderUpdatesDocument } from '../../src/client/__generated__/graphql.js';
 import { createOrderClient, OrderClientError, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
-import type { GatewayConfig } from '../../src/server/gateway.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import type { Order } from '../../src/upstream/models.js';
-import { startGateway } from '../helpers/harness.js';
+import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 
 const POLL_MS = 250;
 
@@ -20,10 +19,10 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function setup(gateway: Partial<GatewayConfig> = {}) {
+async function setup(gateway: TestGatewayConfig = {}) {
   const simulator = await startSimulator({ latencyMs: 0 });
   cleanups.push(simulator.close);
-  const started = await startGateway({ upstreamUrls: simulator.urls, live: { pollIntervalMs: POLL_MS, perCustomer: 50, perAddress: 200 }, ...gateway });
+  const started = await startGateway({ upstreamUrls: simulator.urls, live: { pollIntervalMs: POLL_MS }, ...gateway });
   cleanups.push(started.close);
   const customer = (username: string) => simulator.customers.find((c) => c.username === username)!;
   /** An SDK client signed in as the demo customer. */
@@ -232,7 +231,7 @@ describe('orderUpdates', () => {
   });
 
   it('limits: streams per customer (RATE_LIMITED), an orderId that is not the caller’s (BAD_USER_INPUT); the SDK throws both', async () => {
-    const { simulator, signIn, subscribe, customer, gateway } = await setup({ live: { pollIntervalMs: POLL_MS, perCustomer: 2, perAddress: 200 } });
+    const { simulator, signIn, subscribe, customer, gateway } = await setup({ live: { pollIntervalMs: POLL_MS, perCustomer: 2 } });
     const client = await signIn('ready@demo.test');
     const token = client.tokens!.accessToken;
     const open = [subscribe(token, OrderUpdatesDocument, {}).results, subscribe(token, OrderUpdatesDocument, {}).results];

@@ -21,7 +21,7 @@ let consumer: string;
 const env = () => ({ PATH: PROJECT_PATH, HOME: process.env.HOME ?? work, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' });
 
 beforeAll(async () => {
-  harness = await startHarness({ gateway: { live: { pollIntervalMs: 200, perCustomer: 50, perAddress: 200 } } });
+  harness = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
   work = mkdtempSync(join(tmpdir(), 'order-graph-pack-'));
   // Packing builds in a copy, not in the dist/ other tests run.
   const checkout = checkoutCopy(join(work, 'checkout'));

@@ -5,10 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { createOrderClient, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
-import type { GatewayConfig } from '../../src/server/gateway.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
-import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
+import { execute, graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { haveRedis, startRedis, type RedisServer } from '../helpers/redis.js';
 
 const POLL_MS = 300;
@@ -28,10 +27,10 @@ afterEach(async () => {
 });
 
 /** Gateways sharing the Redis, each once its connection is up (before that it counts alone). */
-async function gateways(count: number, options: Partial<GatewayConfig> = {}) {
+async function gateways(count: number, options: TestGatewayConfig = {}) {
   return Promise.all(
     Array.from({ length: count }, async () => {
-      const gateway = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, live: { pollIntervalMs: POLL_MS, perCustomer: 50, perAddress: 200 }, ...options });
+      const gateway = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, live: { pollIntervalMs: POLL_MS }, ...options });
       cleanups.push(gateway.close);
       if (options.redisUrl !== null) await until(async () => (await readiness(gateway.origin)).redis === 'available');
       return gateway;

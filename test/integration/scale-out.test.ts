@@ -63,7 +63,7 @@ function startReplica(app: string): Promise<Replica> {
       LOG_LEVEL: 'warn',
       REDIS_URL: redis.url,
       LIVE_POLL_INTERVAL_MS: String(POLL_MS),
-      TRUSTED_PROXIES: '1',
+      TRUSTED_PROXIES: '127.0.0.1',
     },
     app,
   );

@@ -25,7 +25,10 @@ describe('loadConfig', () => {
       requestDeadlineMs: 10_000,
       upstreamBudget: { calls: 100, concurrency: 16, retries: 4 },
       loginThrottle: { perUsername: 5, perAddress: 20, windowSeconds: 900 },
-      trustedProxies: 0,
+      trustedProxies: [],
+      maxConnectionsPerAddress: 256,
+      slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 10_000 },
+      documentCacheBytes: 32 * 1024 * 1024,
       shutdownGraceMs: 10_000,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
@@ -38,9 +41,11 @@ describe('loadConfig', () => {
       trustedDocuments: 'off',
       tracing: null,
       metricsPath: '/metrics',
-      live: { pollIntervalMs: 30_000, perCustomer: 50, perAddress: 200 },
+      live: { pollIntervalMs: 30_000, perCustomer: 50, perAddress: 200, snapshotBytes: 32 * 1024 * 1024 },
       redisUrl: null,
+      redisCommandTimeoutMs: 500,
       responseCacheTtlMs: 0,
+      responseCacheBytes: { entry: 1024 * 1024, total: 32 * 1024 * 1024 },
       subgraph: false,
     });
   });
@@ -175,6 +180,16 @@ describe('loadConfig', () => {
   it.each(HOSTS)('%s must be an http(s) URL', (name) => {
     const found = problems({ ...allUrls, [name]: 'ftp://files.internal/x' });
     expect(found).toEqual([`${name} must be an http(s) URL without query or fragment, e.g. http://orders.internal:8080/api`]);
+  });
+
+  it('TRUSTED_PROXIES lists the proxies by address; a hop count or a name that is no address is refused', () => {
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,loopback, fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', 'loopback', 'fd00::/8']);
+    expect(problems({ TRUSTED_PROXIES: '1' })).toEqual(["TRUSTED_PROXIES takes the proxies' addresses, not a hop count: e.g. 10.0.0.0/8 or loopback"]);
+    for (const value of ['nginx', '10.0.0.0/33', '1.2.3', '10.0.0.1/8/8']) {
+      expect(problems({ TRUSTED_PROXIES: value }), value).toEqual([
+        "TRUSTED_PROXIES must list the proxies' addresses: IPs or CIDR ranges (10.0.0.0/8, 127.0.0.1), or loopback, linklocal, uniquelocal",
+      ]);
+    }
   });
 
   it('reports every problem at once', () => {
