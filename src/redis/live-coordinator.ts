@@ -1,6 +1,7 @@
 // Live polls across replicas: one poller per customer (a lease in Redis that expires unless
 // renewed, so a dead holder's customers are taken over), its messages fanned out over Redis
-// pub/sub to the customer's followers in every process.
+// pub/sub to the customer's followers in every process. What comes back from Redis (the
+// last snapshot, the messages, the lease) is checked, never trusted (poll-messages.ts).
 //
 // Pub/sub is ioredis's own, not @graphql-yoga/redis-event-target: that one leaves the
 // promises of its PUBLISH, SUBSCRIBE and UNSUBSCRIBE unhandled, and with Redis gone (or the
@@ -8,73 +9,98 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { localCoordinator, type PollCoordinator, type PollMessage, type PollSnapshot } from '../live/coordinator.js';
-import { KEY_PREFIX, type RedisConnection } from './connection.js';
+import { KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
+import { readEnvelope, readSnapshot, type Envelope } from './poll-messages.js';
 
-// Takes the lease when it is free or already this process's, for ARGV[2] ms: one round trip, atomic.
+// Takes the lease when it is free, already this process's, or not a lease any holder
+// writes: one without an expiry, longer than ARGV[3] ms, or not a string. Those would stop
+// every poll of the customer for good; they count as expired (2 says one was found). For
+// ARGV[2] ms; one round trip, atomic.
 const CLAIM = `
-local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
+local kind = redis.call('TYPE', KEYS[1])['ok']
+local taken = 1
+if kind == 'string' then
+  if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    local ttl = redis.call('PTTL', KEYS[1])
+    if ttl > 0 and ttl <= tonumber(ARGV[3]) then return 0 end
+    taken = 2
+  end
+elseif kind ~= 'none' then
+  taken = 2
 end
-return 0`;
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return taken`;
 
 // Deletes the lease only while it is still this process's.
 const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-/** A message as it travels: who sent it, so a process skips its own (it delivered them already). */
-interface Envelope {
-  origin: string;
-  message: PollMessage;
+// No holder holds a lease longer than its longest backoff (the hub's is 5 minutes) plus a
+// poll interval; a longer one was written by someone else.
+const LONGEST_BACKOFF_MS = 15 * 60_000;
+
+export interface RedisPollOptions {
+  pollIntervalMs: number;
+  /** The largest snapshot shared or read (LIVE_SNAPSHOT_BYTES): a larger value in Redis is not read. */
+  snapshotBytes: number;
+  logger?: Logger;
 }
 
 /**
  * The coordinator over Redis. Messages reach this process's followers at once and the
- * others' through Redis. While Redis is unreachable every process polls the customers it
- * follows itself and delivers to its own followers (per-replica polling); with Redis back,
- * the lease decides again. The last snapshot of a customer is kept in Redis for three poll
- * intervals, so that a new poller compares with what its predecessor saw and a new
- * follower gets the current state.
+ * others' through Redis. While Redis is unavailable or degraded every process polls the
+ * customers it follows itself and delivers to its own followers (per-replica polling); with
+ * Redis back, the lease decides again. The last snapshot of a customer is kept in Redis for
+ * three poll intervals, so that a new poller compares with what its predecessor saw and a
+ * new follower gets the current state.
  */
-export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, logger }: { pollIntervalMs: number; logger?: Logger }): PollCoordinator {
+export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, snapshotBytes, logger }: RedisPollOptions): PollCoordinator {
   const self = randomUUID();
   const local = localCoordinator();
-  const channels = pubSub(redis, logger);
+  const channels = pubSub(redis, snapshotBytes, logger);
   const lease = (customerId: string) => `${KEY_PREFIX}live:lease:${customerId}`;
   const lastKey = (customerId: string) => `${KEY_PREFIX}live:last:${customerId}`;
   const channel = (customerId: string) => `${KEY_PREFIX}live:${customerId}`;
+  const longestHoldMs = LONGEST_BACKOFF_MS + pollIntervalMs;
+  const warn = warnOncePerKind(logger);
 
-  /** A command whose failure means "Redis is unavailable": the fallback's value instead. */
-  async function command<T>(run: () => Promise<T>, fallback: T): Promise<T> {
-    if (!redis.available()) return fallback;
-    try {
-      return await run();
-    } catch (error) {
-      logger?.debug({ err: error instanceof Error ? error.message : String(error) }, 'Redis command failed; falling back');
-      return fallback;
+  async function claim(customerId: string, holdMs: number): Promise<boolean> {
+    const taken = await redis.attempt('live lease claim', (commands) => commands.eval(CLAIM, 1, lease(customerId), self, String(holdMs), String(longestHoldMs)), 1);
+    if (taken === 2) redis.ignore('live lease', 'a lease without an expiry, longer than any holder takes, or not a string: taken over as expired');
+    return taken !== 0;
+  }
+
+  async function last(customerId: string): Promise<PollSnapshot | null> {
+    const read = await redis.attempt('live snapshot read', (commands) => readBounded(commands, lastKey(customerId), snapshotBytes), { value: null });
+    if ('refused' in read) return (redis.ignore('live snapshot', read.refused), null);
+    if (read.value === null) return null;
+    const snapshot = readSnapshot(read.value, snapshotBytes);
+    if (!snapshot.ok) return (redis.ignore('live snapshot', snapshot.reason), null);
+    return snapshot.value;
+  }
+
+  async function share(customerId: string, message: PollMessage) {
+    const text = JSON.stringify({ origin: self, message } satisfies Envelope);
+    if (message.kind === 'snapshot') {
+      // The others would not read it: only this process's streams get it.
+      if (Buffer.byteLength(text) > snapshotBytes) return warn('oversized snapshot', { snapshotBytes }, "a live snapshot larger than LIVE_SNAPSHOT_BYTES is not shared: the customer's streams on other replicas miss it");
+      await redis.attempt('live snapshot write', (commands) => commands.set(lastKey(customerId), JSON.stringify(message.snapshot), 'PX', 3 * pollIntervalMs), null);
     }
+    channels.send(channel(customerId), text);
   }
 
   return {
-    claim: (customerId, holdMs) => command(async () => (await redis.commands.eval(CLAIM, 1, lease(customerId), self, String(holdMs))) === 1, true),
+    claim,
     release: async (customerId) => {
-      if (!(await command(async () => (await redis.commands.eval(RELEASE, 1, lease(customerId), self)) === 1, false))) return;
+      const released = await redis.attempt('live lease release', async (commands) => (await commands.eval(RELEASE, 1, lease(customerId), self)) === 1, false);
       // The others following this customer take it over now rather than when the lease expires.
-      channels.send(channel(customerId), { origin: self, message: { kind: 'released' } });
+      if (released) await share(customerId, { kind: 'released' });
     },
-    last: (customerId) =>
-      command(async () => {
-        const text = await redis.commands.get(lastKey(customerId));
-        return text ? (JSON.parse(text) as PollSnapshot) : null;
-      }, null),
+    last,
     async publish(customerId, message) {
       await local.publish(customerId, message);
-      if (message.kind === 'snapshot') {
-        await command(() => redis.commands.set(lastKey(customerId), JSON.stringify(message.snapshot), 'PX', 3 * pollIntervalMs), null);
-      }
-      channels.send(channel(customerId), { origin: self, message });
+      await share(customerId, message);
     },
     follow(customerId, listener) {
       const unfollow = local.follow(customerId, listener);
@@ -89,20 +115,23 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, l
   };
 }
 
-/** Redis pub/sub for envelopes: one SUBSCRIBE per channel however many listeners, every failure handled. */
-function pubSub(redis: RedisConnection, logger: Logger | undefined) {
+/** Redis pub/sub for envelopes: one SUBSCRIBE per channel however many listeners, every failure handled, every message checked. */
+function pubSub(redis: RedisConnection, snapshotBytes: number, logger: Logger | undefined) {
   const listeners = new Map<string, Set<(envelope: Envelope) => void>>();
   const failed = (command: string) => (error: Error) => logger?.debug({ err: error.message }, `Redis ${command} failed`);
   redis.subscriber.on('message', (channel: string, text: string) => {
     const set = listeners.get(channel);
     if (!set) return;
-    let envelope: Envelope;
-    try {
-      envelope = JSON.parse(text) as Envelope;
-    } catch {
-      return logger?.warn({ channel }, 'a message on a live channel was not JSON; ignored');
+    const envelope = readEnvelope(text, snapshotBytes);
+    if (!envelope.ok) return redis.ignore('live message', envelope.reason);
+    for (const listener of set) {
+      // A listener's failure is a bug of this process; it must not end the process from inside ioredis.
+      try {
+        listener(envelope.value);
+      } catch (error) {
+        logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'a live listener failed on a message from Redis');
+      }
     }
-    for (const listener of set) listener(envelope);
   });
   return {
     listen(channel: string, listener: (envelope: Envelope) => void): () => void {
@@ -121,9 +150,9 @@ function pubSub(redis: RedisConnection, logger: Logger | undefined) {
         redis.subscriber.unsubscribe(channel).catch(failed('UNSUBSCRIBE'));
       };
     },
-    send(channel: string, envelope: Envelope) {
-      // Only while Redis is there: a message queued through an outage would arrive stale.
-      if (redis.available()) redis.commands.publish(channel, JSON.stringify(envelope)).catch(failed('PUBLISH'));
+    send(channel: string, text: string) {
+      // Only while Redis answers: a message queued through an outage would arrive stale.
+      if (redis.available()) redis.commands.publish(channel, text).catch((error: unknown) => redis.failed('PUBLISH', error));
     },
   };
 }

@@ -1,50 +1,127 @@
-// The response cache's storage in Redis, shared by every replica. (@envelop/response-cache-redis
-// keeps a set per type and per entity without expiry, growing with every cached answer, under
-// keys without a prefix; this keeps nothing longer than the answers it indexes.)
-import type { Cache } from '@graphql-yoga/plugin-response-cache';
-import type { Logger } from 'pino';
-import { KEY_PREFIX, type RedisConnection } from './connection.js';
+// The response cache's storage in Redis, shared by every replica, within a byte budget of
+// its own (RESPONSE_CACHE_BYTES, far below Redis's maxmemory): a Lua script keeps an index
+// of the answers with their sizes and expiries and evicts the oldest before a write that
+// would pass the budget, so cached answers never crowd out the login counters or the live
+// leases (Redis itself runs with noeviction: deploy/kubernetes/redis.yaml).
+// (@envelop/response-cache-redis keeps a set per type and per entity without expiry, growing
+// with every cached answer, under keys without a prefix.)
+//
+// The scripts name keys they compute (the answers they evict): a cluster-mode Redis, whose
+// keys of one script must share a slot, is not supported.
+import { KEY_PREFIX, readBounded, type RedisConnection } from './connection.js';
 
 /**
- * Answers under `order-graph:cache:answer:<key>` for their ttl, and for each entity with an
- * id (`Order:<id>`), the set of answers that hold it, expiring with the latest of them. An
- * entity's invalidation deletes its answers. While Redis is unreachable nothing is cached
- * and nothing is found: every request is answered from the upstream.
+ * Where answers are kept, as text: in Redis (here) or in this process's memory
+ * (src/server/response-cache.ts). What an answer is, and whether a text is one, is the
+ * response cache's business; a store only keeps bytes, within its bounds.
  */
-export function redisResponseCache(redis: RedisConnection, logger?: Logger): Cache {
-  const answer = (key: string) => `${KEY_PREFIX}cache:answer:${key}`;
-  const entity = (typename: string, id: string | number) => `${KEY_PREFIX}cache:entity:${typename}:${id}`;
-  const attempt = async <T>(what: string, run: () => Promise<T>, fallback: T): Promise<T> => {
-    if (!redis.available()) return fallback;
-    try {
-      return await run();
-    } catch (error) {
-      logger?.debug({ err: error instanceof Error ? error.message : String(error) }, `response cache ${what} failed`);
-      return fallback;
-    }
-  };
+export interface AnswerStore {
+  /** Keeps `text` under `key` for `ttlMs`, linked to the entities (`Order:<id>`) it holds. */
+  set(key: string, text: string, entities: readonly string[], ttlMs: number): Promise<void>;
+  /** The text under `key`; null when there is none (expired, evicted, too large, or the store is out of reach). */
+  get(key: string): Promise<string | null>;
+  /** Forgets every answer linked to one of these entities. */
+  invalidate(entities: readonly string[]): Promise<void>;
+  /** Where a value that is not an answer is reported, when the store is shared with others. */
+  ignore?(kind: string, reason: string): void;
+}
+
+/**
+ * Bytes an answer is counted for: its text, its name in the index and in each entity set,
+ * and what keeping an entry costs besides (measured in this process's heap: about 400
+ * bytes, so that a flood of tiny answers stays within the budget too).
+ */
+export const answerBytes = (key: string, text: string, entities: readonly string[]) =>
+  Buffer.byteLength(text) + 512 + (entities.length + 2) * (Buffer.byteLength(key) + 64);
+
+const CACHE = `${KEY_PREFIX}cache:`;
+const ANSWER = `${CACHE}answer:`;
+const BOOKKEEPING = [`${CACHE}index`, `${CACHE}sizes`, `${CACHE}bytes`];
+
+// KEYS[1] the index (a sorted set: answer → expiry), KEYS[2] sizes (a hash: answer → bytes),
+// KEYS[3] the bytes of all answers. A key of the wrong type (written by someone else) is
+// dropped rather than failing every write after it.
+const PRELUDE = `
+local index, sizes, total = KEYS[1], KEYS[2], KEYS[3]
+local function expect(key, kind)
+  local found = redis.call('TYPE', key)['ok']
+  if found ~= 'none' and found ~= kind then redis.call('DEL', key) end
+end
+expect(index, 'zset') expect(sizes, 'hash') expect(total, 'string')
+local used = math.max(tonumber(redis.call('GET', total)) or 0, 0)
+local function forget(name)
+  used = used - (tonumber(redis.call('HGET', sizes, name)) or 0)
+  redis.call('HDEL', sizes, name)
+  redis.call('ZREM', index, name)
+end`;
+
+// KEYS[4] the answer, KEYS[5..] its entity sets; ARGV: its name, text, ttl ms, bytes, the
+// budget, the answers' key prefix. Expired answers leave the count, then the oldest are
+// evicted until the new one fits.
+const SET = `${PRELUDE}
+local name, ttl, bytes, budget, prefix = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+if bytes > budget then return 0 end
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+for _, old in ipairs(redis.call('ZRANGE', index, '-inf', now, 'BYSCORE', 'LIMIT', 0, 100)) do forget(old) end
+if redis.call('ZSCORE', index, name) then forget(name) end
+while used + bytes > budget do
+  local oldest = redis.call('ZRANGE', index, 0, 0)[1]
+  if not oldest then used = 0 break end
+  forget(oldest)
+  redis.call('DEL', prefix .. oldest)
+end
+redis.call('SET', KEYS[4], ARGV[2], 'PX', ttl)
+redis.call('ZADD', index, now + ttl, name)
+redis.call('HSET', sizes, name, bytes)
+redis.call('SET', total, used + bytes)
+for i = 5, #KEYS do
+  expect(KEYS[i], 'set')
+  redis.call('SADD', KEYS[i], name)
+  redis.call('PEXPIRE', KEYS[i], ttl)
+end
+for _, key in ipairs({index, sizes, total}) do redis.call('PEXPIRE', key, 2 * ttl) end
+return 1`;
+
+// KEYS[4..] entity sets; ARGV[1] the answers' key prefix.
+const INVALIDATE = `${PRELUDE}
+for i = 4, #KEYS do
+  if redis.call('TYPE', KEYS[i])['ok'] == 'set' then
+    for _, name in ipairs(redis.call('SMEMBERS', KEYS[i])) do
+      forget(name)
+      redis.call('DEL', ARGV[1] .. name)
+    end
+  end
+  redis.call('DEL', KEYS[i])
+end
+if redis.call('EXISTS', total) == 1 then redis.call('SET', total, math.max(used, 0), 'KEEPTTL') end
+return 1`;
+
+/**
+ * Answers under `order-graph:cache:answer:<key>` for their ttl, within `total` bytes for all
+ * of them (the oldest evicted first) and `entry` each; for each entity with an id
+ * (`Order:<id>`), the set of answers that hold it, expiring with the latest of them. While
+ * Redis is unavailable or degraded nothing is cached and nothing is found.
+ */
+export function redisAnswerStore(redis: RedisConnection, { entry: entryBytes, total: totalBytes }: { entry: number; total: number }): AnswerStore {
+  const entityKey = (entity: string) => `${CACHE}entity:${entity}`;
   return {
-    set: (key, result, entities, ttl) =>
-      attempt('set', async () => {
-        const pipeline = redis.commands.pipeline().set(answer(key), JSON.stringify(result), 'PX', ttl);
-        for (const { typename, id } of entities) {
-          if (id == null) continue;
-          pipeline.sadd(entity(typename, id), key).pexpire(entity(typename, id), ttl);
-        }
-        await pipeline.exec();
-      }, undefined),
-    get: (key) =>
-      attempt('get', async () => {
-        const text = await redis.commands.get(answer(key));
-        return text ? JSON.parse(text) : null;
-      }, null),
-    invalidate: (entities) =>
-      attempt('invalidation', async () => {
-        for (const { typename, id } of entities) {
-          if (id == null) continue;
-          const keys = await redis.commands.smembers(entity(typename, id));
-          await redis.commands.del(entity(typename, id), ...keys.map(answer));
-        }
-      }, undefined),
+    async set(key, text, entities, ttlMs) {
+      const bytes = answerBytes(key, text, entities);
+      if (Buffer.byteLength(text) > entryBytes || bytes > totalBytes) return;
+      const keys = [...BOOKKEEPING, `${ANSWER}${key}`, ...entities.map(entityKey)];
+      await redis.attempt('response cache write', (commands) => commands.eval(SET, keys.length, ...keys, key, text, String(ttlMs), String(bytes), String(totalBytes), ANSWER), null);
+    },
+    async get(key) {
+      const read = await redis.attempt('response cache read', (commands) => readBounded(commands, `${ANSWER}${key}`, entryBytes), { value: null });
+      if ('refused' in read) return (redis.ignore('cached answer', read.refused), null);
+      return read.value;
+    },
+    async invalidate(entities) {
+      if (entities.length === 0) return;
+      const keys = [...BOOKKEEPING, ...entities.map(entityKey)];
+      await redis.attempt('response cache invalidation', (commands) => commands.eval(INVALIDATE, keys.length, ...keys, ANSWER), null);
+    },
+    ignore: redis.ignore,
   };
 }

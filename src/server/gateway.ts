@@ -10,7 +10,7 @@ import { createGraphSchema } from '../graph/schema.js';
 import { createOrdersHub } from '../live/orders-hub.js';
 import { connectRedis, KEY_PREFIX } from '../redis/connection.js';
 import { redisPollCoordinator } from '../redis/live-coordinator.js';
-import { redisResponseCache } from '../redis/response-cache.js';
+import { redisAnswerStore } from '../redis/response-cache.js';
 import { readAuth } from '../upstream/auth.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { combineObservers, createUpstreamHttp } from '../upstream/http.js';
@@ -97,16 +97,18 @@ export function createGateway(config: GatewayConfig): Gateway {
     observer: combineObservers([metrics?.callObserver, tracing?.callObserver].filter((observer) => observer !== undefined)),
   });
   // Shared by the replicas when configured: login counters, live polls, the response cache.
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, config.logger) : undefined;
-  const loginThrottle = createLoginThrottle(config.loginThrottle, redis && { redis: redis.commands, keyPrefix: KEY_PREFIX });
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs, logger: config.logger }) : undefined;
+  const loginThrottle = createLoginThrottle(config.loginThrottle, redis && { redis, keyPrefix: KEY_PREFIX });
   const responseCache =
-    config.responseCacheTtlMs > 0 ? createResponseCache({ ttlMs: config.responseCacheTtlMs, store: redis && redisResponseCache(redis, config.logger) }) : undefined;
+    config.responseCacheTtlMs > 0
+      ? createResponseCache({ ttlMs: config.responseCacheTtlMs, bytes: config.responseCacheBytes, store: redis && redisAnswerStore(redis, config.responseCacheBytes), logger: config.logger })
+      : undefined;
   const policy: RequestPolicy = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
   const live = createOrdersHub({
     limits: config.live,
     logger: config.logger,
     fetchOrders: (token) => createOperations(http, { token, expired: false, expiresAt: null }, backgroundScope(policy)).orderDetails(),
-    coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, logger: config.logger }),
+    coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, snapshotBytes: config.live.snapshotBytes, logger: config.logger }),
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
   });
   metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available });
@@ -139,7 +141,7 @@ export function createGateway(config: GatewayConfig): Gateway {
         logger: config.logger,
         policy,
         isReady: () => ready,
-        readinessDetails: redis && (() => ({ redis: redis.available() ? 'available' : 'unavailable' })),
+        readinessDetails: redis && (() => ({ redis: redis.state() })),
         quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])],
         logFields: tracing?.logFields,
       }),

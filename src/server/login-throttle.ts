@@ -1,53 +1,65 @@
+// Failed-login counters (rate-limiter-flexible): this process's, or shared in Redis by every
+// replica, with this process's own taking over whenever Redis does not answer in time.
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { GatewayError, RateLimitedError } from '../errors.js';
 import type { LoginThrottle } from '../graph/context.js';
+import type { RedisConnection } from '../redis/connection.js';
 import type { Config } from './config.js';
 
 type Limits = Config['loginThrottle'];
 
 type LimiterOptions = { keyPrefix: string; points: number; duration: number };
 
+/** Where an attempt's point was taken: it is given back there. */
+type Taken = { reward(): Promise<unknown> };
+
 /**
- * The counters behind one key space: this process's, or shared in Redis by every replica
- * (the same limits as one replica), with this process's own as insurance while Redis is
- * unreachable.
+ * The counters behind one key space. Shared, they live in Redis (the same limits for the
+ * fleet as for one replica); while Redis is unavailable or degraded, or when a command fails
+ * or times out, this process's own count instead (the limits hold per process), at once:
+ * no attempt waits on a Redis that is known not to answer.
  */
-function limiter(options: LimiterOptions, shared: { redis: Redis; keyPrefix: string } | undefined) {
-  if (!shared) return new RateLimiterMemory(options);
-  return new RateLimiterRedis({
-    ...options,
-    keyPrefix: `${shared.keyPrefix}${options.keyPrefix}`,
-    storeClient: shared.redis,
-    rejectIfRedisNotReady: true,
-    insuranceLimiter: new RateLimiterMemory(options),
-  });
+function counters(options: LimiterOptions, shared: { redis: RedisConnection; keyPrefix: string } | undefined) {
+  const local = new RateLimiterMemory(options);
+  const remote = shared && new RateLimiterRedis({ ...options, keyPrefix: `${shared.keyPrefix}${options.keyPrefix}`, storeClient: shared.redis.commands, rejectIfRedisNotReady: true });
+  const takeFrom = async (limiter: RateLimiterMemory | RateLimiterRedis, key: string): Promise<Taken> => {
+    await limiter.consume(key);
+    return { reward: () => limiter.reward(key).catch((error: unknown) => shared?.redis.failed('login counter', error)) };
+  };
+  return async (key: string): Promise<Taken> => {
+    if (remote && shared.redis.available()) {
+      try {
+        return await takeFrom(remote, key);
+      } catch (error) {
+        if (error instanceof RateLimiterRes) throw error;
+        shared.redis.failed('login counter', error);
+      }
+    }
+    return takeFrom(local, key);
+  };
 }
 
 // Usernames are kept as hashes: the counters need no one's email address.
 const usernameKey = (username: string) => createHash('sha256').update(username.trim().toLowerCase()).digest('base64url');
 
 /**
- * Failed logins, counted per username and per client address (rate-limiter-flexible): past
- * either limit in a window, further attempts are refused with RATE_LIMITED and
- * retryAfterSeconds, without an upstream call. An attempt takes a point from both counters
- * before it goes upstream (so parallel attempts cannot slip past) and gives it back unless
- * the upstream refused the credentials.
+ * Failed logins, counted per username and per client address: past either limit in a
+ * window, further attempts are refused with RATE_LIMITED and retryAfterSeconds, without an
+ * upstream call. An attempt takes a point from both counters before it goes upstream (so
+ * parallel attempts cannot slip past) and gives it back unless the upstream refused the
+ * credentials.
  */
-export function createLoginThrottle(limits: Limits, shared?: { redis: Redis; keyPrefix: string }): LoginThrottle {
+export function createLoginThrottle(limits: Limits, shared?: { redis: RedisConnection; keyPrefix: string }): LoginThrottle {
   const window = { duration: limits.windowSeconds };
-  const byUsername = limiter({ keyPrefix: 'login-failures:username', points: limits.perUsername, ...window }, shared);
-  const byAddress = limiter({ keyPrefix: 'login-failures:address', points: limits.perAddress, ...window }, shared);
+  const byUsername = counters({ keyPrefix: 'login-failures:username', points: limits.perUsername, ...window }, shared);
+  const byAddress = counters({ keyPrefix: 'login-failures:address', points: limits.perAddress, ...window }, shared);
 
   return {
     async attempt(username, address, login) {
-      const counters = [
-        { limiter: byUsername, key: usernameKey(username) },
-        ...(address ? [{ limiter: byAddress, key: address }] : []),
-      ];
-      const taken = await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key)));
-      const giveBack = () => Promise.all(counters.filter((_, i) => taken[i]!.status === 'fulfilled').map(({ limiter, key }) => limiter.reward(key)));
+      const taking = [byUsername(usernameKey(username)), ...(address ? [byAddress(address)] : [])];
+      const taken = await Promise.allSettled(taking);
+      const giveBack = () => Promise.all(taken.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.reward()] : [])));
       const refusals = taken.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
       if (refusals.length > 0) {
         await giveBack();

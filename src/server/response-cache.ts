@@ -1,14 +1,31 @@
 // The opt-in response cache (RESPONSE_CACHE_TTL_MS): a caller's query answers kept for that
-// caller alone, for a few seconds, forgotten as soon as a live poll sees their order change.
-import { createHash } from 'node:crypto';
-import { createInMemoryCache, useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
+// caller alone, for a few seconds, within a byte budget, forgotten as soon as a live poll
+// sees their order change. Answers are kept as JSON text (its bytes are what they take) and
+// read back as untrusted: a text counts only when it is an answer stored for the very
+// caller whose key it sits under.
+import { createHash, type Hash } from 'node:crypto';
+import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
+import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { ignoredValues } from '../redis/connection.js';
+import { ERROR_CODES } from '../error-codes.js';
+import { ERROR_DETAILS } from '../redis/poll-messages.js';
+import { answerBytes, type AnswerStore } from '../redis/response-cache.js';
 import { readAuth } from '../upstream/auth.js';
 
 export interface ResponseCache {
   plugins: Plugin[];
   /** Forgets every answer that holds one of these orders. */
   forgetOrders(orderIds: readonly string[]): Promise<void>;
+}
+
+/** The bytes of one answer, and of all of them together. */
+export interface ResponseCacheBytes {
+  entry: number;
+  total: number;
 }
 
 // The field the plugin adds to find each entity's id. It removes it again only when the id
@@ -41,14 +58,155 @@ function caller(request: Request): string | null {
 }
 
 /**
+ * JSON into a hash, object keys in order, without recursion: variables come straight from
+ * the request (before validation), and may be nested as deep as the body allows.
+ */
+function updateWithJson(hash: Hash, value: unknown): void {
+  const stack: Array<{ text: string } | { value: unknown }> = [{ value }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if ('text' in item) {
+      hash.update(item.text);
+      continue;
+    }
+    const current = item.value;
+    if (current === null || typeof current !== 'object') {
+      hash.update(JSON.stringify(current) ?? 'null');
+      continue;
+    }
+    const entries: Array<[string | null, unknown]> = Array.isArray(current)
+      ? current.map((each) => [null, each])
+      : Object.keys(current).sort().map((key) => [key, (current as Record<string, unknown>)[key]]);
+    hash.update(Array.isArray(current) ? '[' : '{');
+    stack.push({ text: Array.isArray(current) ? ']' : '}' });
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, each] = entries[i]!;
+      stack.push({ value: each });
+      stack.push({ text: `${i > 0 ? ',' : ''}${key === null ? '' : `${JSON.stringify(key)}:`}` });
+    }
+  }
+}
+
+/**
+ * `<caller>.<hash of the document, the operation name and the variables>`: the caller's part
+ * is what a stored answer is checked against, and what tells whose key a client-sent one is.
+ */
+function cacheKey({ documentString, operationName, variableValues, sessionId }: { documentString: string; operationName?: string | null; variableValues?: unknown; sessionId?: string | null }) {
+  const hash = createHash('sha256').update(documentString).update('\0').update(operationName ?? '').update('\0');
+  updateWithJson(hash, variableValues ?? {});
+  return `${sessionId ?? 'nobody'}.${hash.digest('base64url')}`;
+}
+
+/** The caller part of a key; none for a key that has none (a client-sent one, say). */
+const callerOf = (key: string) => (key.includes('.') ? key.slice(0, key.indexOf('.')) : null);
+
+const storedAnswer = z.object({
+  caller: z.string(),
+  storedAt: z.number().int().nonnegative(),
+  result: z.object({
+    data: z.record(z.string(), z.unknown()).nullable().optional(),
+    errors: z
+      .array(
+        z.object({
+          message: z.string().max(1000),
+          path: z.array(z.union([z.string(), z.number().int().nonnegative()])).optional(),
+          locations: z.array(z.object({ line: z.number().int(), column: z.number().int() })).optional(),
+          extensions: z.object({ code: z.enum(ERROR_CODES), ...ERROR_DETAILS }),
+        }),
+      )
+      .optional(),
+  }),
+});
+
+/** An answer as text: whose it is, when it was made, and its data and errors (nothing else of it). */
+function encodeAnswer(key: string, result: ExecutionResult): string {
+  const lastModified = Date.parse(String((result.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers?.['Last-Modified']));
+  return JSON.stringify({ caller: callerOf(key), storedAt: Number.isNaN(lastModified) ? Date.now() : lastModified, result: { data: result.data, errors: result.errors } });
+}
+
+/** The answer under `key`, if `text` is one stored for that very caller; the headers the plugin sends with it are rebuilt. */
+function decodeAnswer(key: string, text: string): { ok: true; result: ExecutionResult } | { ok: false; reason: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'not JSON' };
+  }
+  const parsed = storedAnswer.safeParse(value);
+  if (!parsed.success) return { ok: false, reason: parsed.error.issues[0]?.message ?? 'not an answer' };
+  const { caller: storedFor, storedAt, result } = parsed.data;
+  if (callerOf(key) === null || storedFor !== callerOf(key)) return { ok: false, reason: 'stored for another caller than the key names' };
+  const headers = { ETag: key, 'Last-Modified': new Date(storedAt).toUTCString() };
+  return { ok: true, result: { ...result, extensions: { http: { headers } } } as ExecutionResult };
+}
+
+const entityNames = (entities: Iterable<{ typename: string; id?: string | number }>) =>
+  [...entities].flatMap(({ typename, id }) => (id == null ? [] : [`${typename}:${id}`]));
+
+/** The plugin's cache over a store of texts: answers in, checked answers out. */
+function answerCache(store: AnswerStore, entryBytes: number, logger: Logger | undefined): Cache {
+  const ignore = store.ignore ?? ignoredValues(logger);
+  return {
+    async set(key, result, entities, ttl) {
+      if (!(ttl > 0 && Number.isFinite(ttl))) return;
+      const text = encodeAnswer(key, result);
+      // Answered, not kept: one answer may not take more than its share.
+      if (Buffer.byteLength(text) > entryBytes) return;
+      await store.set(key, text, entityNames(entities), ttl);
+    },
+    async get(key) {
+      const text = await store.get(key);
+      if (text === null) return null;
+      const answer = decodeAnswer(key, text);
+      if (!answer.ok) return (ignore('cached answer', answer.reason), null);
+      return answer.result;
+    },
+    invalidate: (entities) => store.invalidate(entityNames(entities)),
+  };
+}
+
+/**
+ * This process's answers, within `total` bytes (the least recently used go first) and
+ * forgotten at their expiry (not merely when asked for again).
+ */
+export function memoryAnswerStore({ entry, total }: ResponseCacheBytes): AnswerStore & { stats(): { entries: number; bytes: number } } {
+  const holding = new Map<string, Set<string>>();
+  const link = (key: string, entities: readonly string[], add: boolean) => {
+    for (const entity of entities) {
+      const keys = holding.get(entity) ?? new Set();
+      if (add) holding.set(entity, keys.add(key));
+      else if (keys.delete(key) && keys.size === 0) holding.delete(entity);
+    }
+  };
+  const answers = new LRUCache<string, { text: string; entities: readonly string[] }>({
+    maxSize: total,
+    sizeCalculation: ({ text, entities }, key) => answerBytes(key, text, entities),
+    ttlAutopurge: true,
+    dispose: ({ entities }, key) => link(key, entities, false),
+  });
+  return {
+    async set(key, text, entities, ttlMs) {
+      if (Buffer.byteLength(text) > entry) return;
+      answers.set(key, { text, entities }, { ttl: ttlMs });
+      if (answers.has(key)) link(key, entities, true);
+    },
+    get: async (key) => answers.get(key)?.text ?? null,
+    async invalidate(entities) {
+      for (const entity of entities) for (const key of [...(holding.get(entity) ?? [])]) answers.delete(key);
+    },
+    stats: () => ({ entries: answers.size, bytes: answers.calculatedSize }),
+  };
+}
+
+/**
  * The maintained plugin (@graphql-yoga/plugin-response-cache) with the caller as its session:
  * an answer is found only by a request with the very token it was made for, only answers
- * without errors (but NOT_AVAILABLE) are kept, so the upstream accepted that token, and a request without a
- * live token neither reads nor fills the cache (the plugin would otherwise share it). Kept
- * in `store` (Redis, shared by the replicas) or in this process's memory.
+ * without errors (but NOT_AVAILABLE) are kept, so the upstream accepted that token, and a
+ * request without a live token neither reads nor fills the cache (the plugin would otherwise
+ * share it). Kept in `store` (Redis, shared by the replicas) or in this process's memory.
  */
-export function createResponseCache({ ttlMs, store }: { ttlMs: number; store?: Cache }): ResponseCache {
-  const cache = store ?? createInMemoryCache();
+export function createResponseCache({ ttlMs, bytes, store, logger }: { ttlMs: number; bytes: ResponseCacheBytes; store?: AnswerStore; logger?: Logger }): ResponseCache {
+  const cache = answerCache(store ?? memoryAnswerStore(bytes), bytes.entry, logger);
   return {
     plugins: [
       useResponseCache({
@@ -56,6 +214,7 @@ export function createResponseCache({ ttlMs, store }: { ttlMs: number; store?: C
         cache,
         session: caller,
         enabled: (request) => caller(request) !== null,
+        buildResponseCacheKey: cacheKey,
         // login and refreshTokens answer token sets, nothing any query shows.
         invalidateViaMutation: false,
         // A part the order's stage does not have yet is as stable as data (the upstream

@@ -31,7 +31,8 @@ const arrayOf =
 const isTokenSet = (v: unknown): v is TokenSet =>
   hasStrings(v, 'accessToken', 'refreshToken') && epochToDateTime(v.accessExpiration) !== null;
 const isUser = (v: unknown): v is User => hasStrings(v, 'id');
-const isOrder = (v: unknown): v is Order => hasStrings(v, 'id', 'reservationId', 'status');
+/** An order record as the contract promises it; live snapshots read back from Redis pass the same check. */
+export const isOrder = (v: unknown): v is Order => hasStrings(v, 'id', 'reservationId', 'status');
 const isVehicle = (v: unknown): v is VehicleDetails => hasStrings(v, 'vin', 'model');
 const isPickup = (v: unknown): v is PickupCenter => hasStrings(v, 'centerPlusLocationId', 'name');
 const isEstimate = (v: unknown): v is Estimate =>

@@ -1,8 +1,11 @@
 // Debian's redis-server (.ci/run installs it), started by a test on a free port: no
-// persistence, loopback only. It can be killed and started again on the same port.
+// persistence, loopback only, with any further arguments a test gives (the shipped
+// maxmemory settings). It can be killed and started again on the same port, or stopped
+// (SIGSTOP: connected but answering nothing, as a hung Redis is) and resumed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { parseAllDocuments } from 'yaml';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
 /** Present here, or required (CI=true): the tests that need it are skipped only on a machine without it. */
@@ -23,14 +26,18 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port, empty (no persistence). */
   start(): Promise<void>;
+  /** SIGSTOP: its connections stay open, and nothing is answered until resume(). */
+  stop(): void;
+  /** SIGCONT: it answers again, the commands sent meanwhile first. */
+  resume(): void;
 }
 
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis({ args = [] }: { args?: readonly string[] } = {}): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
       child = proc;
       let output = '';
       const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${port}:\n${output}`)), 10_000);
@@ -47,14 +54,40 @@ export async function startRedis(): Promise<RedisServer> {
         reject(new Error(`redis-server exited (${code}):\n${output}`));
       });
     });
+  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
   const kill = async () => {
     const proc = child;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    if (!proc || !running()) return;
     await new Promise((resolve) => {
       proc.once('exit', resolve);
       proc.kill('SIGKILL');
     });
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, kill, start };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    kill,
+    start,
+    stop: () => void (running() && child!.kill('SIGSTOP')),
+    resume: () => void (running() && child!.kill('SIGCONT')),
+  };
+}
+
+/** The arguments deploy/kubernetes/redis.yaml starts Redis with, and its container's memory limit. */
+export function shippedRedis(): { args: string[]; memoryLimit: string } {
+  const text = readFileSync(new URL('../../deploy/kubernetes/redis.yaml', import.meta.url), 'utf8');
+  const deployment = parseAllDocuments(text).map((doc) => doc.toJS() as { kind: string; spec?: any }).find((object) => object.kind === 'Deployment')!;
+  const container = deployment.spec.template.spec.containers[0] as { args: string[]; resources: { limits: { memory: string } } };
+  return { args: container.args, memoryLimit: container.resources.limits.memory };
+}
+
+/** An argument's value: `--maxmemory` of ['--maxmemory', '200mb'] is '200mb'. */
+export const argument = (args: readonly string[], name: string) => args[args.indexOf(name) + 1];
+
+/** Redis's memory units (1k = 1000, 1kb = 1024, …) in bytes. */
+export function redisBytes(value: string): number {
+  const match = /^(\d+)(b|k|kb|m|mb|g|gb)?$/i.exec(value.trim());
+  if (!match) throw new Error(`not a Redis memory size: ${value}`);
+  const unit = { b: 1, k: 1e3, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 }[(match[2] ?? 'b').toLowerCase() as 'b'];
+  return Number(match[1]) * unit;
 }

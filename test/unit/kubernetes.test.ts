@@ -6,6 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/server/config.js';
 import { HEALTH_PATH, READY_PATH } from '../../src/server/plugins.js';
+import { argument, redisBytes, shippedRedis } from '../helpers/redis.js';
 
 const DIR = new URL('../../deploy/kubernetes/', import.meta.url);
 const files = readdirSync(DIR).filter((name) => name.endsWith('.yaml'));
@@ -97,6 +98,19 @@ describe('deploy/kubernetes', () => {
     const policy = find('NetworkPolicy', 'order-graph-redis');
     expect(policy.spec.podSelector.matchLabels).toEqual(redisService.spec.selector);
     expect(policy.spec.ingress[0].from[0].podSelector.matchLabels).toEqual(labels);
+  });
+
+  it('Redis: cached answers cannot evict the counters (noeviction; maxmemory at least 4 × RESPONSE_CACHE_BYTES, under the container limit)', () => {
+    const { args, memoryLimit } = shippedRedis();
+    expect(argument(args, '--maxmemory-policy')).toBe('noeviction');
+    const maxmemory = redisBytes(argument(args, '--maxmemory')!);
+    const { responseCacheBytes } = loadConfig({ ...imageEnv, ...settings });
+    expect(maxmemory / responseCacheBytes.total).toBeGreaterThanOrEqual(4);
+    expect(responseCacheBytes.entry).toBeLessThanOrEqual(responseCacheBytes.total);
+    // Redis's own use (clients, fragmentation) comes on top of maxmemory.
+    const limitMi = /^(\d+)Mi$/.exec(memoryLimit);
+    expect(limitMi, `memory limit ${memoryLimit} in Mi`).not.toBeNull();
+    expect(Number(limitMi![1]) * 1024 ** 2).toBeGreaterThan(maxmemory * 1.2);
   });
 
   it('the image is this version of the gateway', () => {
