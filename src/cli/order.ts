@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `order-graph --username U --password P [--endpoint URL] [--json] [--watch]` (in this
+ * `order-graph --username U --password P [--endpoint URL] [--json] [--watch [--watch-interval S]]` (in this
  * repository `npm run -s order -- …`): logs in to Order Graph and prints where the
  * customer's orders stand, then with --watch one line per change. The wording lives in
  * summary.ts; this file turns arguments into requests and outcomes into exit codes.
@@ -17,6 +17,9 @@ const EXIT = { ok: 0, bug: 1, usage: 2, auth: 3, unavailable: 4 } as const;
 /** The whole command (login and query): a gateway that never answers must not hang a shell. */
 const DEADLINE_MS = 30_000;
 
+/** The gateway's default LIVE_POLL_INTERVAL_MS, in seconds: subscribing again sooner gains nothing. */
+const DEFAULT_WATCH_INTERVAL_S = 30;
+
 const USAGE = `Usage: order-graph --username <email> --password <password> [--endpoint <url>] [--json] [--watch]
        (in the Order Graph repository: npm run -s order -- <options>)
 
@@ -32,6 +35,9 @@ Options:
                          (with --watch, then one JSON object per line for each change)
   --watch                keep watching after the summary: one line per change to an order,
                          until Ctrl-C
+  --watch-interval <s>   with --watch: the least time between two subscriptions when the
+                         stream ends, in seconds; set it to the gateway's poll interval
+                         (default ${DEFAULT_WATCH_INTERVAL_S}, the gateway's default)
   -h, --help             show this help
 
 Exit codes: 0 ok, 2 bad arguments, 3 authentication failed, 4 service unavailable.
@@ -54,6 +60,8 @@ interface Options {
   endpoint: URL;
   json: boolean;
   watch: boolean;
+  /** The least time between two subscriptions of --watch. */
+  watchIntervalMs: number;
 }
 
 const OPTIONS = {
@@ -62,6 +70,7 @@ const OPTIONS = {
   endpoint: { type: 'string' },
   json: { type: 'boolean', default: false },
   watch: { type: 'boolean', default: false },
+  'watch-interval': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -88,7 +97,15 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' 
   }
   // fetch refuses such URLs, and a password there would end up in messages.
   if (endpoint.username || endpoint.password) throw new Failure(EXIT.usage, `${from} must not contain a user:password@ part`, true);
-  return { username: values.username.trim(), password: values.password, endpoint, json: values.json, watch: values.watch };
+  return { username: values.username.trim(), password: values.password, endpoint, json: values.json, watch: values.watch, watchIntervalMs: watchInterval(values['watch-interval']) };
+}
+
+/** --watch-interval in ms: seconds from 0.1 to a day. */
+function watchInterval(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_WATCH_INTERVAL_S * 1000;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || seconds < 0.1 || seconds > 86_400) throw new Failure(EXIT.usage, '--watch-interval must be a number of seconds from 0.1 to 86400', true);
+  return Math.round(seconds * 1000);
 }
 
 /**
@@ -205,7 +222,7 @@ async function watch(options: Options, client: ReturnType<typeof createOrderClie
   const known = new Map(orders.map((order) => [order.id, order]));
   write.err(`order: watching your orders for changes (Ctrl-C to stop)\n`);
   try {
-    for await (const { data, errors } of client.watchOrders({ signal: stop.signal })) {
+    for await (const { data, errors } of client.watchOrders({ signal: stop.signal, minIntervalMs: options.watchIntervalMs })) {
       const update = data?.orderUpdates;
       if (!update) {
         write.err(`order: could not check for changes just now (${codeOf(errors[0] ?? { message: '' })}); still watching\n`);

@@ -47,22 +47,52 @@ export interface WatchOptions {
   orderId?: string;
   /** Stops watching: the stream closes and the iteration ends. */
   signal?: AbortSignal;
-  /** The first wait before subscribing again after the stream broke; it doubles up to 30 s. Default 1000. */
+  /**
+   * The least time between two subscriptions, in ms: the gateway polls the upstream once per
+   * interval (its LIVE_POLL_INTERVAL_MS), and each subscription costs it the customer's current
+   * state, so subscribing again sooner gains nothing. Set it to your gateway's interval.
+   * Default 30000, the gateway's default.
+   */
+  minIntervalMs?: number;
+  /** The first wait before subscribing again after the stream ended; it doubles, up to 30 s, while streams end without an update. Default 1000. */
   retryDelayMs?: number;
 }
 
 /** Errors of the caller's own making: subscribing again cannot help, so watchOrders throws them. */
 const FINAL_CODES = new Set(['BAD_USER_INPUT', 'RATE_LIMITED', 'FORBIDDEN', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND']);
 const MAX_RETRY_DELAY_MS = 30_000;
+/** The gateway's default LIVE_POLL_INTERVAL_MS. */
+const DEFAULT_MIN_INTERVAL_MS = 30_000;
+/** The longest delay a timer keeps (browsers and Node alike fire longer ones at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const isRefused = (result: OrderResult<unknown>) => result.errors.some((error) => error.extensions?.code === 'UNAUTHENTICATED');
 
-/** Waits, unless the signal stops it first. */
+/** Waits `ms` (in steps, however long), unless the signal stops it first. */
 const pause = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    if (!(ms > 0) || signal?.aborted) return resolve();
+    const until = Date.now() + ms;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const step = () => {
+      const left = until - Date.now();
+      if (left > 0) timer = setTimeout(step, Math.min(left, MAX_TIMER_MS));
+      else done();
+    };
+    signal?.addEventListener('abort', done, { once: true });
+    step();
   });
+
+/** A watch option in ms: a finite number from 0. */
+function milliseconds(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new TypeError(`watchOrders: ${name} must be a number of milliseconds from 0`);
+  return value;
+}
 
 type Hashed = { __meta__?: { hash?: string } };
 
@@ -186,20 +216,30 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
    * The customer's orders as they change, over GraphQL over SSE: the current state of each
    * order first (`changes: []`), then an event whenever an order record changes. It keeps
    * watching until `signal` aborts or the loop breaks: when the access token expires it
-   * renews the tokens and subscribes again, and when the stream breaks (the gateway
-   * restarts, the network drops) it subscribes again after a pause. A state it already
-   * reported is not repeated after subscribing again; a state that changed meanwhile arrives
-   * with `changes: []`. Upstream failures arrive as results with errors, and watching goes
-   * on. Throws an OrderClientError for what subscribing again cannot fix (BAD_USER_INPUT
-   * for an orderId that is not the customer's, RATE_LIMITED for too many streams) and when
-   * the tokens cannot be renewed.
+   * renews the tokens and subscribes again, and when the stream ends (the gateway restarts,
+   * the network drops) it subscribes again, never sooner than `minIntervalMs` after the
+   * previous subscription and, while streams keep ending without an update, after a wait that
+   * doubles from `retryDelayMs` up to 30 s. A state it already reported is not repeated after
+   * subscribing again; a state that changed meanwhile arrives with `changes: []`. Upstream
+   * failures arrive as results with errors, and watching goes on. Throws an OrderClientError
+   * for what subscribing again cannot fix (BAD_USER_INPUT for an orderId that is not the
+   * customer's, RATE_LIMITED for too many streams or orders too large to follow live) and
+   * when the tokens cannot be renewed.
    */
-  async function* watchOrders({ orderId, signal, retryDelayMs = 1000 }: WatchOptions = {}): AsyncGenerator<OrderResult<OrderUpdatesSubscription>> {
+  async function* watchOrders({ orderId, signal, retryDelayMs = 1000, minIntervalMs = DEFAULT_MIN_INTERVAL_MS }: WatchOptions = {}): AsyncGenerator<OrderResult<OrderUpdatesSubscription>> {
+    const firstDelay = milliseconds('retryDelayMs', retryDelayMs);
+    const interval = milliseconds('minIntervalMs', minIntervalMs);
     const reported = new Map<string, string>();
+    // Streams in a row that ended without an update: the wait before the next one doubles with them.
     let failures = 0;
-    // Refusals since the last event: a renewed token refused again will not do better.
+    // Refusals since the last answer: a renewed token refused again will not do better.
     let refusals = 0;
+    let subscribedAt = -Infinity;
     while (!signal?.aborted) {
+      // Each subscription costs the gateway the customer's current state: one per interval at most.
+      await pause(subscribedAt + interval - Date.now(), signal);
+      if (signal?.aborted) return;
+      subscribedAt = Date.now();
       const usedToken = tokens?.accessToken ?? null;
       let refused = false;
       for await (const result of stream(OrderUpdatesDocument, orderId ? { orderId } : {}, signal)) {
@@ -211,10 +251,11 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
           break;
         }
         if (isTransportFailure(result)) break;
-        failures = 0;
+        // The token passed; only an update shows the stream works.
         refusals = 0;
         const update = result.data?.orderUpdates;
         if (update) {
+          failures = 0;
           const state = JSON.stringify(update.order);
           if (update.changes.length === 0 && reported.get(update.order.id) === state) continue;
           reported.set(update.order.id, state);
@@ -225,7 +266,7 @@ export function createOrderClient({ endpoint, tokens: initialTokens = null, onTo
         if (++refusals > 1 || !(await renewed(usedToken))) throw new OrderClientError('The access token was refused and could not be renewed: log in again', 'UNAUTHENTICATED');
         continue;
       }
-      await pause(Math.min(retryDelayMs * 2 ** failures++, MAX_RETRY_DELAY_MS), signal);
+      await pause(Math.min(firstDelay * 2 ** failures++, MAX_RETRY_DELAY_MS), signal);
     }
   }
 

@@ -21,6 +21,9 @@ export interface LiveStats {
   customers: number;
   watchers: number;
   polls: number;
+  /** Estimated heap of the watched customers' last polls, and the polls refused for want of room. */
+  snapshotBytes: number;
+  snapshotsRefused: number;
 }
 
 // The envelop metrics this gateway does not report (each costs time on every request).
@@ -131,17 +134,23 @@ export function createMetrics({ path, knownOperations }: { path: string; knownOp
       // Read when scraped: nothing to update on the live path.
       new Gauge({ name: 'order_graph_live_streams', help: 'Live order-update streams open in this process.', registers: [registry], collect() { this.set(live().watchers); } });
       new Gauge({ name: 'order_graph_live_customers', help: 'Customers whose orders this process follows for its live streams.', registers: [registry], collect() { this.set(live().customers); } });
-      let counted = 0;
-      new Counter({
-        name: 'order_graph_live_polls_total',
-        help: "Upstream polls of customers' order lists made by this process.",
-        registers: [registry],
-        collect() {
-          const { polls } = live();
-          this.inc(polls - counted);
-          counted = polls;
-        },
-      });
+      new Gauge({ name: 'order_graph_live_snapshot_bytes', help: "Estimated heap the watched customers' last polls take in this process (LIVE_SNAPSHOT_BYTES bounds it).", registers: [registry], collect() { this.set(live().snapshotBytes); } });
+      /** A counter read from the hub's running total when scraped. */
+      const counterOf = (name: string, help: string, read: (stats: LiveStats) => number) => {
+        let counted = 0;
+        new Counter({
+          name,
+          help,
+          registers: [registry],
+          collect() {
+            const now = read(live());
+            this.inc(now - counted);
+            counted = now;
+          },
+        });
+      };
+      counterOf('order_graph_live_polls_total', "Upstream polls of customers' order lists made by this process.", (stats) => stats.polls);
+      counterOf('order_graph_live_snapshots_refused_total', "Customers' polls refused for want of room under LIVE_SNAPSHOT_BYTES (their streams ended with RATE_LIMITED).", (stats) => stats.snapshotsRefused);
       if (redisAvailable) {
         new Gauge({ name: 'order_graph_redis_up', help: 'Whether Redis answered (1) or not (0): while 0, each process throttles, polls and caches alone.', registers: [registry], collect() { this.set(redisAvailable() ? 1 : 0); } });
       }

@@ -22,7 +22,7 @@ import { useGraphiQLPage, type DemoLogin } from './graphiql.js';
 import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { HEALTH_PATH, READY_PATH, useHardening, useRequestLifecycle, usesDeferOrStream } from './plugins.js';
-import { backgroundScope, renewedScope, requestInfo, trustedProxies, type RequestPolicy } from './request-info.js';
+import { liveEventScope, pollScope, requestInfo, trustedProxies, type RequestPolicy } from './request-info.js';
 import { createResponseCache } from './response-cache.js';
 import { registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 
@@ -106,8 +106,9 @@ export function createGateway(config: GatewayConfig): Gateway {
   const policy: RequestPolicy = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
   const live = createOrdersHub({
     limits: config.live,
+    requestLimits: { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget },
     logger: config.logger,
-    fetchOrders: (token) => createOperations(http, { token, expired: false, expiresAt: null }, backgroundScope(policy)).orderDetails(),
+    fetchOrders: (token, budget) => createOperations(http, { token, expired: false, expiresAt: null }, pollScope(budget)).orderDetails(),
     coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, snapshotBytes: config.live.snapshotBytes, logger: config.logger }),
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
   });
@@ -121,7 +122,7 @@ export function createGateway(config: GatewayConfig): Gateway {
         loginThrottle,
         live,
         fieldTracer: tracing?.fieldTracer,
-        renewScope: () => renewedScope(scope, policy),
+        liveScope: (budget) => liveEventScope(scope, policy, budget),
       });
     },
     cors: corsPolicy(config.corsOrigins),
@@ -153,7 +154,11 @@ export function createGateway(config: GatewayConfig): Gateway {
       useGraphQlJit({}, { enableIf: jitFor }),
       // A client that goes away cancels its request: no further upstream call starts (the
       // request's signal reaches the upstream layer through its scope) and execution stops.
-      useExecutionCancellation(),
+      // Not for subscriptions: @graphql-tools/executor races each event against one
+      // request-long promise, and every race stays attached to it (about 1.2 kB per event for
+      // as long as the stream lives). A stream ends with its client anyway (yoga cancels the
+      // SSE body, which returns the iterator), and its events' calls stop through their scope.
+      { ...useExecutionCancellation(), onSubscribe: undefined },
       ...(tracing ? [tracing.operationPlugin] : []),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),

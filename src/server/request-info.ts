@@ -66,15 +66,18 @@ export function startRequestInfo(request: Request, policy: RequestPolicy, socket
 }
 
 /**
- * A new deadline and budget for a request that lives on (a subscription: each event fetches
- * afresh); its id, caller and signal stay the request's.
+ * The scope a live event's fields are fetched in: the subscribing request's id, caller and
+ * signal, under the budget and deadline of the poll that delivered the event (shared by all of
+ * that customer's streams), or, for the stream's first state (null), under the request's own
+ * budget with a deadline from now (the first state may come a poll interval after subscribing).
  */
-export function renewedScope({ id, acceptLanguage, clientAddress, signal }: RequestScope, policy: RequestPolicy): RequestScope {
-  return { id, acceptLanguage, clientAddress, signal, ...freshLimits(policy) };
+export function liveEventScope(request: RequestScope, policy: RequestPolicy, poll: Pick<RequestScope, 'deadline' | 'budget'> | null): RequestScope {
+  const { id, acceptLanguage, clientAddress, signal } = request;
+  return { id, acceptLanguage, clientAddress, signal, ...(poll ?? { deadline: Date.now() + policy.deadlineMs, budget: request.budget }) };
 }
 
-/** The scope of work that no client request carries (a live poll). */
-export const backgroundScope = (policy: RequestPolicy): RequestScope => ({ id: randomUUID(), acceptLanguage: null, clientAddress: null, ...freshLimits(policy) });
+/** The scope of a live poll's own call: no client request carries it; its budget is the one its events share. */
+export const pollScope = (poll: Pick<RequestScope, 'deadline' | 'budget'>): RequestScope => ({ id: randomUUID(), acceptLanguage: null, clientAddress: null, ...poll });
 
 /** The info started for this request on its arrival, if it was. */
 export const findRequestInfo = (request: Request): RequestInfo | undefined => infos.get(request);

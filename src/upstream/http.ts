@@ -217,19 +217,21 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
   };
 }
 
-// The calls running for each request, cancelled together when its client goes away: one
-// abort listener per request (got's own `signal` option would add one per call, and costs
-// about a tenth of the gateway's CPU under load).
-const running = new WeakMap<RequestScope, Set<() => void>>();
+// The calls running for each client request, by its signal, cancelled together when the
+// client goes away: one abort listener per request (got's own `signal` option would add one
+// per call, and costs about a tenth of the gateway's CPU under load). Keyed by the signal,
+// not the scope: a subscription renews its scope for every event, and a listener per scope
+// on the one long-lived signal would pile up for as long as the stream lives.
+const running = new WeakMap<AbortSignal, Set<() => void>>();
 
 function cancelOnAbort(scope: RequestScope, cancel: () => void): () => void {
   const { signal } = scope;
   if (!signal) return () => undefined;
-  let cancels = running.get(scope);
+  let cancels = running.get(signal);
   if (!cancels) {
     const set = new Set<() => void>();
     signal.addEventListener('abort', () => set.forEach((cancelOne) => cancelOne()), { once: true });
-    running.set(scope, (cancels = set));
+    running.set(signal, (cancels = set));
   }
   cancels.add(cancel);
   return () => cancels.delete(cancel);

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { listen, startHarness, type Harness } from '../helpers/harness.js';
+import { startSimulator } from '../../src/simulator/server.js';
+import { listen, startGateway, startHarness, type Harness } from '../helpers/harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Nothing listens on port 1, so connecting is refused at once. */
@@ -109,6 +110,40 @@ describe('--watch', () => {
     // From the poll that saw the change, or (changed before the first poll) from the status the summary showed.
     expect(event).toMatchObject({ orderId: moving.id, status: 'BUILD_LOCKED', changes: expect.arrayContaining([{ field: 'status', from: 'ORDER_CONFIRMED', to: 'BUILD_LOCKED' }]) });
     expect(JSON.parse(lines.slice(0, -1).join('\n')).orders[0].id).toBe(moving.id);
+  });
+
+  it('--watch-interval: when the gateway keeps ending its streams (it is stopping), it subscribes again no sooner, backing off', async () => {
+    const simulator = await startSimulator({ latencyMs: 0 });
+    const gateway = await startGateway({ upstreamUrls: simulator.urls, live: { pollIntervalMs: 200 } });
+    const { password } = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const run = startOrder(['--username', 'ready@demo.test', '--password', password, '--endpoint', gateway.endpoint, '--watch', '--watch-interval', '0.5']);
+    try {
+      await until(() => run.output.stderr, /watching your orders/);
+      // Every subscription has the upstream check its caller first.
+      const subscriptions = (since: number) => simulator.requestLog.filter((entry) => entry.operation === 'customerDetails' && entry.at >= since).length;
+      // The first stream is in the hub once the hub polls (the summary's own order list was the first call).
+      await until(() => String(simulator.requestLog.filter((entry) => entry.operation === 'orderDetails').length), /^([2-9]|\d{2,})$/);
+      const drainedAt = Date.now();
+      void gateway.drain();
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      const again = subscriptions(drainedAt);
+      console.info(`order --watch --watch-interval 0.5, the gateway draining (each stream ended at once): ${again} subscriptions in 5 s`);
+      // After the stream that had updates: 1 s; after each that had none, twice the wait before.
+      expect(again).toBeGreaterThanOrEqual(1);
+      expect(again).toBeLessThanOrEqual(2);
+      expect(run.output.stderr).toMatch(/could not check for changes just now \(INTERNAL_SERVER_ERROR\); still watching/);
+    } finally {
+      run.child.kill('SIGINT');
+      await run.done;
+      await gateway.close();
+      await simulator.close();
+    }
+  }, 30_000);
+
+  it('--watch-interval must be a number of seconds', async () => {
+    const run = await order(liveAs('ready@demo.test', '--watch', '--watch-interval', 'soon'));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^order: --watch-interval must be a number of seconds from 0.1 to 86400\n/);
   });
 });
 

@@ -1,6 +1,9 @@
+// The SDK against a real gateway and simulator (logins, token renewal, typed results), and
+// its live watch against a stand-in gateway that keeps ending its streams.
+import { createServer, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOrderClient, OrderClientError, type Tokens } from '../../src/client/index.js';
-import { startHarness, type Harness } from '../helpers/harness.js';
+import { listen, startHarness, type Harness } from '../helpers/harness.js';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -93,5 +96,90 @@ describe('createOrderClient', () => {
     expect(errors[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(refreshCalls()).toHaveLength(1);
     await expect(client.refresh()).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+});
+
+describe('watchOrders when the gateway keeps ending its streams', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /**
+   * A stand-in gateway: each subscription gets `answer` (one event then the end, or an HTTP
+   * error). When the SDK sent each is noted on its side (by the fetch it is given).
+   */
+  async function endingGateway(answer: 'one event' | '503') {
+    const subscribedAt: number[] = [];
+    const noted: typeof fetch = (input, init) => {
+      subscribedAt.push(Date.now());
+      return fetch(input, init);
+    };
+    const server = createServer((request, response: ServerResponse) => {
+      request.resume();
+      if (answer === '503') return response.writeHead(503, { 'content-type': 'text/plain' }).end('unavailable');
+      const event = { data: { orderUpdates: { observedAt: '2026-01-01T00:00:00.000Z', changes: [], order: { id: 'o1', status: 'DELIVERED' } } } };
+      response.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: next\ndata: ${JSON.stringify(event)}\n\nevent: complete\ndata:\n\n`);
+    });
+    const endpoint = `${await listen(server)}/graphql`;
+    const stop = new AbortController();
+    /** Watches with the options until `stop` aborts; resolves to the results it yielded. */
+    const watch = async (options: Parameters<ReturnType<typeof createOrderClient>['watchOrders']>[0] = {}) => {
+      const results = [];
+      for await (const result of createOrderClient({ endpoint, fetch: noted }).watchOrders({ ...options, signal: stop.signal })) results.push(result);
+      return results;
+    };
+    return {
+      subscribedAt,
+      watch,
+      gaps: () => subscribedAt.slice(1).map((at, i) => at - subscribedAt[i]!),
+      async close() {
+        stop.abort();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  it('by default, one subscription per 30 s (the gateway’s default poll interval), not one a second', async () => {
+    const gateway = await endingGateway('one event');
+    const watching = gateway.watch();
+    await sleep(3500);
+    await gateway.close();
+    const results = await watching;
+    console.info(`SDK, default options, a gateway that ends each stream after one event: ${gateway.subscribedAt.length} subscriptions in 3.5 s`);
+    expect(gateway.subscribedAt).toHaveLength(1);
+    expect(results).toHaveLength(1);
+  });
+
+  it('minIntervalMs: the subscriptions are at least that far apart; the state already reported is not repeated', async () => {
+    const gateway = await endingGateway('one event');
+    // A short backoff: the interval is what spaces them.
+    const watching = gateway.watch({ minIntervalMs: 300, retryDelayMs: 50 });
+    await sleep(2000);
+    await gateway.close();
+    const results = await watching;
+    console.info(`SDK, minIntervalMs 300: ${gateway.subscribedAt.length} subscriptions in 2 s, ${gateway.gaps().join(', ')} ms apart`);
+    expect(gateway.subscribedAt.length).toBeGreaterThanOrEqual(2);
+    expect(gateway.subscribedAt.length).toBeLessThanOrEqual(Math.floor(2000 / 300) + 1);
+    // (Slack for the SDK's own steps between starting its clock and calling fetch.)
+    for (const gap of gateway.gaps()) expect(gap).toBeGreaterThanOrEqual(300 - 50);
+    expect(results).toHaveLength(1);
+  });
+
+  it('streams that end without an update: the waits double from retryDelayMs', async () => {
+    const gateway = await endingGateway('503');
+    const watching = gateway.watch({ minIntervalMs: 0, retryDelayMs: 100 });
+    for (const started = Date.now(); gateway.subscribedAt.length < 5 && Date.now() - started < 20_000; ) await sleep(20);
+    await gateway.close();
+    await watching;
+    console.info(`SDK, retryDelayMs 100, a gateway answering 503: subscriptions ${gateway.gaps().join(', ')} ms apart`);
+    expect(gateway.subscribedAt.length).toBeGreaterThanOrEqual(5);
+    gateway.gaps().slice(0, 4).forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(100 * 2 ** i - 50));
+  });
+
+  it('refuses an interval that is not a number of milliseconds', async () => {
+    const gateway = await endingGateway('one event');
+    await expect(gateway.watch({ minIntervalMs: Number.NaN })).rejects.toThrow(/minIntervalMs must be a number of milliseconds/);
+    await expect(gateway.watch({ retryDelayMs: -1 })).rejects.toThrow(/retryDelayMs must be a number of milliseconds/);
+    await gateway.close();
+    expect(gateway.subscribedAt).toEqual([]);
   });
 });

@@ -90,7 +90,7 @@ describe('orderUpdates', () => {
     const orders = ordersOf(simulator, customer('two-orders@demo.test').userId);
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
-    const events = reader(client.watchOrders({ signal: abort.signal }));
+    const events = reader(client.watchOrders({ signal: abort.signal, minIntervalMs: POLL_MS }));
 
     const first = [await events.next(), await events.next()];
     expect(first.map((event) => event.errors)).toEqual([[], []]);
@@ -203,7 +203,7 @@ describe('orderUpdates', () => {
     const client = createOrderClient({ endpoint: gateway.endpoint, tokens: { ...signedIn.tokens!, accessToken: await simulator.issueAccessToken(userId, { expiresInSeconds: 2 }) } });
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
-    const events = reader(client.watchOrders({ signal: abort.signal }));
+    const events = reader(client.watchOrders({ signal: abort.signal, minIntervalMs: POLL_MS }));
     await events.next();
     // Reading on: the stream ends when the token expires, the SDK renews it and subscribes again.
     const next = events.next(6000);
@@ -213,6 +213,23 @@ describe('orderUpdates', () => {
     advance(ordersOf(simulator, userId)[0]!, 'DELIVERED');
     // The state sent again on subscribing again is not repeated: the next event is the change.
     expect((await next).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
+  });
+
+  it('a token valid for 40 days holds its stream past the first polls (Node’s timers stop at 24.8 days)', async () => {
+    const { simulator, subscribe, customer } = await setup();
+    const { userId } = customer('ready@demo.test');
+    const token = await simulator.issueAccessToken(userId, { expiresInSeconds: 40 * 86_400 });
+    const events = subscribe(token, OrderUpdatesDocument, {}).results;
+    const subscribedAt = Date.now();
+    expect((await events.next()).errors).toEqual([]);
+    const polls = pollsAfter(simulator, 0);
+    await until(() => pollsAfter(simulator, 0) >= polls + 3);
+    // Past three more polls, the stream's next event is the change, not its end.
+    advance(ordersOf(simulator, userId)[0]!, 'DELIVERED');
+    const next = await events.next(POLL_MS * 8);
+    console.info(`a 40-day token's stream: its next event after ${Date.now() - subscribedAt} ms and ${pollsAfter(simulator, 0) - polls} polls: ${next.errors[0]?.message ?? 'the change'}`);
+    expect(next.errors).toEqual([]);
+    expect(next.data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
   });
 
   it('an upstream failure is an event with its code and the stream stays open', async () => {

@@ -131,7 +131,7 @@ describe.skipIf(!haveRedis || !haveNginx)('three replicas, one Redis, nginx', ()
       const watcher = { client, statuses: [] as string[], stop: new AbortController() };
       watchers.push(watcher);
       void (async () => {
-        for await (const event of client.watchOrders({ signal: watcher.stop.signal })) {
+        for await (const event of client.watchOrders({ signal: watcher.stop.signal, minIntervalMs: POLL_MS })) {
           const status = event.data?.orderUpdates.order.status;
           if (status) watcher.statuses.push(status);
         }

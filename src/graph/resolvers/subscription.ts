@@ -1,3 +1,4 @@
+// Subscription.orderUpdates: a caller's live order stream, from the orders hub (src/live/).
 import type { OrderUpdateResolvers, SubscriptionResolvers } from '../__generated__/resolvers-types.js';
 import { missingTokenError } from '../../errors.js';
 import type { GraphQLContext, LiveItem } from '../context.js';
@@ -14,9 +15,11 @@ export const Subscription: SubscriptionResolvers = {
     resolve: (payload: unknown, _args: unknown, context: GraphQLContext) => {
       const item = payload as LiveItem;
       if ('error' in item) throw item.error;
-      // The event's other fields (vehicle, pickup, …) are fetched afresh, under a new deadline.
-      // (The context resolvers get is yoga's, made from ours: the new loaders go on it.)
-      Object.assign(context, context.renewed());
+      // The event's other fields (vehicle, pickup, …) are fetched within its poll's budget,
+      // shared with the customer's other streams, or for the first state within the
+      // subscribing request's own: never a fresh budget per event. (The context resolvers get
+      // is yoga's, made from ours: the event's loaders go on it.)
+      Object.assign(context, context.liveEvent(item.budget));
       return item.update;
     },
   },
