@@ -24,7 +24,8 @@ import { createLoginThrottle } from './login-throttle.js';
 import { HEALTH_PATH, READY_PATH, useHardening, useRequestLifecycle, usesDeferOrStream } from './plugins.js';
 import { liveEventScope, pollScope, requestInfo, trustedProxies, type RequestPolicy } from './request-info.js';
 import { createResponseCache } from './response-cache.js';
-import { registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
+import { registeredDocuments, registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
+import { createDocumentCache } from './document-cache.js';
 
 export type GatewayConfig = Pick<
   Config,
@@ -113,6 +114,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
   });
   metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available });
+  const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
   let ready = true;
   const yoga = createYoga<object, GraphQLContext>({
     schema: createGraphSchema({ subgraph: config.subgraph }),
@@ -134,6 +136,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     maskedErrors: { isDev: false },
     maxRequestBodySize: LIMITS.maxRequestBodyBytes,
     batching: false,
+    parserAndValidationCache: documents.parserAndValidationCache,
     // Served by useGraphiQLPage, precompressed.
     graphiql: false,
     plugins: [
@@ -151,7 +154,7 @@ export function createGateway(config: GatewayConfig): Gateway {
       ...useHardening({ introspection: config.introspection }),
       ...(config.graphiql ? [useGraphiQLPage(config.demoLogins ?? [])] : []),
       useDeferStream(),
-      useGraphQlJit({}, { enableIf: jitFor }),
+      useGraphQlJit({}, { enableIf: (args) => jitFor(args) && documents.earnsCompilation(args) }),
       // A client that goes away cancels its request: no further upstream call starts (the
       // request's signal reaches the upstream layer through its scope) and execution stops.
       // Not for subscriptions: @graphql-tools/executor races each event against one

@@ -3,12 +3,16 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 
 const TRUSTED_DOCUMENTS = new URL('../client/__generated__/persisted-documents.json', import.meta.url);
 
+/** The registered documents (the client preset's manifest): each one's text by its "sha256:<hex>" hash. */
+export const registeredDocuments = (): ReadonlyMap<string, string> =>
+  new Map(Object.entries(JSON.parse(readFileSync(TRUSTED_DOCUMENTS, 'utf8')) as Record<string, string>));
+
 /**
  * Accepts the SDK's documents by hash (the client preset's manifest); in `only` mode
  * nothing else runs, so a stolen token cannot be used to run arbitrary queries.
  */
 export function useTrustedDocuments(mode: 'allow' | 'only') {
-  const manifest = new Map(Object.entries(JSON.parse(readFileSync(TRUSTED_DOCUMENTS, 'utf8')) as Record<string, string>));
+  const manifest = registeredDocuments();
   const refused = (message: string, code: string) => ({ message, extensions: { code, http: { status: 400 } } });
   return usePersistedOperations({
     // The manifest keys are "sha256:<hex>"; Apollo-style clients send the bare hex.
@@ -28,6 +32,6 @@ export function useTrustedDocuments(mode: 'allow' | 'only') {
 
 /** The operation names of the registered documents: the only ones metrics name (others are "other"). */
 export function registeredOperationNames(): string[] {
-  const documents = Object.values(JSON.parse(readFileSync(TRUSTED_DOCUMENTS, 'utf8')) as Record<string, string>);
+  const documents = [...registeredDocuments().values()];
   return [...new Set(documents.flatMap((document) => [...document.matchAll(/\b(?:query|mutation|subscription)\s+(\w+)/g)].map((match) => match[1]!)))];
 }

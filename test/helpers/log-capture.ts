@@ -7,15 +7,15 @@ import { createLogger } from '../../src/server/logger.js';
 export const capturedLogLines: string[] = [];
 const spanExporters: InMemorySpanExporter[] = [];
 
-/** The gateway's own logger (its redaction included), writing into capturedLogLines. */
-export function captureLogger(): Logger {
+/** The gateway's own logger (its redaction included), writing into capturedLogLines (at debug unless told). */
+export function captureLogger(level = 'debug'): Logger {
   const sink = new Writable({
     write(chunk, _encoding, done) {
       capturedLogLines.push(...String(chunk).split('\n').filter(Boolean));
       done();
     },
   });
-  return createLogger('debug', sink);
+  return createLogger(level, sink);
 }
 
 /**
