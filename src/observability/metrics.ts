@@ -12,6 +12,8 @@ export interface Metrics {
   plugins: Plugin[];
   callObserver: CallObserver;
   registry: Registry;
+  /** Counts a connection the HTTP server closed itself, by why (slow_reader, per_address, max_connections, request_timeout). */
+  countConnectionCut(reason: string): void;
   /** Reports live streams and polls from the hub's counts, and whether Redis is reachable when there is one. */
   observeSharedState(sources: { live: () => LiveStats; redisAvailable?: () => boolean }): void;
 }
@@ -75,6 +77,12 @@ export function createMetrics({ path, knownOperations }: { path: string; knownOp
   });
   const saved = new Counter({ name: 'order_graph_dataloader_loads_saved_total', help: 'Loads the per-request DataLoaders served without an upstream call of their own.', registers: [registry] });
   const inFlight = new Gauge({ name: 'order_graph_http_requests_in_flight', help: 'HTTP requests being handled.', registers: [registry] });
+  const connectionsCut = new Counter({
+    name: 'order_graph_connections_cut_total',
+    help: 'Connections the server closed itself: slow_reader (unsent data held too long), per_address (MAX_CONNECTIONS_PER_ADDRESS), max_connections, request_timeout.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
 
   const ourMetrics: Plugin = {
     instrumentation: {
@@ -130,6 +138,7 @@ export function createMetrics({ path, knownOperations }: { path: string; knownOp
   return {
     plugins: [ourMetrics, prometheus],
     registry,
+    countConnectionCut: (reason) => connectionsCut.inc({ reason }),
     observeSharedState({ live, redisAvailable }) {
       // Read when scraped: nothing to update on the live path.
       new Gauge({ name: 'order_graph_live_streams', help: 'Live order-update streams open in this process.', registers: [registry], collect() { this.set(live().watchers); } });

@@ -62,6 +62,8 @@ export interface Gateway {
   drain(): Promise<void>;
   /** Closes the upstream and Redis connections; call after the HTTP server stopped taking requests. */
   close(): Promise<void>;
+  /** Counts a connection the HTTP server cut (its `onCut`). */
+  onConnectionCut(reason: string): void;
 }
 
 // Any port of the machine itself: the development default, for a frontend's dev server.
@@ -179,5 +181,6 @@ export function createGateway(config: GatewayConfig): Gateway {
       http.close();
       await redis?.close();
     },
+    onConnectionCut: (reason) => metrics?.countConnectionCut(reason),
   };
 }

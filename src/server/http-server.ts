@@ -3,9 +3,16 @@ import { createServer, STATUS_CODES, type RequestListener, type Server } from 'n
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { cutSlowReaders, limitPerAddress, type CutReason } from './connections.js';
+import { trustedProxies } from './request-info.js';
 
-export type HttpServerOptions = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections'> & {
+export type HttpServerOptions = Pick<
+  Config,
+  'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'maxConnectionsPerAddress' | 'slowReader' | 'trustedProxies'
+> & {
   logger?: Logger;
+  /** Told of every connection the server cut, and why (the gateway's metrics count them). */
+  onCut?: (reason: CutReason) => void;
 };
 
 export interface HttpServer {
@@ -48,34 +55,50 @@ function createRefusalLog(logger: Logger | undefined) {
   };
 }
 
+/** The warn line for each kind of cut, with the setting behind it. */
+function cutMessages(options: HttpServerOptions): Record<CutReason, string> {
+  return {
+    max_connections: `connection refused: ${options.maxConnections} connections are open (MAX_CONNECTIONS)`,
+    per_address: `connection refused: its client address already holds ${options.maxConnectionsPerAddress} (MAX_CONNECTIONS_PER_ADDRESS)`,
+    slow_reader: `connection closed: its client left more than ${options.slowReader.maxUnsentBytes} bytes unread, or read nothing, for ${options.slowReader.timeoutMs} ms (SLOW_READER_BYTES, SLOW_READER_TIMEOUT_MS)`,
+    request_timeout: `client cut: its request did not arrive within ${options.headersTimeoutMs} ms (headers) or ${options.requestTimeoutMs} ms (whole)`,
+  };
+}
+
 /**
  * The HTTP server in front of the gateway, with the limits that keep slow or excess clients
  * from holding sockets: a header deadline from connecting, a whole-request deadline, a
- * keep-alive timeout, and a cap on open connections. Each cut or refusal is logged at warn;
- * running out of file handles is logged as an error and never taken for the upstream's fault.
+ * keep-alive timeout, a cap on open connections in all and per client address, and slow
+ * readers cut. Each cut or refusal is logged at warn (and counted through `onCut`); running
+ * out of file handles is logged as an error and never taken for the upstream's fault.
  */
 export function createHttpServer(handler: RequestListener, options: HttpServerOptions): HttpServer {
   const { logger } = options;
   const refused = createRefusalLog(logger);
-  const server = createServer(
-    {
-      headersTimeout: options.headersTimeoutMs,
-      requestTimeout: options.requestTimeoutMs,
-      keepAliveTimeout: options.keepAliveTimeoutMs,
-      // How often the two deadlines above are checked (Node's default is 30 s): a slow client
-      // is cut within a quarter of the header deadline past it, at most a second.
-      connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs / 4),
-    },
-    handler,
-  );
+  const messages = cutMessages(options);
+  const cut = (reason: CutReason) => {
+    refused(messages[reason]);
+    options.onCut?.(reason);
+  };
+  const server = createServer({
+    headersTimeout: options.headersTimeoutMs,
+    requestTimeout: options.requestTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    // How often the two deadlines above are checked (Node's default is 30 s): a slow client
+    // is cut within a quarter of the header deadline past it, at most a second.
+    connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs / 4),
+  });
+  // Behind a trusted proxy, the per-address limit applies to the forwarded client address.
+  const perAddress = limitPerAddress(server, { ...options, trustProxy: trustedProxies(options.trustedProxies), onCut: cut });
+  server.on('request', perAddress(handler));
+  const stopCuttingSlowReaders = cutSlowReaders(server, { slowReader: options.slowReader, onCut: cut });
+  server.once('close', stopCuttingSlowReaders);
   server.maxConnections = options.maxConnections;
-  server.on('drop', () => refused(`connection refused: ${options.maxConnections} connections are open (MAX_CONNECTIONS)`));
+  server.on('drop', () => cut('max_connections'));
   // Node answers what it cannot parse on its own unless someone listens; this listener
   // answers as Node does, and says when a slow client was cut.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      refused(`client cut: its request did not arrive within ${options.headersTimeoutMs} ms (headers) or ${options.requestTimeoutMs} ms (whole)`);
-    }
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') cut('request_timeout');
     const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? 400;
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);

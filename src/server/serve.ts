@@ -47,7 +47,7 @@ const tracing = config.tracing
   ? (await import('../observability/tracing.js')).startTracing(config.tracing, [HEALTH_PATH, READY_PATH, ...(config.metricsPath ? [config.metricsPath] : [])])
   : undefined;
 const gateway = createGateway({ ...config, upstreamUrls, logger, tracing, demoLogins });
-const http = createHttpServer(gateway.yoga, { ...config, logger });
+const http = createHttpServer(gateway.yoga, { ...config, logger, onCut: gateway.onConnectionCut });
 checkFileHandleLimit(config.maxConnections, MAX_UPSTREAM_SOCKETS, logger);
 const port = await http.listen(config.port, config.host);
 

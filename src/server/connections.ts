@@ -1,0 +1,110 @@
+// What one client can hold of the server's connections: a share of them per address, and
+// none for long once it stops reading what it is sent.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Config } from './config.js';
+import { clientAddress, type RequestPolicy } from './request-info.js';
+
+/** Why the server closed a connection itself. */
+export type CutReason = 'max_connections' | 'per_address' | 'slow_reader' | 'request_timeout';
+
+export interface ConnectionGuardOptions extends Pick<Config, 'maxConnectionsPerAddress' | 'slowReader'> {
+  trustProxy: RequestPolicy['trustProxy'];
+  /** Told of every connection cut, and why (one log line per second, a metric). */
+  onCut(reason: CutReason): void;
+}
+
+/** Counts by key, forgetting a key at zero, so that the map holds only what is open. */
+function openCounts() {
+  const counts = new Map<string, number>();
+  return {
+    /** Takes one for `key` unless `limit` are taken; the release function, or null when refused. */
+    take(key: string, limit: number): (() => void) | null {
+      const open = counts.get(key) ?? 0;
+      if (open >= limit) return null;
+      counts.set(key, open + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (counts.get(key) ?? 1) - 1;
+        if (left > 0) counts.set(key, left);
+        else counts.delete(key);
+      };
+    },
+  };
+}
+
+/**
+ * Connections per client address: a socket from an address that already holds
+ * `maxConnectionsPerAddress` is closed on arrival. A trusted proxy's sockets carry many
+ * clients: there the limit applies to each request's forwarded client address (its requests
+ * open at once), answered 429 past it. `wrap` puts the second check in front of a handler.
+ */
+export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limit, trustProxy, onCut }: ConnectionGuardOptions) {
+  const sockets = openCounts();
+  const proxied = openCounts();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress;
+    if (!address || trustProxy(address, 0)) return;
+    const release = sockets.take(address, limit);
+    if (!release) {
+      onCut('per_address');
+      return void socket.destroy();
+    }
+    socket.once('close', release);
+  });
+  return (handler: (request: IncomingMessage, response: ServerResponse) => void) => (request: IncomingMessage, response: ServerResponse) => {
+    const socketAddress = request.socket.remoteAddress;
+    if (!socketAddress || !trustProxy(socketAddress, 0)) return handler(request, response);
+    const forwarded = request.headers['x-forwarded-for'];
+    const client = clientAddress(Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? null), socketAddress, trustProxy) ?? socketAddress;
+    const release = proxied.take(client, limit);
+    if (!release) {
+      onCut('per_address');
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' });
+      const message = `Too many open requests from your address (${limit}): finish or close some first.`;
+      return void response.end(JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' } }] }));
+    }
+    response.once('close', release);
+    handler(request, response);
+  };
+}
+
+/**
+ * Slow readers: a connection is closed once, for `slowReader.timeoutMs` without a break, the
+ * data the server holds for it unsent (Node's buffer for the socket, which fills only when
+ * the kernel's buffers are full too) is above `slowReader.maxUnsentBytes`, or has not
+ * shrunk by a byte (the client stopped reading). SSE, multipart and WebSocket answers alike:
+ * all are bytes waiting on a socket. Returns the function that stops watching.
+ */
+export function cutSlowReaders(server: Server, { slowReader, onCut }: Pick<ConnectionGuardOptions, 'slowReader' | 'onCut'>): () => void {
+  const { maxUnsentBytes, timeoutMs } = slowReader;
+  const watched = new Map<Socket, { since: number | null; flushed: number }>();
+  server.on('connection', (socket: Socket) => {
+    watched.set(socket, { since: null, flushed: 0 });
+    socket.once('close', () => watched.delete(socket));
+  });
+  const sweep = () => {
+    const now = Date.now();
+    for (const [socket, state] of watched) {
+      const unsent = socket.writableLength;
+      // bytesWritten counts what is still buffered; without it, what the kernel took.
+      const flushed = socket.bytesWritten - unsent;
+      const stuck = unsent > 0 && (unsent >= maxUnsentBytes || flushed === state.flushed);
+      state.flushed = flushed;
+      if (!stuck) {
+        state.since = null;
+        continue;
+      }
+      state.since ??= now;
+      if (now - state.since < timeoutMs) continue;
+      watched.delete(socket);
+      onCut('slow_reader');
+      socket.destroy();
+    }
+  };
+  // Checked a few times per limit: a slow reader is cut within a quarter of it past the limit.
+  const timer = setInterval(sweep, Math.max(50, Math.min(1000, timeoutMs / 4))).unref();
+  return () => clearInterval(timer);
+}

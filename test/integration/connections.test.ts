@@ -1,0 +1,180 @@
+// What one client can hold of the gateway's connections: readers that stop reading are cut
+// (plain, multipart and SSE answers alike), and one address cannot take every slot, directly
+// or behind a trusted proxy.
+import { Agent, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
+import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+// 16 orders whose model names are 90 kB each: 1.4 MB from the upstream, inside its answer cap.
+const BIG = 'x'.repeat(90_000);
+const ORDERS = Array.from({ length: 16 }, (_, i) => ({ id: `o${i}`, reservationId: `R${i}`, userId: 'u', status: 'BOOKED', product: { model: BIG, currencyCode: 'USD' } }));
+
+async function gatewayWithBigOrders(config: TestGatewayConfig = {}) {
+  const stub = await startStubUpstream((req, res) => {
+    if (req.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
+    if (req.path.endsWith('/v2/order/user')) return json(res, 200, ORDERS);
+    json(res, 404, { code: 'NOT_FOUND' });
+  });
+  cleanups.push(stub.close);
+  const gateway = await startGateway({ upstreamUrls: stub.urls, ...config });
+  cleanups.push(gateway.close);
+  return gateway;
+}
+
+// Each alias repeats the 16 big orders: about 29 MB of answer from one upstream call.
+const aliases = (field: (i: number) => string) => Array.from({ length: 20 }, (_, i) => field(i)).join(' ');
+const PLAIN = `{ ${aliases((i) => `a${i}: orders { product { model } }`)} }`;
+const DEFERRED = `{ orders(first: 1) { id } ... @defer { ${aliases((i) => `a${i}: orders { product { model } }`)} } }`;
+const SUBSCRIPTION = `subscription { orderUpdates { order { id ${aliases((i) => `m${i}: product { model }`)} } } }`;
+
+/**
+ * A raw client that sends one request and reads nothing of the answer. `drain()` then reads
+ * what reached it until the connection closes: its byte count.
+ */
+function nonReader(origin: string, accept: string, query: string) {
+  const { port } = new URL(origin);
+  const socket = connect(Number(port), '127.0.0.1');
+  const body = JSON.stringify({ query });
+  socket.write(
+    `POST /graphql HTTP/1.1\r\nHost: gateway\r\nAccept: ${accept}\r\nContent-Type: application/json\r\nAuthorization: Bearer t\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  socket.pause();
+  cleanups.push(() => socket.destroy());
+  return {
+    drain: () =>
+      new Promise<number>((resolve) => {
+        let bytes = 0;
+        socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        socket.once('close', () => resolve(bytes));
+        socket.resume();
+      }),
+  };
+}
+
+/** A metric's value, scraped from another loopback address (127.0.0.2) than the clients'. */
+async function metric(origin: string, name: string): Promise<number> {
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = request(`${origin}/metrics`, { localAddress: '127.0.0.2' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(body));
+    });
+    req.on('error', reject).end();
+  });
+  return Number(new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+}
+
+/** Waits until the metric reaches `value` (checked every 100 ms). */
+async function untilMetric(origin: string, name: string, value: number) {
+  while ((await metric(origin, name)) < value) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+describe('slow readers', () => {
+  it('a client that stops reading is cut, whatever the answer: JSON, multipart (@defer) and SSE; counted in metrics', async () => {
+    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000 } });
+    const clients = [
+      nonReader(gateway.origin, 'application/json', PLAIN),
+      nonReader(gateway.origin, 'multipart/mixed', DEFERRED),
+      nonReader(gateway.origin, 'text/event-stream', SUBSCRIPTION),
+    ];
+    // Each is cut once its unsent data has stayed over the limit (or not shrunk) for a second.
+    await untilMetric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}', 3);
+    // What had reached them when they were cut is far from the 29 MB of each answer, and the connection is closed.
+    const received = await Promise.all(clients.map((client) => client.drain()));
+    for (const bytes of received) expect(bytes).toBeLessThan(20 * 1024 * 1024);
+    expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}')).toBe(3);
+  }, 60_000);
+
+  it('a client that reads gets the whole answer, however long it is', async () => {
+    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000 } });
+    const response = await fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' }, body: JSON.stringify({ query: PLAIN }) });
+    const body = (await response.json()) as { data: Record<string, { product: { model: string } }[]> };
+    expect(Object.keys(body.data)).toHaveLength(20);
+    expect(Object.values(body.data).every((orders) => orders.length === 16 && orders.every((order) => order.product.model === BIG))).toBe(true);
+    expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}')).toBe(0);
+  }, 60_000);
+});
+
+/** Opens `count` connections from this process's default address that never send a byte; resolves to their sockets. */
+async function silentSockets(origin: string, count: number): Promise<Socket[]> {
+  const { port } = new URL(origin);
+  const sockets = await Promise.all(
+    Array.from({ length: count }, () => new Promise<Socket>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
+      socket.on('error', () => resolve(socket));
+    })),
+  );
+  cleanups.push(() => sockets.forEach((socket) => socket.destroy()));
+  return sockets;
+}
+
+/** A whole-order-sized request from another loopback address (127.0.0.2): its status. */
+function fromOtherAddress(origin: string, agent: Agent): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(`${origin}/graphql`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.end(JSON.stringify({ query: '{ __typename }' }));
+  });
+}
+
+describe('connections per client address', () => {
+  it('1,000 silent sockets from one address hold at most MAX_CONNECTIONS_PER_ADDRESS; another address is served throughout', async () => {
+    const gateway = await gatewayWithBigOrders({ maxConnections: 300, maxConnectionsPerAddress: 100 });
+    const sockets = await silentSockets(gateway.origin, 1000);
+    // The ones over the limit are closed on arrival.
+    const stillOpen = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return sockets.filter((socket) => !socket.destroyed && socket.readyState === 'open').length;
+    };
+    let open = await stillOpen();
+    for (let tries = 0; open > 100 && tries < 100; tries++) open = await stillOpen();
+    expect(open).toBe(100);
+
+    const agent = new Agent({ localAddress: '127.0.0.2', keepAlive: false });
+    cleanups.push(() => agent.destroy());
+    const statuses = await Promise.all(Array.from({ length: 96 }, () => fromOtherAddress(gateway.origin, agent)));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(96);
+    expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="per_address"}')).toBe(900);
+  }, 60_000);
+
+  it('behind a trusted proxy the limit applies to the forwarded client address: past it 429, other clients unaffected', async () => {
+    const gateway = await gatewayWithBigOrders({ maxConnectionsPerAddress: 10, trustedProxies: ['127.0.0.1'] });
+    const { port } = new URL(gateway.origin);
+    // Eleven requests from one forwarded client, each holding the gateway (its body never comes).
+    const answers: string[][] = [];
+    const refused = new Promise<void>((resolve) => {
+      for (let i = 0; i < 11; i++) {
+        const received: string[] = [];
+        answers.push(received);
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.write('POST /graphql HTTP/1.1\r\nHost: gateway\r\nX-Forwarded-For: 198.51.100.7\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n'),
+        );
+        cleanups.push(() => socket.destroy());
+        socket.setEncoding('utf8').on('data', (chunk: string) => {
+          received.push(chunk.split('\r\n')[0]!);
+          resolve();
+        });
+      }
+    });
+    await refused;
+    // Another client behind the same proxy is served meanwhile.
+    const other = await fetch(gateway.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.8' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(other.status).toBe(200);
+    // One of the eleven was refused; the ten within the limit are still being waited on.
+    expect(answers.flat()).toEqual(['HTTP/1.1 429 Too Many Requests']);
+  }, 30_000);
+});
