@@ -4,7 +4,7 @@ import { buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
-import { entityResolvers } from './resolvers/entities.js';
+import { checkedEntities, entityResolvers } from './resolvers/entities.js';
 import { resolvers } from './resolvers/index.js';
 
 const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
@@ -31,5 +31,8 @@ export function createGraphSchema({ subgraph = false }: { subgraph?: boolean } =
     Customer: { ...resolvers.Customer, ...entityResolvers.Customer },
   };
   // The generated Resolvers type and Apollo's resolver map describe the same object differently.
-  return buildSubgraphSchema([{ typeDefs, resolvers: withEntities as GraphQLResolverMap<GraphQLContext> }]);
+  const schema = buildSubgraphSchema([{ typeDefs, resolvers: withEntities as GraphQLResolverMap<GraphQLContext> }]);
+  const entities = schema.getQueryType()?.getFields()._entities;
+  if (entities?.resolve) entities.resolve = checkedEntities(entities.resolve);
+  return schema;
 }

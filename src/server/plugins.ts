@@ -8,6 +8,7 @@ import {
   GraphQLError,
   Kind,
   visit,
+  type DirectiveNode,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -67,6 +68,42 @@ function countRootFields(context: ValidationContext, selections: readonly Select
   return count;
 }
 
+/** Whether a JSON value nests deeper than `limit` objects and lists (measured without recursion). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!;
+    if (next === null || typeof next !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(next)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** A @stream's `initialCount`, from its literal or (given them) the variables; undefined for any other directive. */
+function streamCount(node: DirectiveNode, variables?: Readonly<Record<string, unknown>> | null): unknown {
+  if (node.name.value !== 'stream') return undefined;
+  const value = node.arguments?.find((argument) => argument.name.value === 'initialCount')?.value;
+  if (value?.kind === Kind.INT) return Number(value.value);
+  return value?.kind === Kind.VARIABLE ? variables?.[value.name.value] : undefined;
+}
+
+/** Whether a @stream of the document asks for a negative initialCount (graphql-tools would throw a bare Error). */
+function hasNegativeStreamCount(document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): boolean {
+  let negative = false;
+  visit(document, {
+    Directive(node) {
+      const count = streamCount(node, variables);
+      if (typeof count !== 'number' || count >= 0) return;
+      negative = true;
+      return BREAK;
+    },
+  });
+  return negative;
+}
+
+const NEGATIVE_STREAM_COUNT = '@stream(initialCount:) must be 0 or more: it is how many items come in the first payload.';
+
 /** "Did you mean …?" in any message: field names, enum values, arguments, types. */
 const SUGGESTION = / ?Did you mean [^?]*\?/g;
 
@@ -114,7 +151,11 @@ function refusal({ document, operationName, variableValues, schema, contextValue
   }
   if (!operation.variableDefinitions?.length) return undefined;
   const { errors } = getVariableValues(schema, operation.variableDefinitions, variableValues ?? {}, { maxErrors: 10 });
-  if (!errors) return undefined;
+  if (!errors) {
+    // A literal is refused by validation; a count from a variable only now.
+    if (!hasNegativeStreamCount(document, variableValues)) return undefined;
+    return { errors: [createGraphQLError(NEGATIVE_STREAM_COUNT, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })] };
+  }
   return {
     errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })),
   };
@@ -151,18 +192,34 @@ function useRequestGuards({ hideSuggestions }: { hideSuggestions: boolean }): Pl
     onRequestParse({ requestParser, setRequestParser }) {
       if (!requestParser) return;
       setRequestParser(async (request) => {
+        let params: Awaited<ReturnType<typeof requestParser>>;
         try {
-          return await requestParser(request);
+          params = await requestParser(request);
         } catch (error) {
           if (!(error instanceof SyntaxError)) throw error;
           throw createGraphQLError('The request parameters are not valid JSON: check "variables" and "extensions".', {
             extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
           });
         }
+        // (An array is a batch, which yoga refuses next; its items may be anything.)
+        for (const single of Array.isArray(params) ? params : [params]) {
+          if (single === null || typeof single !== 'object') continue;
+          const { variables, extensions } = single as { variables?: unknown; extensions?: unknown };
+          if (nestsDeeperThan(variables, LIMITS.maxVariableDepth) || nestsDeeperThan(extensions, LIMITS.maxVariableDepth)) {
+            throw createGraphQLError(`"variables" and "extensions" may nest ${LIMITS.maxVariableDepth} levels at most.`, {
+              extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+            });
+          }
+        }
+        return params;
       });
     },
     onValidate({ addValidationRule }) {
       addValidationRule((context: ValidationContext) => ({
+        Directive(node: DirectiveNode) {
+          const count = streamCount(node);
+          if (typeof count === 'number' && count < 0) context.reportError(new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }));
+        },
         OperationDefinition(node: OperationDefinitionNode) {
           const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
           if (credentials > 1) {

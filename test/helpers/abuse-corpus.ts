@@ -272,16 +272,26 @@ function bodySizeFamily(): HostileRequest[] {
 function deepFamily(): HostileRequest[] {
   const family = 'deep lists and inputs';
   const requests: HostileRequest[] = [];
-  const coercion: Expected = { status: 400, code: 'BAD_USER_INPUT', message: /^Variable "\$id" got invalid value/ };
+  // Within the nesting limit a bad variable fails coercion; beyond it, it is refused before anything reads it.
+  const refused = (depth: number): Expected =>
+    depth < LIMITS.maxVariableDepth
+      ? { status: 400, code: 'BAD_USER_INPUT', message: /^Variable "\$id" got invalid value/ }
+      : { status: 400, code: 'BAD_USER_INPUT', message: new RegExp(`may nest ${LIMITS.maxVariableDepth} levels at most`) };
   const withVariable = (value: string) => `{"query":"query ($id: ID!) { order(id: $id) { id } }","variables":{"id":${value}}}`;
   for (const depth of [10, 1_000, 10_000, 45_000]) {
     requests.push(
-      rawPost(family, `variable: lists nested ${depth} deep`, () => withVariable('['.repeat(depth) + '"x"' + ']'.repeat(depth)), coercion),
+      rawPost(family, `variable: lists nested ${depth} deep`, () => withVariable('['.repeat(depth) + '"x"' + ']'.repeat(depth)), refused(depth)),
     );
     if (depth <= 10_000) {
-      requests.push(rawPost(family, `variable: objects nested ${depth} deep`, () => withVariable('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)), coercion));
+      requests.push(rawPost(family, `variable: objects nested ${depth} deep`, () => withVariable('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)), refused(depth)));
     }
   }
+  // Nesting no input needs is refused wherever it is: it once reached a recursion (the response cache's key).
+  const tooDeep = refused(LIMITS.maxVariableDepth);
+  requests.push(
+    rawPost(family, 'extensions nested 15,000 deep', () => `{"query":"{ __typename }","extensions":${'{"a":'.repeat(15_000)}1${'}'.repeat(15_000)}}`, tooDeep),
+    rawPost(family, 'an undeclared variable nested 40,000 deep', () => `{"query":"{ __typename }","variables":{"unused":${'['.repeat(40_000)}${']'.repeat(40_000)}}}`, tooDeep),
+  );
   for (const depth of [10, 100, 300, 700]) {
     requests.push(
       document(family, `literal: lists nested ${depth} deep`, `{ order(id: ${'['.repeat(depth)}"x"${']'.repeat(depth)}) { id } }`, invalid(/ID cannot represent/)),
