@@ -55,21 +55,25 @@ const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : c
 const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/graphql`;
 console.log(banner(url, config.graphiql, simulator, Object.values(upstreamUrls).map((u) => new URL(u).origin)));
 
-let stopping = false;
+/** The same signal can come twice at once (to the process group, and forwarded by npm): only a later one means "stop now". */
+const REPEAT_AFTER_MS = 1000;
+
+let stoppingSince: number | null = null;
 async function stop(signal: NodeJS.Signals) {
-  if (stopping) {
-    // A second signal (Ctrl-C twice): no more waiting for in-flight requests.
+  if (stoppingSince !== null) {
+    if (Date.now() - stoppingSince < REPEAT_AFTER_MS) return;
+    // A second request to stop: no more waiting for in-flight requests or streams.
+    logger.warn({ signal }, 'stopping now: closing every connection');
     http.server.closeAllConnections();
-    return;
+    process.exit(1);
   }
-  stopping = true;
-  const startedAt = Date.now();
+  stoppingSince = Date.now();
   logger.info({ signal }, 'shutting down: readiness off, no new connections, finishing in-flight requests');
   await gateway.drain();
   await http.drain(config.shutdownGraceMs);
   await gateway.close();
   await Promise.all([simulator?.close(), tracing?.shutdown()]);
-  logger.info({ ms: Date.now() - startedAt }, 'stopped');
+  logger.info({ ms: Date.now() - stoppingSince }, 'stopped');
   process.exit(0);
 }
 process.on('SIGTERM', (signal) => void stop(signal));

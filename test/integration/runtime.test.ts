@@ -169,6 +169,32 @@ describe('npm start', () => {
   });
 });
 
+describe('stdout and stderr gone', () => {
+  /** The compiled gateway, its pipes closed at our end once it is listening (every line it writes from then on meets EPIPE). */
+  async function withClosedPipes() {
+    const started = startProcess(join(PROJECT_NODE_BIN, 'node'), ['dist/src/server/main.js'], { PORT: '0', LOG_LEVEL: 'debug' });
+    const [, url] = await started.output(LISTENING);
+    started.child.stdout!.destroy();
+    started.child.stderr!.destroy();
+    return { started, url: url! };
+  }
+
+  it('SIGTERM right after its pipes closed (the first line it writes then is the shutdown’s): it exits, 0', async () => {
+    const { started } = await withClosedPipes();
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+  });
+
+  it('requests logged into closed pipes still answer, and SIGTERM then ends it, 0', async () => {
+    const { started, url } = await withClosedPipes();
+    for (let i = 0; i < 5; i++) expect((await fetch(`${new URL(url).origin}/healthz`)).status).toBe(200);
+    const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    expect(await answer.json()).toEqual({ data: { __typename: 'Query' } });
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+  });
+});
+
 describe('npm start with live streams open', () => {
   it('SIGTERM: every stream ends as a completed subscription and the drain finishes without forcing a connection', async () => {
     // Keep-alive outlasts the grace: a connection left open after its stream ended would be forced.
