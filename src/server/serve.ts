@@ -17,6 +17,24 @@ function readConfig() {
   }
 }
 
+/** Why the server could not listen, as one line naming the setting to change; undefined for what is not the setting's fault. */
+function listenProblem(error: NodeJS.ErrnoException, port: number, host: string): string | undefined {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `port ${port} on ${host} is already in use: stop what listens there, or set PORT to another port (PORT=0 picks a free one)`;
+    case 'EACCES':
+    case 'EPERM':
+      return `not permitted to listen on port ${port} (ports below 1024 need privileges): set PORT to 1024 or above`;
+    case 'EADDRNOTAVAIL':
+      return `HOST ${host} is not an address of this machine: set HOST to one of its addresses (0.0.0.0 for all of them)`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+      return `HOST ${host} could not be resolved: set HOST to an address or a name this machine resolves`;
+  }
+  return undefined;
+}
+
 function banner(url: string, graphiql: boolean, simulator: Simulator | undefined, upstream: string[]): string {
   const lines = [`Order Graph is listening at ${url}`];
   lines.push(graphiql ? `GraphiQL: open ${url} in a browser.` : 'GraphiQL is off (GRAPHIQL=on turns it on).');
@@ -49,7 +67,13 @@ const tracing = config.tracing
 const gateway = createGateway({ ...config, upstreamUrls, logger, tracing, demoLogins });
 const http = createHttpServer(gateway.yoga, { ...config, logger, onCut: gateway.onConnectionCut });
 checkFileHandleLimit(config.maxConnections, MAX_UPSTREAM_SOCKETS, logger);
-const port = await http.listen(config.port, config.host);
+const port = await http.listen(config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
+  const problem = listenProblem(error, config.port, config.host);
+  if (!problem) throw error;
+  console.error(`Order Graph could not start: ${problem}.`);
+  await Promise.all([gateway.close(), simulator?.close(), tracing?.shutdown()]);
+  process.exit(1);
+});
 
 const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
 const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/graphql`;

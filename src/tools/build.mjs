@@ -1,24 +1,92 @@
-// npm run build: compiles src/ to dist/src/ and copies what the compiled code reads at run
-// time (the SDL, GraphiQL's sign-in script, the trusted-documents manifest, package.json).
-// Plain JavaScript, so it runs before anything is compiled.
+// npm run build: compiles src/ to dist/src/ and copies what the compiled code and a
+// production install read (the SDL, GraphiQL's sign-in script, the trusted-documents
+// manifest, package.json, package-lock.json and the install's Node check): dist/ is the
+// whole deployable. Plain JavaScript, so it runs before anything is compiled.
 //
-// `--if-available` (npm start's prestart): builds when the compiler is installed (a
-// development install); without it (a production install, `npm ci --omit=dev`) it uses the
-// dist/ that is there, and fails with one line when there is none.
+// `--if-available` (npm start's prestart): builds only when the sources changed since the
+// last build, and only when the compiler is installed (a development install); without it
+// (a production install) it uses the dist/ that is there, and fails with one line when
+// there is none.
+//
+// Several `npm start` at once in one checkout: one builds (a lock), the others wait for it
+// and find dist/ current; a build is written beside dist/ and swapped in whole, so no
+// process ever loads half of an old build and half of a new one.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const ROOT = new URL('../../', import.meta.url);
-const at = (path) => new URL(path, ROOT);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const at = (path) => join(ROOT, path);
 const ifAvailable = process.argv.includes('--if-available');
 
-let tsc;
-try {
-  // The package's own command (its exports map does not list the file itself).
-  tsc = new URL('bin/tsc', new URL('.', pathToFileURL(createRequire(import.meta.url).resolve('typescript/package.json'))));
-} catch {
+/** What a build is made from: any change here means dist/ is stale. */
+const INPUTS = ['src', 'schema', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+/** What the compiled code and a production install read besides the compiled files. */
+const COPIED = ['schema/', 'src/server/graphiql-sign-in.js', 'src/client/__generated__/persisted-documents.json', 'src/tools/require-node.mjs', 'package.json', 'package-lock.json'];
+const STAMP = 'dist/.build-inputs';
+const LOCK = 'dist.lock';
+/** A lock older than this was left by a build that died: taken over. */
+const STALE_LOCK_MS = 120_000;
+
+/** A digest of every input file's path and content. */
+function inputsDigest() {
+  const hash = createHash('sha256');
+  const add = (path) => {
+    const full = at(path);
+    if (!existsSync(full)) return;
+    if (statSync(full).isDirectory()) {
+      for (const name of readdirSync(full).sort()) add(join(path, name));
+      return;
+    }
+    hash.update(relative(ROOT, full)).update('\0').update(readFileSync(full)).update('\0');
+  };
+  for (const path of INPUTS) add(path);
+  return hash.digest('hex');
+}
+
+const isCurrent = (digest) => existsSync(at(STAMP)) && readFileSync(at(STAMP), 'utf8') === digest;
+
+function compiler() {
+  try {
+    // The package's own command (its exports map does not list the file itself).
+    return new URL('bin/tsc', new URL('.', pathToFileURL(createRequire(import.meta.url).resolve('typescript/package.json'))));
+  } catch {
+    return null;
+  }
+}
+
+/** Takes the build lock, waiting while another build holds it; returns its release. */
+function lock() {
+  for (;;) {
+    try {
+      mkdirSync(at(LOCK));
+      return () => rmSync(at(LOCK), { recursive: true, force: true });
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      if (Date.now() - statSync(at(LOCK), { throwIfNoEntry: false })?.mtimeMs > STALE_LOCK_MS) rmSync(at(LOCK), { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
+}
+
+/** Compiles into a folder of its own, then puts it in dist/'s place in one rename. */
+function build(tsc, digest) {
+  const next = `dist.next-${process.pid}`;
+  const previous = `dist.previous-${process.pid}`;
+  rmSync(at(next), { recursive: true, force: true });
+  execFileSync(process.execPath, [fileURLToPath(tsc), '-p', 'tsconfig.build.json', '--outDir', next], { cwd: ROOT, stdio: 'inherit' });
+  for (const path of COPIED) cpSync(at(path), at(join(next, path)), { recursive: true });
+  writeFileSync(at(join(next, '.build-inputs')), digest);
+  if (existsSync(at('dist'))) renameSync(at('dist'), at(previous));
+  renameSync(at(next), at('dist'));
+  rmSync(at(previous), { recursive: true, force: true });
+}
+
+const tsc = compiler();
+if (!tsc) {
   if (!ifAvailable) {
     console.error('build: TypeScript is not installed: `npm ci` installs it with the dev dependencies');
     process.exit(1);
@@ -28,8 +96,11 @@ try {
   process.exit(1);
 }
 
-rmSync(at('dist/'), { recursive: true, force: true });
-execFileSync(process.execPath, [fileURLToPath(tsc), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-for (const path of ['schema/', 'src/server/graphiql-sign-in.js', 'src/client/__generated__/persisted-documents.json', 'package.json']) {
-  cpSync(at(path), at(`dist/${path}`), { recursive: true });
+const release = lock();
+try {
+  const digest = inputsDigest();
+  // npm start builds only what changed; npm run build always builds.
+  if (!(ifAvailable && isCurrent(digest))) build(tsc, digest);
+} finally {
+  release();
 }

@@ -9,11 +9,18 @@ export const PROJECT_NODE_BIN = fileURLToPath(new URL('../../node_modules/.bin',
 /** A PATH on which `node` and `npm` run the project's Node. */
 export const PROJECT_PATH = `${PROJECT_NODE_BIN}:${process.env.PATH ?? ''}`;
 
-const started: ChildProcess[] = [];
+const started: { child: ChildProcess; group: boolean }[] = [];
 
-/** Kills whatever a test left running (afterEach). */
+/** Kills whatever a test left running (afterEach): a process group whole, so nothing under npm is left. */
 export function killStarted() {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const { child, group } of started.splice(0)) {
+    try {
+      if (group) process.kill(-child.pid!, 'SIGKILL');
+      else if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
 }
 
 export interface Started {
@@ -26,10 +33,14 @@ export interface Started {
   stderr(): string;
 }
 
-/** Runs a real command as an operator would: its own process, only the given environment. */
-export function startProcess(command: string, args: string[], env: Record<string, string>, cwd = ROOT): Started {
-  const child = spawn(command, args, { cwd, env: { PATH: PROJECT_PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  started.push(child);
+/**
+ * Runs a real command as an operator would: its own process, only the given environment.
+ * `group`: in a process group of its own, as a terminal or a service manager starts it, so
+ * a signal can go to the whole group (`process.kill(-child.pid, signal)`).
+ */
+export function startProcess(command: string, args: string[], env: Record<string, string>, cwd = ROOT, { group = false } = {}): Started {
+  const child = spawn(command, args, { cwd, env: { PATH: PROJECT_PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
+  started.push({ child, group });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

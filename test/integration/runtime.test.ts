@@ -3,7 +3,7 @@
 // process), the drain, the production refusals and the Node version check. Every process
 // here is started as a separate command; nothing is hand-built.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Agent, createServer, request } from 'node:http';
@@ -14,9 +14,10 @@ import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 import { execute, graphqlClient, listen } from '../helpers/harness.js';
-import { childrenOf, isRunning, killStarted, PROJECT_NODE_BIN, PROJECT_PATH, ROOT, rssMb, startProcess } from '../helpers/process.js';
+import { checkoutCopy, childrenOf, isRunning, killStarted, PROJECT_NODE_BIN, PROJECT_PATH, ROOT, rssMb, startProcess } from '../helpers/process.js';
 
-const npmStart = (env: Record<string, string>) => startProcess('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn', ...env });
+const npmStart = (env: Record<string, string>, options: { group?: boolean } = {}) =>
+  startProcess('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn', ...env }, ROOT, options);
 const LISTENING = /Order Graph is listening at (http:\/\/\S+)/;
 
 let slow: Simulator;
@@ -169,6 +170,135 @@ describe('npm start', () => {
   });
 });
 
+describe('signals to the whole process group (a terminal’s Ctrl-C, a service manager’s stop)', () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} to npm start’s group: node has it twice at once (directly, and from npm) and drains once: the whole order in flight is answered, then it stops`, async () => {
+      const started = npmStart({ ...slow.urls, LOG_LEVEL: 'info' }, { group: true });
+      const [, url] = await started.output(LISTENING);
+      const [server] = childrenOf(started.child.pid!);
+      const inFlight = execute(graphqlClient(url!, token), WholeOrderDocument);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      process.kill(-started.child.pid!, signal);
+      const { data, errors } = await inFlight;
+      expect(errors).toEqual([]);
+      expect(data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
+      await waitUntilGone(server!.pid);
+      const lines = started.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(lines.filter((message) => message.startsWith('shutting down'))).toHaveLength(1);
+      expect(lines).toContain('stopped');
+      expect(lines.filter((message) => message.startsWith('stopping now'))).toEqual([]);
+    });
+  }
+
+  it('a second signal more than a second after the first is a request to stop now: every connection closed, exit 1', async () => {
+    // An upstream slow enough that the drain would still be waiting.
+    const slower = await startSimulator({ latencyMs: 5000 });
+    try {
+      const started = startProcess('node', ['dist/src/server/main.js'], { ...slower.urls, PORT: '0', LOG_LEVEL: 'warn' });
+      const [, url] = await started.output(LISTENING);
+      const ready = slower.customers.find((c) => c.username === 'ready@demo.test')!;
+      const inFlight = execute(graphqlClient(url!, await slower.issueAccessToken(ready.userId)), WholeOrderDocument).then(
+        () => 'answered',
+        () => 'cut',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      started.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(1);
+      expect(await inFlight).toBe('cut');
+      expect(started.stdout()).toContain('stopping now');
+    } finally {
+      await slower.close();
+    }
+  });
+});
+
+describe('start-up', () => {
+  it('three npm start at once in one checkout with a stale dist/, three times over: one builds, the others wait for it; every one serves', async () => {
+    const copy = checkoutCopy(mkdtempSync(join(tmpdir(), 'order-graph-three-')));
+    try {
+      for (let round = 0; round < 3; round++) {
+        // A change to the sources makes dist/ stale: each round has a build to race over.
+        appendFileSync(join(copy, 'src/server/main.ts'), `\n// round ${round}\n`);
+        const three = [0, 1, 2].map(() => startProcess('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn' }, copy, { group: true }));
+        const urls = await Promise.all(three.map(async (started) => (await started.output(LISTENING, 120_000))[1]!));
+        for (const url of urls) expect((await fetch(`${new URL(url).origin}/healthz`)).status).toBe(200);
+        expect(three.map((started) => started.stderr())).toEqual(three.map(() => expect.not.stringMatching(/does not provide an export|ERR_MODULE_NOT_FOUND|Error/)));
+        killStarted();
+      }
+    } finally {
+      killStarted();
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  /** The one line a start-up that cannot listen prints, and its exit code. */
+  async function failedStart(env: Record<string, string>, prefix: string[] = []) {
+    const [command, ...args] = [...prefix, process.execPath, 'dist/src/server/main.js'];
+    const started = startProcess(command!, args, { LOG_LEVEL: 'warn', ...env });
+    const code = await started.exited;
+    return { code, lines: started.stderr().trim().split('\n') };
+  }
+
+  it('a port in use: one line naming the port and PORT, exit 1, no stack', async () => {
+    const taken = createServer();
+    const port = Number(new URL(await listen(taken)).port);
+    try {
+      expect(await failedStart({ PORT: String(port) })).toEqual({
+        code: 1,
+        lines: [`Order Graph could not start: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to another port (PORT=0 picks a free one).`],
+      });
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('a port it may not listen on (an unprivileged user, port 80): one line, exit 1', async () => {
+    expect(await failedStart({ PORT: '80' }, ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'])).toEqual({
+      code: 1,
+      lines: ['Order Graph could not start: not permitted to listen on port 80 (ports below 1024 need privileges): set PORT to 1024 or above.'],
+    });
+  });
+
+  it('a HOST that does not resolve, or is no address of this machine: one line each, exit 1', async () => {
+    expect(await failedStart({ PORT: '0', HOST: 'no-such-host.invalid' })).toEqual({
+      code: 1,
+      lines: ['Order Graph could not start: HOST no-such-host.invalid could not be resolved: set HOST to an address or a name this machine resolves.'],
+    });
+    expect(await failedStart({ PORT: '0', HOST: '192.0.2.1' })).toEqual({
+      code: 1,
+      lines: ['Order Graph could not start: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses (0.0.0.0 for all of them).'],
+    });
+  });
+});
+
+describe('the production install the README describes', () => {
+  it('dist/ alone, copied elsewhere: npm ci --omit=dev (from npm’s cache, offline), then node src/server/main.js serves the whole order', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'order-graph-deploy-'));
+    try {
+      cpSync(join(ROOT, 'dist'), folder, { recursive: true });
+      const install = spawnSync('npm', ['ci', '--omit=dev', '--offline', '--no-audit', '--no-fund'], {
+        cwd: folder,
+        env: { PATH: PROJECT_PATH, HOME: process.env.HOME ?? folder },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(install.status, install.stderr).toBe(0);
+      const started = startProcess('node', ['src/server/main.js'], { NODE_ENV: 'production', SIMULATOR: 'on', PORT: '0', LOG_LEVEL: 'warn' }, folder);
+      const [, url] = await started.output(LISTENING);
+      const { data } = await execute(graphqlClient(url!), LoginDocument, { username: 'ready@demo.test', password: 'demo-password-4' });
+      const whole = await execute(graphqlClient(url!, data!.login.accessToken), WholeOrderDocument);
+      expect(whole.errors).toEqual([]);
+      expect(whole.data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
 describe('stdout and stderr gone', () => {
   /** The compiled gateway, its pipes closed at our end once it is listening (every line it writes from then on meets EPIPE). */
   async function withClosedPipes() {
@@ -271,7 +401,7 @@ describe('Node.js version', () => {
   it.skipIf(!systemNode)('a production install on an older Node refuses, naming the version it needs', () => {
     const folder = mkdtempSync(join(tmpdir(), 'order-graph-install-'));
     try {
-      for (const path of ['package.json', 'package-lock.json', 'src/tools/require-node.mjs']) cpSync(join(ROOT, path), join(folder, path));
+      cpSync(join(ROOT, 'dist'), folder, { recursive: true });
       const install = spawnSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
         cwd: folder,
         env: { PATH: `${dirname(systemNode!.path)}:/usr/bin:/bin`, HOME: process.env.HOME ?? folder },
