@@ -14,6 +14,12 @@ export interface DemoLogin {
   description: string;
 }
 
+/**
+ * The demo customer whose order the embedded simulator moves every minute (src/simulator/moves.ts;
+ * named here, not imported, so a gateway in front of the real service never loads the simulator).
+ */
+const MOVING_DEMO_CUSTOMER = 'production@demo.test';
+
 const SIGN_IN = `#
 # Sign in with the bar above first: every request
 # from this page then carries your token (unless
@@ -23,7 +29,7 @@ const SIGN_IN = `#
  * GraphiQL's tabs: the SDK's own documents (each printed with the fragments it uses, as the
  * SDK sends it), opening on the whole order.
  */
-function graphiqlTabs(demoLogin: DemoLogin | undefined) {
+function graphiqlTabs(demoLogin: DemoLogin | undefined, movingDemo: boolean) {
   const tab = (comment: string, document: DocumentNode) => `${comment}\n${SIGN_IN}\n\n${print(document)}\n`;
   return [
     { query: tab('# The whole order in one request.', WholeOrderDocument) },
@@ -32,7 +38,8 @@ function graphiqlTabs(demoLogin: DemoLogin | undefined) {
     },
     {
       query: tab(
-        '# Live order updates: the current state first,\n# then an event whenever an order changes (the\n# gateway polls the upstream once per customer\n# every LIVE_POLL_INTERVAL_MS). Run again to stop.',
+        '# Live order updates: the current state first,\n# then an event whenever an order changes (the\n# gateway polls the upstream once per customer\n# every LIVE_POLL_INTERVAL_MS). Run again to stop.' +
+          (movingDemo ? `\n#\n# In this demo ${MOVING_DEMO_CUSTOMER}'s order takes\n# its next stage every minute: sign in as that\n# customer, run this tab and wait for the event.` : ''),
         OrderUpdatesDocument,
       ),
     },
@@ -59,7 +66,7 @@ function signInBar(demoLogins: readonly DemoLogin[]): string {
 export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
   const options: GraphiQLOptions = {
     title: 'Order Graph',
-    defaultTabs: graphiqlTabs(demoLogins[0]),
+    defaultTabs: graphiqlTabs(demoLogins[0], demoLogins.some((login) => login.username === MOVING_DEMO_CUSTOMER)),
     // Subscriptions too as a JSON POST: a GET would need the CSRF header.
     method: 'POST',
   };

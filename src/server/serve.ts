@@ -44,6 +44,7 @@ function banner(url: string, graphiql: boolean, simulator: Simulator | undefined
       lines.push(`  ${customer.username.padEnd(28)} ${customer.password.padEnd(20)} ${customer.description}`);
     }
     if (graphiql) lines.push('', 'In GraphiQL: press Sign in (a demo customer is chosen), then run the WholeOrder tab.');
+    if (simulator.moving) lines.push('', `${simulator.moving.username}'s order takes its next stage every ${simulator.moving.everyMs / 1000} s: watch it in the OrderUpdates tab (signed in as that customer) or with the CLI's --watch.`, `  To move it now: curl -X POST ${simulator.moving.advanceUrl}`);
   } else {
     lines.push(`Upstream: ${upstream.join(', ')}`);
   }
@@ -54,7 +55,7 @@ const config = readConfig();
 const logger = createLogger(config.logLevel);
 
 // Loaded only when it is needed: a gateway in front of the real service never carries it.
-const simulator = config.upstreamUrls ? undefined : await (await import('../simulator/server.js')).startSimulator({ host: '127.0.0.1' });
+const simulator = config.upstreamUrls ? undefined : await import('../simulator/server.js').then((s) => s.startSimulator({ host: '127.0.0.1', advanceEveryMs: s.DEMO_ADVANCE_EVERY_MS }));
 const upstreamUrls = config.upstreamUrls ?? simulator!.urls;
 // GraphiQL's sign-in bar offers the demo customers, the one with every part of an order first.
 const demoLogins = simulator?.customers

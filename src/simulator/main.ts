@@ -1,11 +1,14 @@
 /**
- * Standalone simulator process (for the benchmark): `tsx src/simulator/main.ts`.
+ * Standalone simulator process (`npm run simulator`, and the benchmark's): `tsx src/simulator/main.ts`.
  * Environment: SIM_PORT (default 0), SIM_HOST (default 127.0.0.1), SIM_LATENCY_MS,
- * SIM_JITTER_MS. Prints one JSON line `{"urls":{...},"customers":[...]}` once listening;
- * closes on SIGTERM/SIGINT. Serves the stats endpoint (`GET /__simulator/stats`, calls per
- * operation; `POST /__simulator/stats/reset`) that the benchmark reads.
+ * SIM_JITTER_MS, SIM_ADVANCE_EVERY_MS (default 60000: production@demo.test's order takes its
+ * next stage every minute, as in `npm start`; 0: never). Prints one JSON line
+ * `{"urls":{...},"customers":[...],"moving":{...}|null}` once listening; closes on
+ * SIGTERM/SIGINT. Serves the stats endpoint (`GET /__simulator/stats`, calls per operation;
+ * `POST /__simulator/stats/reset`) that the benchmark reads, and, while the order moves,
+ * `POST /__simulator/advance` (moves it at once).
  */
-import { startSimulator, type SimulatorOptions } from './server.js';
+import { DEMO_ADVANCE_EVERY_MS, MAX_ADVANCE_EVERY_MS, startSimulator, type SimulatorOptions } from './server.js';
 
 function readNumber(name: string, problems: string[], max = Number.MAX_SAFE_INTEGER): number | undefined {
   const raw = process.env[name];
@@ -23,6 +26,7 @@ const options: SimulatorOptions = { host: process.env.SIM_HOST?.trim() || '127.0
 const port = readNumber('SIM_PORT', problems, 65_535);
 const latencyMs = readNumber('SIM_LATENCY_MS', problems);
 const jitterMs = readNumber('SIM_JITTER_MS', problems);
+options.advanceEveryMs = readNumber('SIM_ADVANCE_EVERY_MS', problems, MAX_ADVANCE_EVERY_MS) ?? DEMO_ADVANCE_EVERY_MS;
 if (port !== undefined) options.port = port;
 if (latencyMs !== undefined) options.latencyMs = latencyMs;
 if (jitterMs !== undefined) options.jitterMs = jitterMs;
@@ -34,7 +38,7 @@ if (problems.length > 0) {
 
 try {
   const simulator = await startSimulator(options);
-  process.stdout.write(`${JSON.stringify({ urls: simulator.urls, customers: simulator.customers })}\n`);
+  process.stdout.write(`${JSON.stringify({ urls: simulator.urls, customers: simulator.customers, moving: simulator.moving })}\n`);
 
   let stopping = false;
   const stop = () => {

@@ -11,6 +11,7 @@ import { CONTRACT, HOSTS, OPERATION_NAMES, type OperationName, type UpstreamUrls
 import { createSeedData, type SeedData } from './data.js';
 import { applyFault, FAULT_MODES, type FaultMode } from './faults.js';
 import { HANDLERS, takesAccessToken, type World } from './handlers.js';
+import { checkAdvanceEveryMs, createOrderMover, MOVING_CUSTOMER, scheduleMoves, type OrderMove } from './moves.js';
 import {
   errorBody,
   namedOrderIds,
@@ -28,6 +29,7 @@ import { createTokenIssuer, type TokenIssuer } from './tokens.js';
 
 export type { SeedData, SeedUser } from './data.js';
 export { FAULT_MODES, OVERSIZED_BODY_BYTES, type FaultMode } from './faults.js';
+export { DEMO_ADVANCE_EVERY_MS, MAX_ADVANCE_EVERY_MS, MOVING_CUSTOMER, MOVING_STAGES, type OrderMove } from './moves.js';
 
 export interface DemoCustomer {
   username: string;
@@ -78,6 +80,14 @@ export interface SimulatorOptions {
    * Off by default; the standalone process (the benchmark's) turns it on.
    */
   statsEndpoint?: boolean;
+  /**
+   * The demo's moving order (moves.ts: production@demo.test's) takes its next stage every
+   * this many ms, counted from its last move, and `POST /__simulator/advance` moves it at once.
+   * 0, the default: it never moves on its own and that endpoint is not served, so a test sees
+   * exactly the seeded data unless it calls `advance()`. `npm start`'s embedded simulator and
+   * `npm run simulator` use DEMO_ADVANCE_EVERY_MS (a minute).
+   */
+  advanceEveryMs?: number;
 }
 
 export interface Simulator {
@@ -91,6 +101,10 @@ export interface Simulator {
   setFault(operation: OperationName, mode: FaultMode | null): void;
   clearFaults(): void;
   setLatency(fixedMs: number, jitterMs?: number): void;
+  /** Moves the demo's moving order to its next stage now (on a schedule, the next move is then a full interval away). */
+  advance(): OrderMove;
+  /** How the demo's order moves on its own: whose, how often, and the URL that moves it at once; null when it never does. */
+  moving: { username: string; everyMs: number; advanceUrl: string } | null;
   /** An access token for a user id (any string); e.g. expiresInSeconds -60 for an expired one. */
   issueAccessToken(userId: string, options?: { expiresInSeconds?: number }): Promise<string>;
   /** Stops listening and ends every connection, hung requests included. */
@@ -100,6 +114,8 @@ export interface Simulator {
 const DEFAULT_MAX_LOG_ENTRIES = 10_000;
 /** Where the opt-in stats endpoint lives: outside every host prefix. */
 export const STATS_PATH = '/__simulator/stats';
+/** Where the demo's order is moved at once (served when it moves on its own: `advanceEveryMs`). */
+export const ADVANCE_PATH = '/__simulator/advance';
 
 /** The request log, and calls per operation for the stats endpoint (counters: free under load). */
 function createRequestLog(maxEntries: number) {
@@ -244,31 +260,44 @@ async function handle({ world, log, faults, latency, shutdown }: SimulatorState,
   if (!gone()) reply(status, body, headers);
 }
 
-/** The opt-in stats endpoint; true when it answered the request. */
-function serveStats(log: RequestLog, req: IncomingMessage, res: ServerResponse): boolean {
-  const path = (req.url ?? '/').split('?')[0];
-  if (!path?.startsWith(STATS_PATH)) return false;
-  let status = 200;
-  let payload: unknown;
-  if (path === STATS_PATH && req.method === 'GET') {
-    payload = log.stats();
-  } else if (path === `${STATS_PATH}/reset` && req.method === 'POST') {
+/** The simulator's own endpoints that are on (stats; advance, when the demo's order moves). */
+interface ControlEndpoints {
+  log?: RequestLog;
+  moves?: MoveSchedule;
+}
+type MoveSchedule = ReturnType<typeof scheduleMoves>;
+
+/** What a request to one of the control endpoints gets: status, body and headers. */
+function controlAnswer({ log, moves }: ControlEndpoints, method: string, path: string): [number, unknown, Record<string, string>?] {
+  if (log && method === 'GET' && path === STATS_PATH) return [200, log.stats()];
+  if (log && method === 'POST' && path === `${STATS_PATH}/reset`) {
     log.resetStats();
-    payload = log.stats();
-  } else {
-    status = 404;
-    payload = { statusCode: 404, error: 'Not Found', message: `Cannot ${req.method} ${path}` };
+    return [200, log.stats()];
   }
+  if (moves && path === ADVANCE_PATH) {
+    // Only POST moves the order: a browser's GET, a prefetch or a crawler must not.
+    if (method === 'POST') return [200, moves.advance()];
+    return [405, { statusCode: 405, error: 'Method Not Allowed', message: `Cannot ${method} ${path}: POST moves the order` }, { allow: 'POST' }];
+  }
+  return [404, { statusCode: 404, error: 'Not Found', message: `Cannot ${method} ${path}` }];
+}
+
+/** Serves the control endpoints that are on, outside the host prefixes and the request log; true when it answered. */
+function serveControl(endpoints: ControlEndpoints, req: IncomingMessage, res: ServerResponse): boolean {
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  const ours = (endpoints.log && path.startsWith(STATS_PATH)) || (endpoints.moves && path.startsWith(ADVANCE_PATH));
+  if (!ours) return false;
+  const [status, payload, headers = {}] = controlAnswer(endpoints, req.method ?? 'GET', path);
   const text = JSON.stringify(payload);
   req.resume();
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
   return true;
 }
 
-function createSimulatorServer(state: SimulatorState, statsEndpoint: boolean) {
+function createSimulatorServer(state: SimulatorState, endpoints: ControlEndpoints) {
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    if (statsEndpoint && serveStats(state.log, req, res)) return;
+    if (serveControl(endpoints, req, res)) return;
     handle(state, req, res).catch(() => {
       if (!res.headersSent && !res.destroyed) {
         res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
@@ -300,17 +329,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     Object.assign(state.latency, { fixedMs, jitterMs });
   };
   setLatency(options.latencyMs ?? 0, options.jitterMs ?? 0);
+  const mover = createOrderMover(world.data);
+  const everyMs = checkAdvanceEveryMs(options.advanceEveryMs ?? 0);
 
-  const server = createSimulatorServer(state, options.statsEndpoint ?? false);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  server.on('error', () => {});
-  const origin = `http://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
+  const endpoints: ControlEndpoints = { log: options.statsEndpoint ? state.log : undefined };
+  const server = createSimulatorServer(state, endpoints);
+  const origin = await listenOn(server, options.port ?? 0, host);
+  // Moving only once listening: a simulator that failed to start leaves no timer behind.
+  if (everyMs > 0) endpoints.moves = scheduleMoves(mover, everyMs);
   let closing: Promise<void> | null = null;
 
   return {
@@ -331,12 +357,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       state.faults.clear();
     },
     setLatency,
+    advance: () => endpoints.moves?.advance() ?? mover.advance(),
+    moving: endpoints.moves ? { username: MOVING_CUSTOMER, everyMs, advanceUrl: origin + ADVANCE_PATH } : null,
     issueAccessToken(userId, tokenOptions = {}) {
       const email = world.data.users.find((account) => account.user.id === userId)?.user.email ?? null;
       return world.issuer.issueAccessToken(userId, email, tokenOptions.expiresInSeconds);
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
+        endpoints.moves?.stop();
         shutdown.abort();
         server.close(() => resolve());
         server.closeAllConnections();
@@ -344,6 +373,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return closing;
     },
   };
+}
+
+/** Listens (rejecting on a listen error, e.g. the port in use); resolves to the origin clients use. */
+async function listenOn(server: ReturnType<typeof createSimulatorServer>, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', () => {});
+  return `http://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
 }
 
 function hostForUrl(host: string): string {

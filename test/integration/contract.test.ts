@@ -1,13 +1,14 @@
 // The contract checked three ways: the table in src/upstream/contract.ts against
 // upstream/openapi.yaml, and every simulator answer (all seeded customers, all ten
-// operations) against the YAML's response schemas, so contract, table, simulator and the
-// models the simulator's data is typed with cannot drift apart unnoticed.
+// operations, and the demo's moving order at each of its stages) against the YAML's
+// response schemas, so contract, table, simulator and the models the simulator's data is
+// typed with cannot drift apart unnoticed.
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { MOVING_CUSTOMER, MOVING_STAGES, startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, OPERATION_NAMES, ORDER_STAGES, ORDER_STATUSES, operationUrl, type OperationName } from '../../src/upstream/contract.js';
 
 type Json = Record<string, any>;
@@ -81,10 +82,10 @@ beforeAll(async () => {
 });
 afterAll(() => simulator.close());
 
-/** Calls the simulator and checks the answer against the contract; resolves to the parsed body. */
-async function call(operation: OperationName, init: { params?: Record<string, string>; bearer?: string; json?: unknown }) {
+/** Calls the simulator (or another) and checks the answer against the contract; resolves to the parsed body. */
+async function call(operation: OperationName, init: { params?: Record<string, string>; bearer?: string; json?: unknown }, target = simulator) {
   const { method } = CONTRACT[operation];
-  const response = await fetch(operationUrl(simulator.urls, operation, init.params), {
+  const response = await fetch(operationUrl(target.urls, operation, init.params), {
     method,
     headers: { ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}), ...(init.json ? { 'content-type': 'application/json' } : {}) },
     body: init.json ? JSON.stringify(init.json) : undefined,
@@ -133,5 +134,48 @@ describe('every simulator answer matches the contract', () => {
     expect(statuses.get('tradeInDetails')).toContain(404);
     expect(statuses.get('login')).toContain(401);
     expect(statuses.get('orderPayments')).toContain(400);
+  });
+});
+
+describe("the demo's moving order answers within the contract at every stage", () => {
+  it(`${MOVING_CUSTOMER}: each stage of its cycle and back to the first, each operation answering as the stage rules say`, async () => {
+    const moving = await startSimulator();
+    try {
+      const { username, password } = moving.customers.find((customer) => customer.username === MOVING_CUSTOMER)!;
+      const { accessToken } = (await call('login', { json: { username, password } }, moving)).body;
+      const seen: Record<string, Record<string, number>> = {};
+      // Its seeded stage, then one move per stage: the last move starts it over.
+      for (let step = 0; step <= MOVING_STAGES.length; step += 1) {
+        const move = step === 0 ? null : moving.advance();
+        const [order] = (await call('orderDetails', { bearer: accessToken }, moving)).body as Json[];
+        expect(order!.status).toBe(MOVING_STAGES[step % MOVING_STAGES.length]);
+        if (move) expect(order).toMatchObject({ status: move.to, updatedAt: move.at });
+        const { id, reservationId } = order!;
+        const answers: Record<string, Json> = {};
+        for (const [operation, params] of [
+          ['vehicleProductionDetails', { order_id: id, reservation_id: reservationId }],
+          ['nearestPickupCenter', { orderId: id }],
+          ['priceEstimate', { orderID: id }],
+        ] as const) answers[operation] = await call(operation, { params, bearer: accessToken }, moving);
+        seen[`${step}:${order!.status}`] = Object.fromEntries(Object.entries(answers).map(([operation, { status }]) => [operation, status]));
+        const delivered = order!.status === 'DELIVERED';
+        // What the stage sets: completion, the final bill, the pickup centre's availability.
+        expect(order).toMatchObject({ vehicleDelivered: delivered, completedAt: delivered ? order!.updatedAt : null });
+        const { total } = answers.priceEstimate!.body;
+        expect(answers.priceEstimate!.body).toMatchObject(delivered ? { isEstimate: false, paidTotal: total, amountDue: 0 } : { isEstimate: true, paidTotal: 250 });
+        if (answers.nearestPickupCenter!.status === 200) expect(answers.nearestPickupCenter!.body.pickupAvailable).toBe(order!.status === 'READY_FOR_PICKUP');
+        expect(answers.vehicleProductionDetails!.body.lastUpdatedAt).toBe(order!.updatedAt);
+      }
+      // The vehicle and the estimate answer throughout; pickup from IN_TRANSIT, as x-active-from says.
+      expect(seen).toEqual({
+        '0:IN_PRODUCTION': { vehicleProductionDetails: 200, nearestPickupCenter: 409, priceEstimate: 200 },
+        '1:IN_TRANSIT': { vehicleProductionDetails: 200, nearestPickupCenter: 200, priceEstimate: 200 },
+        '2:READY_FOR_PICKUP': { vehicleProductionDetails: 200, nearestPickupCenter: 200, priceEstimate: 200 },
+        '3:DELIVERED': { vehicleProductionDetails: 200, nearestPickupCenter: 200, priceEstimate: 200 },
+        '4:IN_PRODUCTION': { vehicleProductionDetails: 200, nearestPickupCenter: 409, priceEstimate: 200 },
+      });
+    } finally {
+      await moving.close();
+    }
   });
 });
