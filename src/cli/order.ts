@@ -1,130 +1,45 @@
 #!/usr/bin/env node
+// `order-graph` (in this repository `npm run -s order -- …`): where a customer's orders stand, then with --watch each change.
 /**
- * `order-graph --username U --password P [--endpoint URL] [--json] [--watch [--watch-interval S]]` (in this
- * repository `npm run -s order -- …`): logs in to Order Graph and prints where the
- * customer's orders stand, then with --watch one line per change. The wording lives in
- * summary.ts; this file turns arguments into requests and outcomes into exit codes.
+ * Logs in to Order Graph and prints where the customer's orders stand, then with --watch one
+ * line per change. The wording lives in summary.ts, the options in options.ts, the password's
+ * sources in password.ts, the bounds on what is read in fetch.ts and what may reach a
+ * terminal in terminal.ts; this file turns arguments into requests and outcomes into exit codes.
  */
-import { parseArgs } from 'node:util';
-import { createOrderClient, OrderClientError, type OrderGraphError } from '../client/index.js';
+import { createOrderClient, OrderClientError, type OrderClient, type OrderGraphError, type Tokens } from '../client/index.js';
+import { AnswerTooLarge, boundedFetch, type LastAnswer } from './fetch.js';
+import { EXIT, Failure, parseOptions, USAGE, type Options } from './options.js';
+import { readPassword } from './password.js';
 import { blockingError, changeLine, summarize, toJson, type WatchedStatus } from './summary.js';
-
-const DEFAULT_ENDPOINT = 'http://127.0.0.1:4000/graphql';
-
-/** Scripts switch on these, so they are part of the command's interface. */
-const EXIT = { ok: 0, bug: 1, usage: 2, auth: 3, unavailable: 4 } as const;
+import { printable } from './terminal.js';
 
 /** The whole command (login and query): a gateway that never answers must not hang a shell. */
 const DEADLINE_MS = 30_000;
+const MIB = 1024 * 1024;
 
-/** The gateway's default LIVE_POLL_INTERVAL_MS, in seconds: subscribing again sooner gains nothing. */
-const DEFAULT_WATCH_INTERVAL_S = 30;
+/** The password once known, so no message ever quotes it. */
+const secrets: string[] = [];
 
-const USAGE = `Usage: order-graph --username <email> --password <password> [--endpoint <url>] [--json] [--watch]
-       (in the Order Graph repository: npm run -s order -- <options>)
-
-Logs in to Order Graph and shows where each of your vehicle orders stands: stage, vehicle,
-pickup centre, amount due, payments and trade-in.
-
-Options:
-  --username <email>     your login, e.g. ready@demo.test (npm start prints the demo logins)
-  --password <password>  your password
-  --endpoint <url>       the Order Graph GraphQL endpoint; default: $ORDER_GRAPH_ENDPOINT,
-                         else ${DEFAULT_ENDPOINT} (the local gateway of npm start)
-  --json                 print { "customer", "orders", "errors" } as JSON instead of the summary
-                         (with --watch, then one JSON object per line for each change)
-  --watch                keep watching after the summary: one line per change to an order,
-                         until Ctrl-C
-  --watch-interval <s>   with --watch: the least time between two subscriptions when the
-                         stream ends, in seconds; set it to the gateway's poll interval
-                         (default ${DEFAULT_WATCH_INTERVAL_S}, the gateway's default)
-  -h, --help             show this help
-
-Exit codes: 0 ok, 2 bad arguments, 3 authentication failed, 4 service unavailable.
-`;
-
-/** A failure with its exit code and the one line that explains it. */
-class Failure extends Error {
-  constructor(
-    readonly exitCode: number,
-    message: string,
-    readonly showUsage = false,
-  ) {
-    super(message);
-  }
+interface Writer {
+  /** Output for the reader: the summary, the --watch lines, or JSON. */
+  out(text: string): void;
+  /** One line on stderr: "order: " and the text, made printable and free of the password. */
+  line(text: string): void;
 }
 
-interface Options {
-  username: string;
-  password: string;
-  endpoint: URL;
-  json: boolean;
-  watch: boolean;
-  /** The least time between two subscriptions of --watch. */
-  watchIntervalMs: number;
+/** Text as it may go to stderr: nothing a terminal acts on, and "***" wherever the password was. */
+function masked(text: string): string {
+  let safe = text;
+  for (const secret of secrets) safe = safe.replaceAll(secret, '***');
+  safe = printable(safe);
+  // A password hidden by control characters between its letters shows once they are gone.
+  for (const secret of secrets.map(printable)) if (secret) safe = safe.replaceAll(secret, '***');
+  return safe;
 }
 
-const OPTIONS = {
-  username: { type: 'string' },
-  password: { type: 'string' },
-  endpoint: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  watch: { type: 'boolean', default: false },
-  'watch-interval': { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
-function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
-  } catch (error) {
-    throw new Failure(EXIT.usage, argumentProblem(error), true);
-  }
-  if (values.help) return 'help';
-  if (!values.username?.trim()) throw new Failure(EXIT.usage, 'missing --username', true);
-  if (!values.password) throw new Failure(EXIT.usage, 'missing --password', true);
-  const raw = values.endpoint ?? (env.ORDER_GRAPH_ENDPOINT || DEFAULT_ENDPOINT);
-  const from = values.endpoint !== undefined ? '--endpoint' : env.ORDER_GRAPH_ENDPOINT ? 'ORDER_GRAPH_ENDPOINT' : 'the default endpoint';
-  let endpoint: URL;
-  try {
-    endpoint = new URL(raw);
-  } catch {
-    throw new Failure(EXIT.usage, `${from} is not a URL: expected e.g. ${DEFAULT_ENDPOINT}`, true);
-  }
-  if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') {
-    throw new Failure(EXIT.usage, `${from} must be an http:// or https:// URL`, true);
-  }
-  // fetch refuses such URLs, and a password there would end up in messages.
-  if (endpoint.username || endpoint.password) throw new Failure(EXIT.usage, `${from} must not contain a user:password@ part`, true);
-  return { username: values.username.trim(), password: values.password, endpoint, json: values.json, watch: values.watch, watchIntervalMs: watchInterval(values['watch-interval']) };
-}
-
-/** --watch-interval in ms: seconds from 0.1 to a day. */
-function watchInterval(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_WATCH_INTERVAL_S * 1000;
-  const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || seconds < 0.1 || seconds > 86_400) throw new Failure(EXIT.usage, '--watch-interval must be a number of seconds from 0.1 to 86400', true);
-  return Math.round(seconds * 1000);
-}
-
-/**
- * parseArgs's own message for a stray positional quotes the argument, and a stray
- * argument is often a password whose option name was mistyped: say it without the value.
- */
-function argumentProblem(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  switch (code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
-      const option = /'(-[^'=\s]*)/.exec(message)?.[1];
-      return option ? `unknown option ${option}` : 'unknown option';
-    }
-    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return 'unexpected argument: every value needs its option name before it (e.g. --password <password>)';
-    default:
-      return message.split('\n')[0] ?? 'bad arguments';
-  }
+/** A server message for one stderr line: short, one line, and never the password. */
+function oneLine(message: string): string {
+  return masked(message).replace(/\s+/g, ' ').trim().slice(0, 200);
 }
 
 /** The endpoint as it may be shown: without any user:password@ part or query. */
@@ -136,24 +51,17 @@ function shown(endpoint: URL): string {
  * The SDK reports "no usable answer" as one NETWORK_ERROR (or UNKNOWN when an HTTP error
  * carried no GraphQL errors). What the fetch underneath saw tells the customer which it was.
  */
-function instrumentedFetch(deadline: AbortSignal) {
-  const seen: { status: number; contentType: string } = { status: 0, contentType: '' };
-  const fetchWithDeadline: typeof fetch = async (input, init) => {
-    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    // Only this request's answer explains its failure, not the login's before it.
-    seen.status = 0;
-    seen.contentType = '';
-    const response = await fetch(input, { ...init, signal });
-    seen.status = response.status;
-    seen.contentType = response.headers.get('content-type') ?? '';
-    return response;
-  };
-  return { fetch: fetchWithDeadline, seen };
-}
-
-interface Writer {
-  out(text: string): void;
-  err(text: string): void;
+function noAnswer(where: string, deadline: AbortSignal, last: LastAnswer): Failure {
+  if (last.cut instanceof AnswerTooLarge) {
+    return new Failure(EXIT.unavailable, `the answer from Order Graph at ${where} is larger than ${last.cut.maxBytes / MIB} MiB, the most this command reads (--max-answer-mb); it was cut off`);
+  }
+  if (deadline.aborted) return new Failure(EXIT.unavailable, `Order Graph at ${where} did not answer within ${DEADLINE_MS / 1000} s`);
+  if (last.status >= 500) return new Failure(EXIT.unavailable, `Order Graph at ${where} is unavailable right now (HTTP ${last.status})`);
+  if (last.status > 0) {
+    const type = last.contentType ? `, ${last.contentType.split(';')[0]}` : '';
+    return new Failure(EXIT.unavailable, `${where} did not answer as a GraphQL endpoint (HTTP ${last.status}${type}); check --endpoint`);
+  }
+  return new Failure(EXIT.unavailable, `cannot reach Order Graph at ${where}: is the gateway running (npm start), and is --endpoint right?`);
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promise<number> {
@@ -162,35 +70,27 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promi
     write.out(USAGE);
     return EXIT.ok;
   }
+  const password = await readPassword({ argument: options.passwordArgument, env, username: options.username, input: process.stdin, output: process.stderr, warn: write.line });
+  secrets.push(password);
   const where = shown(options.endpoint);
+  // From here on: the time a person takes to type the password is not the gateway's.
   const deadline = AbortSignal.timeout(DEADLINE_MS);
-  const { fetch, seen } = instrumentedFetch(deadline);
-
-  const noAnswer = (): Failure => {
-    if (deadline.aborted) return new Failure(EXIT.unavailable, `Order Graph at ${where} did not answer within ${DEADLINE_MS / 1000} s`);
-    if (seen.status >= 500) return new Failure(EXIT.unavailable, `Order Graph at ${where} is unavailable right now (HTTP ${seen.status})`);
-    if (seen.status > 0) {
-      return new Failure(
-        EXIT.unavailable,
-        `${where} did not answer as a GraphQL endpoint (HTTP ${seen.status}${seen.contentType ? `, ${seen.contentType.split(';')[0]}` : ''}); check --endpoint`,
-      );
-    }
-    return new Failure(EXIT.unavailable, `cannot reach Order Graph at ${where}: is the gateway running (npm start), and is --endpoint right?`);
-  };
+  const { fetch, last } = boundedFetch({ maxBytes: options.maxAnswerBytes, signal: deadline });
+  const failed = () => noAnswer(where, deadline, last);
 
   const client = createOrderClient({ endpoint: options.endpoint.href, fetch });
   try {
-    await client.login(options.username, options.password);
+    await client.login(options.username, password);
   } catch (error) {
     if (!(error instanceof OrderClientError)) throw error;
-    throw loginFailure(error, options.password, noAnswer);
+    throw loginFailure(error, failed);
   }
 
   let result;
   try {
     result = await client.wholeOrder();
   } catch (error) {
-    if (error instanceof OrderClientError) throw noAnswer();
+    if (error instanceof OrderClientError) throw failed();
     throw error;
   }
 
@@ -198,11 +98,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promi
   // --json hands over whatever arrived, errors included, even when the exit code says it failed.
   if (options.json) write.out(toJson(result));
   else if (!blocking) write.out(summarize(result));
-  if (!blocking) {
-    if (!options.watch) return EXIT.ok;
-    const orders = result.data?.me?.orders ?? [];
-    return watch(options, createOrderClient({ endpoint: options.endpoint.href, tokens: client.tokens }), orders, write);
-  }
+  if (!blocking) return options.watch ? watch(options, client.tokens, result.data?.me?.orders ?? [], write) : EXIT.ok;
   const code = codeOf(blocking);
   const what = result.data?.me ? 'your orders' : 'your order details';
   if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') {
@@ -212,60 +108,86 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promi
 }
 
 /**
+ * The client --watch subscribes with: no overall deadline (it runs until Ctrl-C), but a
+ * stream silent for --watch-timeout is cut (the SDK then subscribes again), and an update
+ * larger than --max-answer-mb stops watching, since subscribing again would bring it again.
+ */
+function watchClient(options: Options, tokens: Tokens | null, stop: AbortController, write: Writer) {
+  const cut = { tooLarge: null as AnswerTooLarge | null };
+  const { fetch } = boundedFetch({
+    maxBytes: options.maxAnswerBytes,
+    idleMs: options.watchTimeoutMs,
+    onCut(why) {
+      if (why instanceof AnswerTooLarge) {
+        cut.tooLarge = why;
+        stop.abort();
+      } else {
+        write.line(`no word from Order Graph for ${options.watchTimeoutMs / 1000} s (--watch-timeout): the stream is taken as broken; subscribing again`);
+      }
+    },
+  });
+  return { client: createOrderClient({ endpoint: options.endpoint.href, tokens, fetch }), cut };
+}
+
+/**
  * --watch: one line per change until Ctrl-C (exit 0). The stream's own first events (the
  * state just summarised) print nothing; a status that moved while the stream was being
  * renewed prints as a change all the same.
  */
-async function watch(options: Options, client: ReturnType<typeof createOrderClient>, orders: readonly WatchedStatus[], write: Writer): Promise<number> {
+async function watch(options: Options, tokens: Tokens | null, orders: readonly WatchedStatus[], write: Writer): Promise<number> {
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const { client, cut } = watchClient(options, tokens, stop, write);
   const known = new Map(orders.map((order) => [order.id, order]));
-  write.err(`order: watching your orders for changes (Ctrl-C to stop)\n`);
+  write.line('watching your orders for changes (Ctrl-C to stop)');
   try {
-    for await (const { data, errors } of client.watchOrders({ signal: stop.signal, minIntervalMs: options.watchIntervalMs })) {
-      const update = data?.orderUpdates;
-      if (!update) {
-        write.err(`order: could not check for changes just now (${codeOf(errors[0] ?? { message: '' })}); still watching\n`);
-        continue;
-      }
-      const line = changeLine(update, known.get(update.order.id), options.json);
-      known.set(update.order.id, update.order);
-      if (line) write.out(line);
-    }
+    await follow(client, options, known, stop.signal, write);
   } catch (error) {
     if (!(error instanceof OrderClientError)) throw error;
     if (error.code === 'UNAUTHENTICATED') throw new Failure(EXIT.auth, 'your session ended and could not be renewed; log in again');
-    throw new Failure(EXIT.unavailable, `watching stopped: ${oneLine(error.message, options.password)} (${error.code})`);
+    throw new Failure(EXIT.unavailable, `watching stopped: ${oneLine(error.message)} (${error.code})`);
+  }
+  if (cut.tooLarge) {
+    const limit = cut.tooLarge.maxBytes / MIB;
+    throw new Failure(EXIT.unavailable, `an update from Order Graph at ${shown(options.endpoint)} is larger than ${limit} MiB, the most this command reads (--max-answer-mb); watching stopped`);
   }
   return EXIT.ok;
+}
+
+async function follow(client: OrderClient, options: Options, known: Map<string, WatchedStatus>, signal: AbortSignal, write: Writer): Promise<void> {
+  for await (const { data, errors } of client.watchOrders({ signal, minIntervalMs: options.watchIntervalMs })) {
+    const update = data?.orderUpdates;
+    if (!update) {
+      write.line(`could not check for changes just now (${codeOf(errors[0] ?? { message: '' })}); still watching`);
+      continue;
+    }
+    const line = changeLine(update, known.get(update.order.id), options.json);
+    known.set(update.order.id, update.order);
+    if (line) write.out(line);
+  }
 }
 
 function codeOf(error: OrderGraphError): string {
   return error.extensions?.code ?? 'UNKNOWN_ERROR';
 }
 
-function loginFailure(error: OrderClientError, password: string, noAnswer: () => Failure): Failure {
+function loginFailure(error: OrderClientError, failed: () => Failure): Failure {
   switch (error.code) {
     case 'UNAUTHENTICATED':
       return new Failure(EXIT.auth, 'login refused: the username or password is not correct (UNAUTHENTICATED)');
     case 'FORBIDDEN':
     case 'BAD_USER_INPUT':
-      return new Failure(EXIT.auth, `login refused: ${oneLine(error.message, password)} (${error.code})`);
+      return new Failure(EXIT.auth, `login refused: ${oneLine(error.message)} (${error.code})`);
     case 'RATE_LIMITED': {
       const after = error.errors[0]?.extensions?.retryAfterSeconds;
       return new Failure(EXIT.unavailable, `too many login attempts right now; try again ${after ? `in ${after} s` : 'later'} (RATE_LIMITED)`);
     }
     case 'NETWORK_ERROR':
     case 'UNKNOWN':
-      return noAnswer();
+      return failed();
     default:
       return new Failure(EXIT.unavailable, `Order Graph cannot log you in right now (${error.code}); try again later`);
   }
-}
-
-/** A server message made safe for one stderr line: one line, short, and never the password. */
-function oneLine(message: string, password: string | undefined): string {
-  return (password ? message.replaceAll(password, '***') : message).replace(/\s+/g, ' ').trim().slice(0, 200);
 }
 
 /** The --password value, read without parseArgs since it may be what failed. */
@@ -281,18 +203,20 @@ async function main(): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
   });
+  const write: Writer = { out: (text) => process.stdout.write(text), line: (text) => process.stderr.write(`order: ${masked(text)}\n`) };
+  const argument = passwordIn(process.argv.slice(2));
+  if (argument) secrets.push(argument);
   try {
-    process.exitCode = await run(process.argv.slice(2), process.env, { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) });
+    process.exitCode = await run(process.argv.slice(2), process.env, write);
   } catch (error) {
     if (error instanceof Failure) {
-      process.stderr.write(`order: ${error.message}\n${error.showUsage ? `\n${USAGE}` : ''}`);
+      write.line(error.message);
+      if (error.showUsage) process.stderr.write(`\n${USAGE}`);
       process.exitCode = error.exitCode;
       return;
     }
     // A bug: one line without the stack, and the password masked should the message quote it.
-    const password = passwordIn(process.argv.slice(2));
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`order: unexpected error: ${oneLine(message, password)}\n`);
+    write.line(`unexpected error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
     process.exitCode = EXIT.bug;
   }
 }

@@ -1,10 +1,13 @@
+// The customer-facing text of `order-graph`: pure functions from a whole-order result to lines of text.
 /**
- * The customer-facing text of `npm run order`: pure functions from a whole-order result to
- * lines of text, so the wording can be tested without a server.
+ * Pure functions, so the wording can be tested without a server. What they print for humans
+ * goes through printableData first (terminal.ts): every string from the gateway loses the
+ * characters a terminal would act on, before any of it is formatted.
  */
 import type { OrderGraphError, OrderResult } from '../client/index.js';
 import type { OrderStatus, OrderUpdatesSubscription, WholeOrderQuery } from '../client/__generated__/graphql.js';
 import { AVAILABLE_FROM, ORDER_STAGES } from '../client/index.js';
+import { jsonText, printableData } from './terminal.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
 type Order = NonNullable<Customer['orders']>[number];
@@ -197,8 +200,9 @@ export function blockingError(result: OrderResult<WholeOrderQuery>): OrderGraphE
   return null;
 }
 
-/** The whole readable summary, ending with a newline. */
-export function summarize(result: OrderResult<WholeOrderQuery>): string {
+/** The whole readable summary, ending with a newline; nothing from the gateway reaches it unfiltered. */
+export function summarize(received: OrderResult<WholeOrderQuery>): string {
+  const result = printableData(received);
   const { errors } = result;
   const me = result.data?.me;
   if (!me) {
@@ -227,7 +231,7 @@ export function toJson(result: OrderResult<WholeOrderQuery>): string {
   } else {
     output = { customer: null, orders: null, errors: result.errors };
   }
-  return `${JSON.stringify(output, null, 2)}\n`;
+  return `${jsonText(output, 2)}\n`;
 }
 
 type Update = OrderUpdatesSubscription['orderUpdates'];
@@ -248,14 +252,17 @@ export function changeLine(update: Update, before: WatchedStatus | undefined, js
     if (!before || before.rawStatus === order.rawStatus) return null;
     changes = [{ field: 'status', from: before.status, to: order.status }];
   }
-  if (json) return `${JSON.stringify({ observedAt, orderId: order.id, reservationId: order.reservationId, status: order.status, changes })}\n`;
-  const when = observedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
-  const described = changes.map(({ field, from, to }) => `${field}: ${statusWords(field, from)} → ${statusWords(field, to)}`);
-  return `${when}  ${order.reservationId}  ${described.join('; ')}\n`;
+  if (json) return `${jsonText({ observedAt, orderId: order.id, reservationId: order.reservationId, status: order.status, changes })}\n`;
+  // Compared as received above; only what is printed for humans is filtered.
+  const shown = printableData({ observedAt, reservationId: order.reservationId, changes });
+  const when = shown.observedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
+  const described = shown.changes.map(({ field, from, to }) => `${field}: ${statusWords(field, from)} → ${statusWords(field, to)}`);
+  return `${when}  ${shown.reservationId}  ${described.join('; ')}\n`;
 }
 
 /** A status in words ("in transit"); any other value as it is, "none" for null. */
 function statusWords(field: string, value: string | null): string {
   if (value === null) return 'none';
-  return field === 'status' && value in STAGE_WORDS ? STAGE_WORDS[value as Stage] : value;
+  // Own keys only: "constructor" from the gateway is a value, not a way into Object.prototype.
+  return field === 'status' && Object.hasOwn(STAGE_WORDS, value) ? STAGE_WORDS[value as Stage] : value;
 }

@@ -1,44 +1,28 @@
+// The CLI run as a customer runs it (a separate process over real HTTP): summaries, --watch, the password's sources, exit codes.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
 import { listen, startGateway, startHarness, type Harness } from '../helpers/harness.js';
+import { order, ROOT, startOrder, until, type Run } from '../helpers/order-cli.js';
+import { PROJECT_PATH } from '../helpers/process.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Nothing listens on port 1, so connecting is refused at once. */
 const NOWHERE = 'http://127.0.0.1:1/graphql';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI as a customer runs it (`npm run -s order -- …`): a separate process, over real HTTP. */
-function startOrder(args: string[], env: Record<string, string> = {}) {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  if (!('ORDER_GRAPH_ENDPOINT' in env)) delete childEnv.ORDER_GRAPH_ENDPOINT;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/order.ts', ...args], { cwd: ROOT, env: childEnv });
+/** Any command in the checkout, with only the given environment (npm's own settings included). */
+function startProcessRun(command: string, args: string[], env: Record<string, string>): Promise<Run> {
+  const child = spawn(command, args, { cwd: ROOT, env: { HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-  const done = new Promise<Run>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, ...output }));
   });
-  return { child, output, done };
-}
-
-const order = (args: string[], env: Record<string, string> = {}): Promise<Run> => startOrder(args, env).done;
-
-/** Resolves once the text shows up in the output (checked every 20 ms). */
-async function until(read: () => string, pattern: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
-  for (const started = Date.now(); ; await new Promise((resolve) => setTimeout(resolve, 20))) {
-    const match = pattern.exec(read());
-    if (match) return match;
-    if (Date.now() - started > timeoutMs) throw new Error(`no ${pattern} within ${timeoutMs} ms in:\n${read()}`);
-  }
 }
 
 let harness: Harness;
@@ -47,7 +31,9 @@ const passwordOf = (username: string) => {
   if (!customer) throw new Error(`no demo customer ${username}`);
   return customer.password;
 };
-const as = (username: string, ...more: string[]) => ['--username', username, '--password', passwordOf(username), '--endpoint', harness.endpoint, ...more];
+/** A demo customer's run as the README shows it: the password in ORDER_GRAPH_PASSWORD, never in the arguments. */
+const as = (username: string, ...more: string[]) =>
+  [['--username', username, '--endpoint', harness.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: passwordOf(username) } }] as const;
 
 /** A failure is one line on stderr: no stack, no password. */
 function expectOneLineFailure(run: Run, code: number, pattern: RegExp, password: string) {
@@ -72,7 +58,7 @@ describe('--watch', () => {
   afterAll(() => live?.close());
   const liveAs = (username: string, ...more: string[]) => {
     const { password } = live.simulator.customers.find((c) => c.username === username)!;
-    return ['--username', username, '--password', password, '--endpoint', live.endpoint, ...more];
+    return [['--username', username, '--endpoint', live.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: password } }] as const;
   };
   const orderOf = (username: string) => {
     const { userId } = live.simulator.customers.find((c) => c.username === username)!;
@@ -80,7 +66,7 @@ describe('--watch', () => {
   };
 
   it('the summary, then one line per change until Ctrl-C, exit 0', async () => {
-    const run = startOrder(liveAs('production@demo.test', '--watch'));
+    const run = startOrder(...liveAs('production@demo.test', '--watch'));
     await until(() => run.output.stderr, /watching your orders/);
     const summaryLines = run.output.stdout;
     expect(summaryLines).toContain('Stage 5 of 8: in production');
@@ -97,7 +83,7 @@ describe('--watch', () => {
   });
 
   it('--json --watch: the whole order as JSON, then each change as one JSON line', async () => {
-    const run = startOrder(liveAs('confirmed@demo.test', '--json', '--watch'));
+    const run = startOrder(...liveAs('confirmed@demo.test', '--json', '--watch'));
     await until(() => run.output.stderr, /watching your orders/);
     const moving = orderOf('confirmed@demo.test');
     moving.status = 'BUILD_LOCKED';
@@ -116,7 +102,7 @@ describe('--watch', () => {
     const simulator = await startSimulator({ latencyMs: 0 });
     const gateway = await startGateway({ upstreamUrls: simulator.urls, live: { pollIntervalMs: 200 } });
     const { password } = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-    const run = startOrder(['--username', 'ready@demo.test', '--password', password, '--endpoint', gateway.endpoint, '--watch', '--watch-interval', '0.5']);
+    const run = startOrder(['--username', 'ready@demo.test', '--endpoint', gateway.endpoint, '--watch', '--watch-interval', '0.5'], { env: { ORDER_GRAPH_PASSWORD: password } });
     try {
       await until(() => run.output.stderr, /watching your orders/);
       // Every subscription has the upstream check its caller first.
@@ -141,7 +127,7 @@ describe('--watch', () => {
   }, 30_000);
 
   it('--watch-interval must be a number of seconds', async () => {
-    const run = await order(liveAs('ready@demo.test', '--watch', '--watch-interval', 'soon'));
+    const run = await order(...liveAs('ready@demo.test', '--watch', '--watch-interval', 'soon'));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^order: --watch-interval must be a number of seconds from 0.1 to 86400\n/);
   });
@@ -149,7 +135,7 @@ describe('--watch', () => {
 
 describe('exit 0', () => {
   it('ready@demo.test: the VIN, stage 7 of 8 and the pickup centre', async () => {
-    const run = await order(as('ready@demo.test'));
+    const run = await order(...as('ready@demo.test'));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe('');
     const userId = harness.simulator.customers.find((c) => c.username === 'ready@demo.test')!.userId;
@@ -164,7 +150,7 @@ describe('exit 0', () => {
   });
 
   it('early@demo.test: says the vehicle is not available yet', async () => {
-    const run = await order(as('early@demo.test'));
+    const run = await order(...as('early@demo.test'));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Stage 1 of 8: reserved');
     expect(run.stdout).toMatch(/Vehicle +not available yet/);
@@ -172,13 +158,13 @@ describe('exit 0', () => {
   });
 
   it('no-orders@demo.test: says there are none', async () => {
-    const run = await order(as('no-orders@demo.test'));
+    const run = await order(...as('no-orders@demo.test'));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('You have no orders yet.');
   });
 
   it('--json: parses, and holds the order id', async () => {
-    const run = await order(as('ready@demo.test', '--json'));
+    const run = await order(...as('ready@demo.test', '--json'));
     expect(run.code, run.stderr).toBe(0);
     const userId = harness.simulator.customers.find((c) => c.username === 'ready@demo.test')!.userId;
     const upstreamOrder = harness.simulator.data.orders.find((o) => o.userId === userId)!;
@@ -192,7 +178,7 @@ describe('exit 0', () => {
 
   it('one failing field is said on its line; the command still succeeds', async () => {
     harness.simulator.setFault('nearestPickupCenter', '500');
-    const run = await order(as('ready@demo.test'));
+    const run = await order(...as('ready@demo.test'));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Pickup +could not be loaded right now \(UPSTREAM_ERROR\)/);
     expect(run.stdout).toContain('Stage 7 of 8');
@@ -200,29 +186,87 @@ describe('exit 0', () => {
 
   it('takes the endpoint from ORDER_GRAPH_ENDPOINT', async () => {
     const username = 'ready@demo.test';
-    const run = await order(['--username', username, '--password', passwordOf(username)], { ORDER_GRAPH_ENDPOINT: harness.endpoint });
+    const run = await order(['--username', username], { env: { ORDER_GRAPH_ENDPOINT: harness.endpoint, ORDER_GRAPH_PASSWORD: passwordOf(username) } });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Stage 7 of 8');
   });
 
-  it('--help: the usage on stdout', async () => {
+  it('--help: the usage on stdout, with where the password comes from and every option', async () => {
     const run = await order(['--help']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: order-graph --username/);
+    expect(run.stdout).toContain('$ORDER_GRAPH_PASSWORD');
+    for (const option of ['--endpoint', '--json', '--watch ', '--watch-interval', '--watch-timeout <s>', '--max-answer-mb <MiB>', '--password']) expect(run.stdout).toContain(option);
+  });
+});
+
+describe('the password: from the environment, a prompt or stdin, not the command line', () => {
+  it('ORDER_GRAPH_PASSWORD: logs in, and the password is in no argument of the process (what ps shows) and no output', async () => {
+    const password = passwordOf('ready@demo.test');
+    const run = startOrder(...as('ready@demo.test', '--watch'));
+    try {
+      await until(() => run.output.stderr, /watching your orders/);
+      const commandLine = readFileSync(`/proc/${run.child.pid}/cmdline`, 'utf8');
+      expect(commandLine).toContain('--username\0ready@demo.test');
+      expect(commandLine).not.toContain(password);
+      expect(run.output.stdout).toContain('Stage 7 of 8');
+    } finally {
+      run.child.kill('SIGINT');
+    }
+    const ended = await run.done;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stdout + ended.stderr).not.toContain(password);
+  });
+
+  it.each([
+    ['a line', '\n'],
+    ['a CR LF line', '\r\n'],
+  ])('one line on stdin (printf ... | order-graph), %s: logs in, and nothing after that line is read as the password', async (_what, end) => {
+    const password = passwordOf('ready@demo.test');
+    const run = await order(['--username', 'ready@demo.test', '--endpoint', harness.endpoint], { stdin: `${password}${end}not-the-password${end}` });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('Stage 7 of 8');
+  });
+
+  it('--password still works, with a one-line warning that others can read it', async () => {
+    const password = passwordOf('ready@demo.test');
+    const run = await order(['--username', 'ready@demo.test', '--password', password, '--endpoint', harness.endpoint]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^order: warning: --password can be read by other users of this machine \(ps\).*; use ORDER_GRAPH_PASSWORD or the prompt\n$/);
+    expect(run.stdout).toContain('Stage 7 of 8');
+    expect(run.stdout + run.stderr).not.toContain(password);
+  });
+
+  it('npm run order with the password in the environment (as the README shows): npm\'s debug log does not hold it', async () => {
+    const logs = mkdtempSync(join(tmpdir(), 'order-npm-logs-'));
+    try {
+      const password = passwordOf('ready@demo.test');
+      const env = { ORDER_GRAPH_PASSWORD: password, npm_config_logs_dir: logs, PATH: PROJECT_PATH };
+      const run = await startProcessRun('npm', ['run', '-s', 'order', '--', '--username', 'ready@demo.test', '--endpoint', harness.endpoint], env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('Stage 7 of 8');
+      const written = readdirSync(logs).map((name) => readFileSync(join(logs, name), 'utf8'));
+      // The log is there, with the command's arguments, and the password is not among them.
+      expect(written.join('\n')).toContain('--username');
+      expect(written.join('\n')).not.toContain(password);
+    } finally {
+      rmSync(logs, { recursive: true, force: true });
+    }
   });
 });
 
 describe('exit 2: bad arguments, with the usage on stderr', () => {
-  it('missing --password', async () => {
+  it('no password anywhere (no ORDER_GRAPH_PASSWORD, stdin empty and not a terminal): says where one may come from', async () => {
     const run = await order(['--username', 'ready@demo.test', '--endpoint', harness.endpoint]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^order: missing --password\n/);
+    expect(run.stderr).toMatch(/^order: no password: set ORDER_GRAPH_PASSWORD, type it when asked \(on a terminal\), or give it as one line on stdin\n/);
     expect(run.stderr).toContain('Usage: order-graph');
     expect(run.stdout).toBe('');
   });
 
   it('an unknown flag', async () => {
-    const run = await order([...as('ready@demo.test'), '--verbose']);
+    const run = await order(...as('ready@demo.test', '--verbose'));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^order: unknown option --verbose\n/);
     expect(run.stderr).toContain('Usage: order-graph');
@@ -237,7 +281,7 @@ describe('exit 2: bad arguments, with the usage on stderr', () => {
   });
 
   it('an endpoint that is not an http URL', async () => {
-    const run = await order(['--username', 'u', '--password', 'p', '--endpoint', 'localhost:4000']);
+    const run = await order(['--username', 'u', '--endpoint', 'localhost:4000'], { env: { ORDER_GRAPH_PASSWORD: 'p' } });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^order: --endpoint must be an http/);
   });
@@ -246,7 +290,7 @@ describe('exit 2: bad arguments, with the usage on stderr', () => {
 describe('exit 3: authentication failed', () => {
   it('a wrong password', async () => {
     const wrong = 'not-the-password-7c1e';
-    const run = await order(['--username', 'ready@demo.test', '--password', wrong, '--endpoint', harness.endpoint]);
+    const run = await order(['--username', 'ready@demo.test', '--endpoint', harness.endpoint], { env: { ORDER_GRAPH_PASSWORD: wrong } });
     expectOneLineFailure(run, 3, /^order: login refused: .*\(UNAUTHENTICATED\)\n$/, wrong);
     expect(run.stdout).toBe('');
   });
@@ -254,7 +298,7 @@ describe('exit 3: authentication failed', () => {
 
 describe('exit 4: service unavailable', () => {
   it('nothing listens at the endpoint', async () => {
-    const run = await order(['--username', 'ready@demo.test', '--password', 'secret-for-nowhere', '--endpoint', NOWHERE]);
+    const run = await order(['--username', 'ready@demo.test', '--endpoint', NOWHERE], { env: { ORDER_GRAPH_PASSWORD: 'secret-for-nowhere' } });
     expectOneLineFailure(run, 4, /^order: cannot reach Order Graph at http:\/\/127\.0\.0\.1:1\/graphql/, 'secret-for-nowhere');
   });
 
@@ -262,7 +306,7 @@ describe('exit 4: service unavailable', () => {
     harness.simulator.setFault('customerDetails', '500');
     harness.simulator.setFault('orderDetails', '500');
     const password = passwordOf('ready@demo.test');
-    const run = await order(as('ready@demo.test'));
+    const run = await order(...as('ready@demo.test'));
     expectOneLineFailure(run, 4, /^order: your order details could not be loaded right now \(UPSTREAM_ERROR\)/, password);
     expect(run.stdout).toBe('');
   });
@@ -270,7 +314,7 @@ describe('exit 4: service unavailable', () => {
   it('me is null with --json: the errors still reach stdout', async () => {
     harness.simulator.setFault('customerDetails', '500');
     harness.simulator.setFault('orderDetails', '500');
-    const run = await order(as('ready@demo.test', '--json'));
+    const run = await order(...as('ready@demo.test', '--json'));
     expect(run.code, run.stderr).toBe(4);
     const parsed = JSON.parse(run.stdout) as { customer: unknown; orders: unknown; errors: Array<{ extensions: { code: string } }> };
     expect(parsed.customer).toBeNull();
@@ -280,13 +324,13 @@ describe('exit 4: service unavailable', () => {
 
   it('only the order list fails: nothing to show about the orders', async () => {
     harness.simulator.setFault('orderDetails', '500');
-    const run = await order(as('ready@demo.test'));
+    const run = await order(...as('ready@demo.test'));
     expectOneLineFailure(run, 4, /^order: your orders could not be loaded right now \(UPSTREAM_ERROR\)/, passwordOf('ready@demo.test'));
   });
 
   it('the login upstream fails', async () => {
     harness.simulator.setFault('login', '500');
-    const run = await order(as('ready@demo.test'));
+    const run = await order(...as('ready@demo.test'));
     expectOneLineFailure(run, 4, /^order: Order Graph cannot log you in right now \(UPSTREAM_ERROR\)/, passwordOf('ready@demo.test'));
   });
 
@@ -296,7 +340,7 @@ describe('exit 4: service unavailable', () => {
     });
     const url = `${await listen(proxy)}/graphql`;
     try {
-      const run = await order(['--username', 'ready@demo.test', '--password', 'secret-for-proxy', '--endpoint', url]);
+      const run = await order(['--username', 'ready@demo.test', '--endpoint', url], { env: { ORDER_GRAPH_PASSWORD: 'secret-for-proxy' } });
       expectOneLineFailure(run, 4, /^order: Order Graph at .* is unavailable right now \(HTTP 502\)/, 'secret-for-proxy');
     } finally {
       proxy.closeAllConnections();
@@ -306,7 +350,7 @@ describe('exit 4: service unavailable', () => {
 
   it('the endpoint is not a GraphQL endpoint', async () => {
     const notGraphql = harness.endpoint.replace(/\/graphql$/, '/nothing-here');
-    const run = await order(['--username', 'ready@demo.test', '--password', 'secret-for-404', '--endpoint', notGraphql]);
+    const run = await order(['--username', 'ready@demo.test', '--endpoint', notGraphql], { env: { ORDER_GRAPH_PASSWORD: 'secret-for-404' } });
     expectOneLineFailure(run, 4, /did not answer as a GraphQL endpoint \(HTTP 404/, 'secret-for-404');
   });
 });

@@ -89,7 +89,7 @@ describe('npm pack', () => {
     const ready = harness.simulator.customers.find((c) => c.username === 'ready@demo.test')!;
     const bin = join(consumer, 'node_modules', '.bin', 'order-graph');
     expect(readdirSync(join(consumer, 'node_modules', '.bin'))).toContain('order-graph');
-    const { stdout } = await run(bin, ['--username', ready.username, '--password', ready.password, '--endpoint', harness.endpoint, '--json'], { env: env(), timeout: 20_000 });
+    const { stdout } = await run(bin, ['--username', ready.username, '--endpoint', harness.endpoint, '--json'], { env: { ...env(), ORDER_GRAPH_PASSWORD: ready.password }, timeout: 20_000 });
     expect(JSON.parse(stdout).customer.email).toBe('ready@demo.test');
   });
 });

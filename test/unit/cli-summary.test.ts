@@ -1,7 +1,10 @@
+// The wording of the CLI (summary.ts) and what of it reaches a terminal (terminal.ts), without a server.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OrderGraphError, OrderResult } from '../../src/client/index.js';
 import type { WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
 import { blockingError, changeLine, formatMoney, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
+import { printable } from '../../src/cli/terminal.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
 type Order = NonNullable<Customer['orders']>[number];
@@ -342,5 +345,81 @@ describe('--watch lines', () => {
       status: 'DELIVERED',
       changes: [{ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' }],
     });
+  });
+});
+
+describe('what reaches the terminal', () => {
+  /** Everything a terminal acts on rather than prints, but the line breaks the summary itself puts in. */
+  const ACTS_ON = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+  const HOSTILE = 'Evil\u001b[2J\u001b]0;pwned\u0007\r\b\bName\nForged: line\u009b31m\u202eTxe';
+
+  it('printable: removes escape sequences\' ESC, BEL, BS, DEL, C1 and bidi controls; CR, LF, TAB and the Unicode separators become spaces', () => {
+    expect(printable(HOSTILE)).toBe('Evil[2J]0;pwned Name Forged: line31mTxe');
+    expect(printable('a\tb\u000bc\u000cd\u0085e\u2028f\u2029g')).toBe('a b c d e f g');
+    expect(printable('\u0000\u007f\u0080\u009f\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069')).toBe('');
+  });
+
+  it('printable: leaves ordinary text alone (accents, other scripts, emoji, the progress dots)', () => {
+    const text = 'Zoë Ørsted · 東京 · مرحبا · 🚗 ●●○ 68,999.00 €';
+    expect(printable(text)).toBe(text);
+  });
+
+  /** The text fields of an order and its customer that come from upstream as they are. */
+  const withText = (text: string): OrderResult<WholeOrderQuery> => {
+    const order = readyOrder({ rawStatus: text, status: 'UNKNOWN', reservationId: text });
+    order.product = { ...order.product!, model: text };
+    order.vehicle = { ...order.vehicle!, vin: text, exterior: text };
+    order.pickup = { ...order.pickup!, name: text, address: { ...order.pickup!.address!, line1: text, city: text } };
+    order.payments = [{ ...order.payments![0]!, card: { brand: text, last4: text, expiryDate: null } }];
+    order.tradeIn = { ...order.tradeIn!, vehicle: { ...order.tradeIn!.vehicle!, make: text, model: text } };
+    const me = { ...customer([order]), firstName: text, lastName: text, email: text };
+    return { data: { me }, errors: [{ message: text, path: ['me', 'orders', 0, text], extensions: { code: text } }] };
+  };
+
+  it('the summary: whatever the upstream text, nothing a terminal acts on, and exactly the lines of a plain summary', () => {
+    const plain = summarize(withText('plain')).split('\n').length;
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
+        const shown = summarize(withText(text));
+        expect(shown).not.toMatch(ACTS_ON);
+        expect(shown.split('\n')).toHaveLength(plain);
+      }),
+      { numRuns: 300 },
+    );
+    expect(summarize(withText(HOSTILE))).toContain('Unknown status "Evil[2J]0;pwned Name Forged: line31mTxe"');
+  });
+
+  it('a --watch line: one line whatever the fields and values say; compared as received, so the same odd status twice is no change', () => {
+    const before = { id: 'order-1', status: 'UNKNOWN' as const, rawStatus: HOSTILE };
+    const event = (changes: { field: string; from: string | null; to: string | null }[], rawStatus = HOSTILE) => ({
+      observedAt: '2026-11-23T16:04:56.912Z',
+      changes,
+      order: readyOrder({ status: 'UNKNOWN', rawStatus, reservationId: `OC-${HOSTILE}` }),
+    });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 30 }), (field, value) => {
+        const line = changeLine(event([{ field, from: value, to: HOSTILE }]), before, false)!;
+        expect(line.slice(0, -1)).not.toMatch(ACTS_ON);
+        expect(line.endsWith('\n') && !line.slice(0, -1).includes('\n')).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+    expect(changeLine(event([]), before, false)).toBeNull();
+    expect(changeLine(event([{ field: 'constructor', from: 'toString', to: 'constructor' }]), before, false)).toContain('constructor: toString → constructor');
+    expect(changeLine(event([{ field: 'status', from: 'toString', to: 'READY_FOR_PICKUP' }]), before, false)).toContain('status: toString → ready for pickup');
+  });
+
+  it('--json: the text exactly as received, with every character a terminal acts on escaped', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
+        const json = toJson(withText(text));
+        expect(json).not.toMatch(ACTS_ON);
+        expect(JSON.parse(json).customer.firstName).toBe(text);
+        const line = changeLine({ observedAt: '2026-11-23T16:04:56.912Z', changes: [{ field: text, from: null, to: text }], order: readyOrder() }, undefined, true)!;
+        expect(line.slice(0, -1)).not.toMatch(/[\n\u0085\u2028\u2029]/);
+        expect(JSON.parse(line).changes[0].to).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
