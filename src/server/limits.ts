@@ -1,7 +1,8 @@
 /**
  * The request limits, in one place; SECURITY.md states each with its reason. The SDK's
- * largest document (WholeOrder: depth 10, cost about 4,000, no aliases or directives)
- * stays well inside every one of them.
+ * largest document (WholeOrder: depth 10, cost 2,822 with its default page of 16 orders,
+ * 228 selections with its fragments expanded, no aliases or directives) stays well inside
+ * every one of them.
  */
 export const LIMITS = {
   /** Field nesting, fragments followed. */
@@ -12,8 +13,21 @@ export const LIMITS = {
   maxTokens: 2_000,
   /** Directives per operation. */
   maxDirectives: 20,
-  /** graphql-armor's cost: objects 2, scalars 1, × 1.5 per level of depth. */
-  maxCost: 20_000,
+  /**
+   * An operation's cost, counted with its variables before it runs (src/server/cost.ts):
+   * each field 1, and the fields under a list once per item its `first` asks for (literal,
+   * variable or default alike). A whole order is 175, so a page of 16 whole orders (the
+   * WholeOrder document, 2,822) passes with room and a page of 100 (17,522) is refused; 100
+   * orders with their record fields (2,801) pass. The upstream calls are bounded apart, and
+   * exactly, by the request's call budget.
+   */
+  maxCost: 10_000,
+  /**
+   * Selections the cost count visits, fragments expanded. A document within maxTokens has
+   * fewer written out (each selection is a token at least): only fragments spread over and
+   * over (a fragment bomb) reach it, and the count, exponential in them, stops there.
+   */
+  maxSelections: 2_000,
   /**
    * Nesting of the request's `variables` and `extensions` (objects and lists): deeper is 400
    * BAD_USER_INPUT before anything reads them (coercion, the response cache's key) with a

@@ -18,6 +18,7 @@ import {
 } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { costRefusal } from './cost.js';
 import { LIMITS } from './limits.js';
 import { findRequestInfo, requestInfo, startRequestInfo, type RequestPolicy } from './request-info.js';
 
@@ -39,7 +40,9 @@ export function useHardening({ introspection }: { introspection: boolean }): Plu
       maxAliases: { n: LIMITS.maxAliases, ...asValidationError },
       maxTokens: { n: LIMITS.maxTokens },
       maxDirectives: { n: LIMITS.maxDirectives, ...asValidationError },
-      costLimit: { maxCost: LIMITS.maxCost, ...asValidationError },
+      // The cost is counted before execution instead (cost.ts), where the variables are known:
+      // armor's rule sees literals only, so `first: 16` weighed 16 times what `first: $n` did.
+      costLimit: { enabled: false },
       // Hidden by useRequestGuards instead, which also covers enum values and variables.
       blockFieldSuggestion: { enabled: false },
     }) as Plugin,
@@ -132,11 +135,27 @@ const ACCEPTABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|applicatio
 // What a stream of results (a subscription, @defer or @stream) can be sent as.
 const STREAMABLE = /(^|,)\s*(\*\/\*|multipart\/(mixed|\*)|text\/(event-stream|\*))\s*(;|,|$)/i;
 
+/** Variables that do not fit the operation: 400 BAD_USER_INPUT, whichever executor runs. */
+function variableRefusal({ document, variableValues, schema }: ExecutionArgs, operation: OperationDefinitionNode): ExecutionResult | undefined {
+  if (!operation.variableDefinitions?.length) return undefined;
+  const { errors } = getVariableValues(schema, operation.variableDefinitions, variableValues ?? {}, { maxErrors: 10 });
+  if (!errors) {
+    // A literal is refused by validation; a count from a variable only now.
+    if (!hasNegativeStreamCount(document, variableValues)) return undefined;
+    return { errors: [createGraphQLError(NEGATIVE_STREAM_COUNT, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })] };
+  }
+  return {
+    errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })),
+  };
+}
+
 /**
  * Why an operation must not run, found before it runs: an answer the client cannot take
- * (406), or variables that do not fit (400 BAD_USER_INPUT, whichever executor runs).
+ * (406), variables that do not fit (400 BAD_USER_INPUT, whichever executor runs), or a
+ * cost past the limit (400 GRAPHQL_VALIDATION_FAILED, the code armor's cost limit gave).
  */
-function refusal({ document, operationName, variableValues, schema, contextValue }: ExecutionArgs): ExecutionResult | undefined {
+function refusal(args: ExecutionArgs): ExecutionResult | undefined {
+  const { document, operationName, variableValues, schema, contextValue } = args;
   const operation = getOperationAST(document, operationName);
   if (!operation) return undefined;
   const accept = (contextValue as { request?: Request }).request?.headers.get('accept');
@@ -149,16 +168,13 @@ function refusal({ document, operationName, variableValues, schema, contextValue
       ],
     };
   }
-  if (!operation.variableDefinitions?.length) return undefined;
-  const { errors } = getVariableValues(schema, operation.variableDefinitions, variableValues ?? {}, { maxErrors: 10 });
-  if (!errors) {
-    // A literal is refused by validation; a count from a variable only now.
-    if (!hasNegativeStreamCount(document, variableValues)) return undefined;
-    return { errors: [createGraphQLError(NEGATIVE_STREAM_COUNT, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })] };
-  }
-  return {
-    errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })),
-  };
+  const badInput = variableRefusal(args, operation);
+  if (badInput) return badInput;
+  // Counted here rather than in validation (which yoga caches per document): with the
+  // variables known, `first: $n` weighs what the same literal does.
+  const tooCostly = costRefusal(schema, document, operation, variableValues);
+  if (!tooCostly) return undefined;
+  return { errors: [createGraphQLError(tooCostly, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } })] };
 }
 
 /**

@@ -4,7 +4,8 @@
  * the abuse and fuzz tests apply to every response body.
  */
 import { gzipSync, deflateSync } from 'node:zlib';
-import { getIntrospectionQuery, Lexer, Source, TokenKind } from 'graphql';
+import { getIntrospectionQuery, Kind, Lexer, print, Source, TokenKind } from 'graphql';
+import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { LIMITS } from '../../src/server/limits.js';
 
 /** What the gateway must answer. */
@@ -62,9 +63,9 @@ export const TOO_LARGE: Expected = { status: 413, code: 'REQUEST_ENTITY_TOO_LARG
 export const COMPRESSED_BODY: Expected = { status: 415, code: 'UNSUPPORTED_CONTENT_ENCODING', message: /not accepted compressed/ };
 export const TOO_MANY_TOKENS: Expected = { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /Token limit|Query validation error/ };
 /**
- * A graphql-armor limit (depth, aliases, directives, cost): a validation failure, so 400
- * with GRAPHQL_VALIDATION_FAILED like every other invalid document. The message may name
- * the limit or be armor's neutral "Query validation error.".
+ * A query limit (graphql-armor's depth, aliases and directives; the cost and selection
+ * limits of src/server/cost.ts): 400 with GRAPHQL_VALIDATION_FAILED like every other invalid
+ * document. The message may name the limit or be armor's neutral "Query validation error.".
  */
 const armor = (limits: string): Expected => ({
   status: 400,
@@ -128,11 +129,12 @@ function depthFamily(): HostileRequest[] {
       );
     }
   }
-  // Fragments add no depth, but each nesting level multiplies the cost by 1.5.
-  for (const levels of [30, 60, 200, 600]) {
-    requests.push(
-      document(family, `${levels} nested inline fragments around me { id }`, `{ ${'... on Query { '.repeat(levels)}me { id }${' }'.repeat(levels)} }`, armor('cost|depth')),
-    );
+  // Inline fragments add no depth and no cost: graphql-js merges them, and the answer is
+  // `me { id }`'s. The token limit bounds their nesting below 400 levels (the deepest that
+  // fits is answered: see 'shapes inside the limits'); graphql-armor's cost, at × 1.5 per
+  // level, refused them from 20 levels on.
+  for (const levels of [400, 600, 1000]) {
+    requests.push(document(family, `${levels} nested inline fragments around me { id }`, `{ ${'... on Query { '.repeat(levels)}me { id }${' }'.repeat(levels)} }`, TOO_MANY_TOKENS));
   }
   // Introspection's own cycles (fields → type → fields, interfaces → possibleTypes, …).
   for (const cycles of [3, 4, 8, 50]) {
@@ -208,21 +210,23 @@ function fragmentFamily(): HostileRequest[] {
       document(family, `${n}-fragment cycle on Order`, `{ orders { ...C0 } } ${chainCycle(n, 'Order', 'status')}`, cycle),
     );
   }
-  // Bombs: each fragment spreads the previous one twice, 2^k fields once expanded.
+  // Bombs: each fragment spreads the previous one twice, 2^k fields once expanded. The cost
+  // count expands fragments, so it stops at LIMITS.maxSelections (4,096 selections at k = 10).
   const bomb = (k: number, type: string, leaf: string) =>
     [`fragment F0 on ${type} { ${leaf} }`, ...range(k).map((i) => `fragment F${i + 1} on ${type} { ...F${i} ...F${i} }`)].join(' ');
   for (const k of [10, 12, 16, 20, 30, 50, 80]) {
     requests.push(
-      document(family, `bomb 2^${k} on Customer`, `{ me { ...F${k} } } ${bomb(k, 'Customer', 'id email')}`, armor('cost|depth')),
-      document(family, `bomb 2^${k} on Order`, `{ orders { ...F${k} } } ${bomb(k, 'Order', 'id status')}`, armor('cost|depth')),
-      document(family, `bomb 2^${k} on Query`, `{ ...F${k} } ${bomb(k, 'Query', 'me { id } orders { id }')}`, armor('cost|depth')),
+      document(family, `bomb 2^${k} on Customer`, `{ me { ...F${k} } } ${bomb(k, 'Customer', 'id email')}`, armor('selection')),
+      document(family, `bomb 2^${k} on Order`, `{ orders { ...F${k} } } ${bomb(k, 'Order', 'id status')}`, armor('selection')),
+      document(family, `bomb 2^${k} on Query`, `{ ...F${k} } ${bomb(k, 'Query', 'me { id } orders { id }')}`, armor('selection')),
     );
   }
-  // Breadth: one heavy fragment spread many times.
+  // Breadth: one heavy fragment (40 fields, 640 a page of 16) spread many times: past the cost
+  // from 16 spreads on, and the count stops at LIMITS.maxSelections from 49 on.
   const heavy =
     'fragment E on Order { estimate { fees { code description amount { amount currencyCode } } taxes { code description rate taxableAmount { amount currencyCode } amount { amount currencyCode } } credits { code description amount { amount currencyCode } } total { amount currencyCode } } tradeIn { offer { amount { amount currencyCode } } vehicle { vin year make model trim mileage mileageUnit condition } } }';
   for (const n of [50, 100, 400, 1000]) {
-    requests.push(document(family, `one heavy fragment spread ${n} times`, `{ me { orders { ${'...E '.repeat(n)}} } } ${heavy}`, armor('cost')));
+    requests.push(document(family, `one heavy fragment spread ${n} times`, `{ me { orders { ${'...E '.repeat(n)}} } } ${heavy}`, armor('selection')));
   }
   for (const n of [1, 2, 10, 100, 300]) {
     requests.push(document(family, `${n} unused fragments`, `{ me { id } } ${repeat(n, (i) => `fragment U${i} on Customer { id }`)}`, invalid(/Fragment "U\d+" is never used/)));
@@ -233,6 +237,67 @@ function fragmentFamily(): HostileRequest[] {
     document(family, 'fragment on a scalar', `{ me { id } } fragment F on String { id }`, invalid(/cannot condition on non composite type|is never used/)),
     document(family, 'fragment spread where it cannot apply', `{ me { ...O } } fragment O on Order { id }`, invalid(/cannot be spread here/)),
     document(family, 'two fragments with one name', `{ me { ...F } } fragment F on Customer { id } fragment F on Customer { email }`, invalid(/There can be only one fragment named "F"/)),
+  );
+  return requests;
+}
+
+// The SDK's whole-order fragments (CustomerFields, WholeOrderFields and what they spread).
+const WHOLE_ORDER_FRAGMENTS = WholeOrderDocument.definitions
+  .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
+  .map((definition) => print(definition))
+  .join('\n');
+
+/**
+ * The README's paging example: a page of whole orders after a given one, with `first` as a
+ * literal or (`'$first'`) a variable.
+ */
+export function wholeOrderPage(first: number | '$first'): string {
+  const variables = first === '$first' ? '$after: ID, $first: Int' : '$after: ID';
+  return `query WholeOrderPage(${variables}) {
+  me { ...CustomerFields orderCount orders(first: ${first}, after: $after) { ...WholeOrderFields } }
+}
+${WHOLE_ORDER_FRAGMENTS}`;
+}
+
+/** The cost of one whole order (WholeOrderFields: each field 1) and of the customer's fields (CustomerFields). */
+export const WHOLE_ORDER_COST = 175;
+const CUSTOMER_COST = 20;
+
+/** The cost of wholeOrderPage(first): me, the customer's fields, orderCount, orders and its page. */
+export const wholeOrderPageCost = (first: number) => 1 + CUSTOMER_COST + 1 + 1 + WHOLE_ORDER_COST * first;
+
+function pageSizeFamily(): HostileRequest[] {
+  const family = 'page sizes';
+  // Refused before it runs, whether `first` is a literal, a variable or a variable's default.
+  const tooCostly = (cost: number): Expected => ({
+    status: 400,
+    code: 'GRAPHQL_VALIDATION_FAILED',
+    message: new RegExp(`^Query cost limit of ${LIMITS.maxCost} exceeded, found ${cost}: `),
+  });
+  // The smallest page of whole orders past the limit.
+  const tooMany = Math.floor((LIMITS.maxCost - wholeOrderPageCost(0)) / WHOLE_ORDER_COST) + 1;
+  const requests: HostileRequest[] = [];
+  for (const first of [100, tooMany]) {
+    requests.push(
+      document(family, `${first} whole orders, first as a literal`, wholeOrderPage(first), tooCostly(wholeOrderPageCost(first))),
+      document(family, `${first} whole orders, first as a variable`, wholeOrderPage('$first'), tooCostly(wholeOrderPageCost(first)), { variables: { first } }),
+    );
+  }
+  const largest = 2 ** 31 - 1;
+  const ids = 'query ($n: Int) { orders(first: $n) { id } }';
+  requests.push(
+    document(family, `${largest} order ids, first as a literal`, `{ orders(first: ${largest}) { id } }`, tooCostly(largest + 1)),
+    document(family, `${largest} order ids, first as a variable`, ids, tooCostly(largest + 1), { variables: { n: largest } }),
+    document(family, '100 whole orders, first from a variable’s default', wholeOrderPage('$first').replace('$first: Int', '$first: Int = 100'), tooCostly(wholeOrderPageCost(100))),
+    document(family, '100 whole orders under @include(if: $yes)', wholeOrderPage('$first').replace('orders(first: $first, after: $after)', 'orders(first: $first, after: $after) @include(if: $yes)').replace('$first: Int', '$first: Int, $yes: Boolean!'), tooCostly(wholeOrderPageCost(100)), { variables: { first: 100, yes: true } }),
+    // Each alias is another page in the answer, though its calls are made once. (Ten or more
+    // pass LIMITS.maxSelections first: see the fragment family.)
+    document(
+      family,
+      '4 aliases of the default page (16 whole orders each)',
+      `{ me { ...CustomerFields orderCount ${repeat(4, (i) => `a${i}: orders { ...WholeOrderFields }`)} } } ${WHOLE_ORDER_FRAGMENTS}`,
+      tooCostly(wholeOrderPageCost(0) - 1 + 4 * (1 + 16 * WHOLE_ORDER_COST)),
+    ),
   );
   return requests;
 }
@@ -569,6 +634,7 @@ export function buildCorpus({ token }: { token: () => string }): HostileRequest[
     ...aliasFamily(),
     ...repeatedFieldsFamily(),
     ...fragmentFamily(),
+    ...pageSizeFamily(),
     ...bodySizeFamily(),
     ...deepFamily(),
     ...directiveFamily(),

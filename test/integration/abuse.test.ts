@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getIntrospectionQuery } from 'graphql';
 import { WholeOrderDocument, type WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
 import { LIMITS } from '../../src/server/limits.js';
-import { buildCorpus, findLeaks, JSON_POST, type HostileRequest } from '../helpers/abuse-corpus.js';
+import { buildCorpus, findLeaks, JSON_POST, wholeOrderPage, type HostileRequest } from '../helpers/abuse-corpus.js';
 import { callCounts, execute, startGateway, startHarness, type Harness } from '../helpers/harness.js';
 
 // The abuse corpus: hostile requests, generated as families × sizes, sent one by one over
@@ -98,6 +98,9 @@ function sendChunked(url: URL, headers: Record<string, string>, bytes: Uint8Arra
 
 const secrets = () => [token, password];
 
+// `{ … on Query { … __typename } }`: 5 tokens a level and 4 around them.
+const NESTING_AT_TOKEN_LIMIT = Math.floor((LIMITS.maxTokens - 4) / 5);
+
 const corpus = buildCorpus({ token: () => token });
 const families = new Map<string, HostileRequest[]>();
 for (const request of corpus) families.set(request.family, [...(families.get(request.family) ?? []), request]);
@@ -110,6 +113,7 @@ describe('the abuse corpus', () => {
       'aliases',
       'repeated fields and tokens',
       'fragments',
+      'page sizes',
       'body size',
       'deep lists and inputs',
       'directives',
@@ -157,8 +161,9 @@ describe('the abuse corpus', () => {
 describe('shapes inside the limits: answered, without an upstream call', () => {
   // Extra members are raw JSON text: too deep for JSON.stringify to build.
   const cases: Array<[string, string, Record<string, string>?]> = [
-    // Depth counts fields, not fragments (the cost of each level is what limits them).
-    ['10 nested inline fragments around __typename', `{ ${'... on Query { '.repeat(10)}__typename${' }'.repeat(10)} }`],
+    // Depth and cost count fields, not fragments: the token limit is what bounds their
+    // nesting, and the deepest it leaves room for is answered.
+    [`${NESTING_AT_TOKEN_LIMIT} nested inline fragments around __typename`, `{ ${'... on Query { '.repeat(NESTING_AT_TOKEN_LIMIT)}__typename${' }'.repeat(NESTING_AT_TOKEN_LIMIT)} }`],
     // graphql-armor does not count aliases of __typename.
     ['100 aliases of __typename', `{ ${Array.from({ length: 100 }, (_, i) => `t${i}: __typename`).join(' ')} }`],
     // Exactly LIMITS.maxDepth.
@@ -168,9 +173,10 @@ describe('shapes inside the limits: answered, without an upstream call', () => {
     // Comments are not tokens; they still count against the body size.
     ['90 KB of comments', `# ${'x'.repeat(90_000)}\n{ __typename }`],
     // Pinned, and reported: graphql-armor leaves everything under __schema out of its depth
-    // and cost counts (its ignoreIntrospection default). graphql-js's own introspection rule
-    // stops the cycles that multiply (fields/type, interfaces/possibleTypes: see the depth
-    // family); an ofType chain stays as small as the schema, so this one is answered.
+    // count (its ignoreIntrospection default); the cost counts it (300 fields, lists once).
+    // graphql-js's own introspection rule stops the cycles that multiply (fields/type,
+    // interfaces/possibleTypes: see the depth family); an ofType chain stays as small as the
+    // schema, so this one is answered.
     ['__schema ofType chain of depth 300 (not limited: under __schema)', `{ __schema { types { fields { type { ${'ofType { '.repeat(296)}name${' }'.repeat(296)} } } } } }`],
   ];
   it.for(cases)('%s', async ([, query, extra]) => {
@@ -269,6 +275,27 @@ describe('odd but legitimate requests reach the upstream correctly', () => {
       calls: { orderDetails: 1 },
       check: ({ json }) => expect(Object.keys(json?.data as object)).toHaveLength(LIMITS.maxAliases),
     },
+    {
+      name: '200 nested inline fragments around me { id }: what me { id } costs, one upstream call',
+      query: `{ ${'... on Query { '.repeat(200)}me { id }${' }'.repeat(200)} }`,
+      calls: { customerDetails: 1 },
+      check: ({ status, json }) => {
+        expect(status).toBe(200);
+        expect(json).toEqual({ data: { me: { id: baseline.me!.id } } });
+      },
+    },
+    ...([16, '$first'] as const).map((first) => ({
+      name: `the README's paging example, first ${first === 16 ? 'as a literal' : 'as a variable'} (16): the customer's one whole order`,
+      query: wholeOrderPage(first),
+      variables: first === 16 ? {} : { first: 16 },
+      // The customer and the order list, then the six per-order calls.
+      calls: { customerDetails: 1, orderDetails: 1, vehicleProductionDetails: 1, nearestPickupCenter: 1, priceEstimate: 1, shippingAddresses: 1, orderPayments: 1, tradeInDetails: 1 },
+      check: ({ status, json }: Answer) => {
+        expect(status).toBe(200);
+        expect(json?.errors).toBeUndefined();
+        expect((json?.data as WholeOrderQuery).me!.orders).toEqual(baseline.me!.orders);
+      },
+    })),
     {
       name: `${LIMITS.maxDirectives} directives (the limit)`,
       query: `{ me { ${Array.from({ length: LIMITS.maxDirectives }, () => 'id @include(if: true)').join(' ')} } }`,

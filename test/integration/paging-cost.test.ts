@@ -1,0 +1,173 @@
+// The cost limit counts what a page of orders will fetch, `first` from a literal, a variable
+// or the schema's default alike: the README's paging example is answered, a page of 100 whole
+// orders is refused before any upstream call. Against a real gateway and a stub upstream that
+// counts its calls; the model's figures against the schema.
+import { readdirSync, readFileSync } from 'node:fs';
+import { getIntrospectionQuery, Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { createGraphSchema } from '../../src/graph/schema.js';
+import { queryCost } from '../../src/server/cost.js';
+import { LIMITS } from '../../src/server/limits.js';
+import { wholeOrderPage, wholeOrderPageCost, WHOLE_ORDER_COST } from '../helpers/abuse-corpus.js';
+import { execute, graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
+import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+
+// A customer with as many orders as the largest page, every one at a stage where all six
+// per-order calls are made (vehicle, pickup and trade-in answer 404: null, no error).
+const ORDERS = Array.from({ length: 100 }, (_, i) => ({ id: `o${i}`, reservationId: `R-o${i}`, userId: 'u', status: 'READY_FOR_PICKUP', product: { currencyCode: 'USD' } }));
+const ids = (from: number, to: number) => ORDERS.slice(from, to).map((order) => order.id);
+
+let stub: Awaited<ReturnType<typeof startStubUpstream>>;
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+beforeAll(async () => {
+  stub = await startStubUpstream((request, res) => {
+    const { path } = request;
+    if (path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
+    if (path.endsWith('/v2/order/user')) return json(res, 200, ORDERS);
+    if (path.endsWith('/order/estimate')) return json(res, 200, { orderId: 'o', currencyCode: 'USD', total: 1, amountDue: 1 });
+    if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
+    json(res, 404, { code: 'NOT_FOUND' });
+  });
+  gateway = await startGateway({ upstreamUrls: stub.urls });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await stub?.close();
+});
+
+interface Answer {
+  status: number;
+  body: { data?: { me: { orderCount: number; orders: { id: string }[] } }; errors?: ResponseError[] };
+  /** Upstream calls this request made. */
+  calls: number;
+}
+
+async function send(query: string, variables: Record<string, unknown> = {}): Promise<Answer> {
+  const before = stub.requests.length;
+  const response = await fetch(gateway.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: 'Bearer t' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: (await response.json()) as Answer['body'], calls: stub.requests.length - before };
+}
+
+const refusedFor = (cost: number) => ({
+  status: 400,
+  calls: 0,
+  body: {
+    errors: [
+      {
+        message: `Query cost limit of ${LIMITS.maxCost} exceeded, found ${cost}: each field counts 1, and the fields under a list once per item its "first" asks for.`,
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      },
+    ],
+  },
+});
+
+describe("the README's paging example against the gateway", () => {
+  it.for([
+    ['a literal', wholeOrderPage(16), {}],
+    ['a variable', wholeOrderPage('$first'), { first: 16 }],
+  ] as const)('a page of 16 whole orders, first as %s: answered whole, in 2 + 6 × 16 upstream calls', async ([, query, variables]) => {
+    const { status, body, calls } = await send(query, variables);
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.me.orderCount).toBe(100);
+    expect(body.data!.me.orders.map((order) => order.id)).toEqual(ids(0, 16));
+    expect(calls).toBe(2 + 6 * 16);
+  });
+
+  it('the next page, after the last id, first as a variable: the next 16 orders, 98 calls', async () => {
+    const { status, body, calls } = await send(wholeOrderPage('$first'), { first: 16, after: 'o15' });
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.me.orders.map((order) => order.id)).toEqual(ids(16, 32));
+    expect(calls).toBe(98);
+  });
+
+  it('the SDK’s WholeOrder (the default page of 16): answered whole, 98 calls', async () => {
+    const before = stub.requests.length;
+    const { data, errors } = await execute(graphqlClient(gateway.endpoint, 't'), WholeOrderDocument);
+    expect(errors).toEqual([]);
+    expect(data?.me?.orders?.map((order) => order.id)).toEqual(ids(0, 16));
+    expect(stub.requests.length - before).toBe(98);
+  });
+
+  // Before: any literal `first` of 3 or more was refused (armor's cost counted literals only).
+  it('a page of 3 by a literal: answered, 2 + 6 × 3 calls', async () => {
+    const { status, body, calls } = await send(wholeOrderPage(3));
+    expect([status, body.errors, body.data!.me.orders.length, calls]).toEqual([200, undefined, 3, 20]);
+  });
+
+  // Before: a variable was not counted at all, so 100 whole orders ran (into the call budget).
+  it.for([
+    ['a literal', wholeOrderPage(100), {}],
+    ['a variable', wholeOrderPage('$first'), { first: 100 }],
+  ] as const)('100 whole orders, first as %s: 400 GRAPHQL_VALIDATION_FAILED with the limit and the cost, no upstream call', async ([, query, variables]) => {
+    expect(await send(query, variables)).toEqual(refusedFor(wholeOrderPageCost(100)));
+  });
+
+  // Costs are kept per parsed document and the values of the variables the count reads.
+  it('one document sent with other variables is counted with each: its default, an explicit size, @include', async () => {
+    const query = wholeOrderPage('$first').replace('$first: Int', '$first: Int = 100, $all: Boolean = true').replace('orderCount', 'orderCount @include(if: $all)');
+    const refused = refusedFor(wholeOrderPageCost(100));
+    expect(await send(query, {})).toEqual(refused);
+    expect(await send(query, { first: 16 })).toMatchObject({ status: 200, calls: 98 });
+    expect(await send(query, { first: 100 })).toEqual(refused);
+    expect(await send(query, { first: 100, all: false })).toEqual(refusedFor(wholeOrderPageCost(100) - 1));
+    expect(await send(query, {})).toEqual(refused);
+    expect(await send(query, { first: 16, all: false })).toMatchObject({ status: 200, calls: 98 });
+  });
+
+  it('the edge: the largest page of whole orders inside the limit runs (into the call budget), one more is refused', async () => {
+    const largest = Math.floor((LIMITS.maxCost - wholeOrderPageCost(0)) / WHOLE_ORDER_COST);
+    expect(wholeOrderPageCost(largest)).toBeLessThanOrEqual(LIMITS.maxCost);
+    const inside = await send(wholeOrderPage('$first'), { first: largest });
+    expect(inside.status).toBe(200);
+    expect(inside.body.data!.me.orders).toHaveLength(largest);
+    // Past 16 whole orders the budget refuses calls, field by field: the cost limit is not the call budget.
+    expect(inside.calls).toBe(100);
+    expect(new Set(inside.body.errors!.map((error) => error.extensions?.code))).toEqual(new Set(['UPSTREAM_BUDGET_EXCEEDED']));
+    expect(await send(wholeOrderPage('$first'), { first: largest + 1 })).toEqual(refusedFor(wholeOrderPageCost(largest + 1)));
+  });
+});
+
+describe('the cost model', () => {
+  const schema = createGraphSchema();
+  const costOf = (source: string, variables: Record<string, unknown> = {}, name?: string) => {
+    const document = parse(source);
+    const operation = document.definitions.find(
+      (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION && (name === undefined || definition.name?.value === name),
+    )!;
+    return queryCost(schema, document, operation, variables);
+  };
+
+  it('a page costs the same whether first is a literal, a variable or the default', () => {
+    expect(costOf(wholeOrderPage(16))).toBe(wholeOrderPageCost(16));
+    expect(costOf(wholeOrderPage('$first'), { first: 16 })).toBe(wholeOrderPageCost(16));
+    expect(costOf(wholeOrderPage('$first').replace('first: $first, ', ''))).toBe(wholeOrderPageCost(16));
+    for (const first of [0, 1, 3, 100]) {
+      expect(costOf(wholeOrderPage(first))).toBe(wholeOrderPageCost(first));
+      expect(costOf(wholeOrderPage('$first'), { first })).toBe(wholeOrderPageCost(first));
+    }
+  });
+
+  const sdkDirectory = new URL('../../src/client/documents/', import.meta.url);
+  const sdk = readdirSync(sdkDirectory)
+    .filter((file) => file.endsWith('.graphql'))
+    .map((file) => readFileSync(new URL(file, sdkDirectory), 'utf8'))
+    .join('\n');
+  const operations = parse(sdk).definitions.flatMap((definition) => (definition.kind === Kind.OPERATION_DEFINITION ? [definition.name!.value] : []));
+
+  it.for(operations)('the SDK’s %s costs at most a third of the limit', (name) => {
+    const cost = costOf(sdk, { id: 'o1', username: 'u', password: 'p', refreshToken: 'r' }, name);
+    expect(cost).toBeDefined();
+    expect(cost!).toBeLessThanOrEqual(LIMITS.maxCost / 3);
+  });
+
+  it('GraphiQL’s introspection query is counted like any other, its lists once: far inside', () => {
+    expect(costOf(getIntrospectionQuery())).toBeLessThan(LIMITS.maxCost / 10);
+  });
+});
