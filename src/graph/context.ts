@@ -7,9 +7,14 @@ import { createOperations, type Operations } from '../upstream/operations.js';
 import { createLoaders, type FieldTracer, type Loaders } from './loaders.js';
 import type { OrderUpdateParent } from './mappers.js';
 
-/** Admits login attempts, counting the failed ones against the username and the caller's address. */
+/**
+ * Admits credential attempts, counting the ones the upstream refused: logins against the
+ * username (normalised), the caller's address and the two together; token refreshes against
+ * the refresh token and the caller's address. Past a limit: RATE_LIMITED, no upstream call.
+ */
 export interface LoginThrottle {
   attempt<T>(username: string, address: string | null, login: () => Promise<T>): Promise<T>;
+  refresh<T>(refreshToken: string, address: string | null, refresh: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -63,6 +68,8 @@ export interface GraphQLContext {
   live: LiveOrders;
   /** Runs a login attempt through the throttle, as this request's caller. */
   throttleLogin<T>(username: string, login: () => Promise<T>): Promise<T>;
+  /** Runs a token refresh through the throttle, as this request's caller. */
+  throttleRefresh<T>(refreshToken: string, refresh: () => Promise<T>): Promise<T>;
   /**
    * The operations and loaders a live event's fields are fetched with: new ones for each
    * event, in one scope for all the events of one poll (that poll's budget and deadline).
@@ -88,6 +95,7 @@ export function createContext(http: UpstreamHttp, auth: Auth, scope: RequestScop
     clientAddress: scope.clientAddress,
     live: services.live,
     throttleLogin: (username, login) => services.loginThrottle.attempt(username, scope.clientAddress, login),
+    throttleRefresh: (refreshToken, refresh) => services.loginThrottle.refresh(refreshToken, scope.clientAddress, refresh),
     liveEvent(budget) {
       let eventScope = budget ? liveScopes.get(budget) : firstStateScope;
       if (!eventScope) {

@@ -14,8 +14,16 @@ export interface Config {
   requestDeadlineMs: number;
   /** What one request may make the upstream do (calls include retries). */
   upstreamBudget: { calls: number; concurrency: number; retries: number };
-  /** Failed logins allowed per username and per client address in each window. */
-  loginThrottle: { perUsername: number; perAddress: number; windowSeconds: number };
+  /**
+   * Failed logins (attempts the upstream refused), in each window: per username and client
+   * address, `perUsernameAndAddress` free, then a delay before each further attempt
+   * (`firstDelaySeconds`, doubling, at most the window); per client address across usernames
+   * (`perAddress`) and per username from all addresses (`perUsername`, a ceiling well above
+   * what one address can reach), refused for the rest of the window past them.
+   */
+  loginThrottle: { perUsernameAndAddress: number; firstDelaySeconds: number; perUsername: number; perAddress: number; windowSeconds: number };
+  /** Failed token refreshes (tokens the upstream refused) allowed per client address and per refresh token in each window. */
+  refreshThrottle: { perAddress: number; perToken: number; windowSeconds: number };
   /**
    * The proxies in front of the gateway, by address (IPs, CIDR ranges, or proxy-addr's names
    * `loopback`, `linklocal`, `uniquelocal`): only a connection from one of them has its
@@ -145,9 +153,15 @@ const envSchema = z.object({
   UPSTREAM_CALLS_PER_REQUEST: integer('UPSTREAM_CALLS_PER_REQUEST', 1, 10_000).default(100),
   UPSTREAM_CONCURRENCY_PER_REQUEST: integer('UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 256).default(16),
   UPSTREAM_RETRIES_PER_REQUEST: integer('UPSTREAM_RETRIES_PER_REQUEST', 0, 1000).default(4),
-  LOGIN_FAILURES_PER_USERNAME: integer('LOGIN_FAILURES_PER_USERNAME', 1, 1000).default(5),
+  LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: integer('LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS', 1, 1000).default(5),
+  LOGIN_FAILURE_DELAY_S: integer('LOGIN_FAILURE_DELAY_S', 1, 86_400).default(30),
+  // From all addresses: a ceiling only a distributed attack reaches (it was 5, which let anyone lock anyone out).
+  LOGIN_FAILURES_PER_USERNAME: integer('LOGIN_FAILURES_PER_USERNAME', 1, 100_000).default(100),
   LOGIN_FAILURES_PER_ADDRESS: integer('LOGIN_FAILURES_PER_ADDRESS', 1, 100_000).default(20),
   LOGIN_FAILURE_WINDOW_S: integer('LOGIN_FAILURE_WINDOW_S', 1, 86_400).default(900),
+  REFRESH_FAILURES_PER_ADDRESS: integer('REFRESH_FAILURES_PER_ADDRESS', 1, 100_000).default(20),
+  REFRESH_FAILURES_PER_TOKEN: integer('REFRESH_FAILURES_PER_TOKEN', 1, 1000).default(5),
+  REFRESH_FAILURE_WINDOW_S: integer('REFRESH_FAILURE_WINDOW_S', 1, 86_400).default(900),
   LIVE_POLL_INTERVAL_MS: integer('LIVE_POLL_INTERVAL_MS', 100, 3_600_000).default(30_000),
   LIVE_STREAMS_PER_CUSTOMER: integer('LIVE_STREAMS_PER_CUSTOMER', 1, 10_000).default(50),
   LIVE_STREAMS_PER_ADDRESS: integer('LIVE_STREAMS_PER_ADDRESS', 1, 100_000).default(200),
@@ -250,9 +264,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retries: values.UPSTREAM_RETRIES_PER_REQUEST,
     },
     loginThrottle: {
+      perUsernameAndAddress: values.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS,
+      firstDelaySeconds: values.LOGIN_FAILURE_DELAY_S,
       perUsername: values.LOGIN_FAILURES_PER_USERNAME,
       perAddress: values.LOGIN_FAILURES_PER_ADDRESS,
       windowSeconds: values.LOGIN_FAILURE_WINDOW_S,
+    },
+    refreshThrottle: {
+      perAddress: values.REFRESH_FAILURES_PER_ADDRESS,
+      perToken: values.REFRESH_FAILURES_PER_TOKEN,
+      windowSeconds: values.REFRESH_FAILURE_WINDOW_S,
     },
     trustedProxies: values.TRUSTED_PROXIES,
     maxConnectionsPerAddress: values.MAX_CONNECTIONS_PER_ADDRESS,

@@ -34,6 +34,7 @@ export type GatewayConfig = Pick<
   | 'requestDeadlineMs'
   | 'upstreamBudget'
   | 'loginThrottle'
+  | 'refreshThrottle'
   | 'trustedProxies'
   | 'graphiql'
   | 'introspection'
@@ -101,7 +102,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   });
   // Shared by the replicas when configured: login counters, live polls, the response cache.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs, logger: config.logger }) : undefined;
-  const loginThrottle = createLoginThrottle(config.loginThrottle, redis && { redis, keyPrefix: KEY_PREFIX });
+  const loginThrottle = createLoginThrottle({ login: config.loginThrottle, refresh: config.refreshThrottle }, redis && { redis, keyPrefix: KEY_PREFIX });
   const responseCache =
     config.responseCacheTtlMs > 0
       ? createResponseCache({ ttlMs: config.responseCacheTtlMs, bytes: config.responseCacheBytes, store: redis && redisAnswerStore(redis, config.responseCacheBytes), logger: config.logger })

@@ -1,5 +1,6 @@
-// Failed-login counters (rate-limiter-flexible): this process's, or shared in Redis by every
-// replica, with this process's own taking over whenever Redis does not answer in time.
+// Failed-credential counters (rate-limiter-flexible): this process's, or shared in Redis by
+// every replica, with this process's own taking over whenever Redis does not answer in time.
+// The rules and why: SECURITY.md, "Upstream budgets".
 import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { GatewayError, RateLimitedError } from '../errors.js';
@@ -7,12 +8,20 @@ import type { LoginThrottle } from '../graph/context.js';
 import type { RedisConnection } from '../redis/connection.js';
 import type { Config } from './config.js';
 
-type Limits = Config['loginThrottle'];
-
+type Limits = { login: Config['loginThrottle']; refresh: Config['refreshThrottle'] };
+type Shared = { redis: RedisConnection; keyPrefix: string };
 type LimiterOptions = { keyPrefix: string; points: number; duration: number };
 
-/** Where an attempt's point was taken: it is given back there. */
-type Taken = { reward(): Promise<unknown> };
+/** A point taken: how many the key holds now (this one included); given back where it was taken. */
+type Taken = { consumed: number; reward(): Promise<unknown> };
+
+/** One key space of counters. `take` rejects with a RateLimiterRes past the limit. */
+interface Counters {
+  take(key: string): Promise<Taken>;
+  /** Refuses the key's next takes for `seconds` (rate-limiter-flexible's block). */
+  block(key: string, seconds: number): Promise<unknown>;
+  clear(key: string): Promise<unknown>;
+}
 
 /**
  * The counters behind one key space. Shared, they live in Redis (the same limits for the
@@ -20,62 +29,169 @@ type Taken = { reward(): Promise<unknown> };
  * or times out, this process's own count instead (the limits hold per process), at once:
  * no attempt waits on a Redis that is known not to answer.
  */
-function counters(options: LimiterOptions, shared: { redis: RedisConnection; keyPrefix: string } | undefined) {
+function counters(options: LimiterOptions, shared: Shared | undefined): Counters {
   const local = new RateLimiterMemory(options);
   const remote = shared && new RateLimiterRedis({ ...options, keyPrefix: `${shared.keyPrefix}${options.keyPrefix}`, storeClient: shared.redis.commands, rejectIfRedisNotReady: true });
-  const takeFrom = async (limiter: RateLimiterMemory | RateLimiterRedis, key: string): Promise<Taken> => {
-    await limiter.consume(key);
-    return { reward: () => limiter.reward(key).catch((error: unknown) => shared?.redis.failed('login counter', error)) };
-  };
-  return async (key: string): Promise<Taken> => {
+  const failed = (error: unknown) => shared?.redis.failed('login counter', error);
+  const onStore = async <T>(run: (limiter: RateLimiterMemory | RateLimiterRedis) => Promise<T>): Promise<T> => {
     if (remote && shared.redis.available()) {
       try {
-        return await takeFrom(remote, key);
+        return await run(remote);
       } catch (error) {
+        // A refusal is the counter's answer; anything else is Redis failing.
         if (error instanceof RateLimiterRes) throw error;
-        shared.redis.failed('login counter', error);
+        failed(error);
       }
     }
-    return takeFrom(local, key);
+    return run(local);
+  };
+  return {
+    take: (key) =>
+      onStore(async (limiter) => {
+        const { consumedPoints } = await limiter.consume(key);
+        // A point taken in Redis that no longer answers stays taken: one failure too many at worst.
+        const reward = () => (limiter === remote && !shared!.redis.available() ? Promise.resolve() : limiter.reward(key).catch(failed));
+        return { consumed: consumedPoints, reward };
+      }),
+    block: (key, seconds) => onStore((limiter) => limiter.block(key, seconds)),
+    clear: (key) => onStore((limiter) => limiter.delete(key)),
   };
 }
 
-// Usernames are kept as hashes: the counters need no one's email address.
-const usernameKey = (username: string) => createHash('sha256').update(username.trim().toLowerCase()).digest('base64url');
+/**
+ * The key a username is counted under: NFKC (fullwidth and other compatibility forms become
+ * the plain ones), without default-ignorable, format and control characters (zero-width
+ * space and joiners, U+FEFF, soft hyphen), case-folded (upper then lower: ß and SS, ς and σ
+ * meet), without any whitespace (trimming is not enough: "a b" and "ab" would be two
+ * counters) and trailing dots. Variants an upstream may take for the same account share one
+ * counter; two accounts meeting here only count together, which is the safe side. The
+ * upstream still gets the username as typed.
+ */
+export function normalizeUsername(username: string): string {
+  return username
+    .normalize('NFKC')
+    .replace(/[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]/gu, '')
+    .toUpperCase()
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/\s+/gu, '')
+    .replace(/\.+$/u, '');
+}
+
+// Usernames and tokens are kept as hashes: the counters need no one's email address or token.
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+export const usernameKey = (username: string) => sha256(normalizeUsername(username));
+
+/** The delay after a pair's `failures`-th failure: none within the free ones, then doubling from `firstDelaySeconds`, at most the window. */
+export function delayAfter(failures: number, limits: Config['loginThrottle']): number {
+  const beyond = failures - limits.perUsernameAndAddress;
+  if (beyond < 0) return 0;
+  return Math.min(limits.firstDelaySeconds * 2 ** Math.min(beyond, 32), limits.windowSeconds);
+}
+
+// The upstream refused the attempt as the caller's: wrong or malformed credentials, a spent
+// token. Its own failures (5xx, timeouts), its rate limit (429, which would otherwise make an
+// overloaded upstream lock everyone out) and the gateway's own refusals count for nothing.
+const REFUSALS = new Set([400, 401, 403, 422]);
+const refusedUpstream = (error: unknown) => error instanceof GatewayError && REFUSALS.has(error.details.upstreamStatus ?? 0);
+
+// While a pair is past its free failures, one attempt at a time: the gate holds its slot
+// until the attempt ends (or this long, should the process die meanwhile), so attempts sent
+// in parallel cannot skip the delays.
+const GATE_SECONDS = 60;
+
+/** Points taken one after another: a Redis that stops answering costs one command timeout per attempt, not one per counter. */
+async function takeInTurn(steps: Array<() => Promise<Taken | null>>, message: string): Promise<Taken[]> {
+  const held: Taken[] = [];
+  try {
+    for (const step of steps) {
+      const taken = await step();
+      if (taken) held.push(taken);
+    }
+    return held;
+  } catch (error) {
+    await giveBack(held);
+    if (!(error instanceof RateLimiterRes)) throw error;
+    const retryAfterSeconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
+    throw new RateLimitedError(`${message}: try again in ${retryAfterSeconds} s.`, { retryAfterSeconds });
+  }
+}
+
+const giveBack = (held: readonly Taken[]) => Promise.all(held.map((taken) => taken.reward()));
+
+type LoginCounters = Record<'byAddress' | 'byPair' | 'gate' | 'byUsername', Counters>;
+
+/** One login attempt through its counters (createLoginThrottle's `attempt`). */
+async function attemptLogin<T>(counters: LoginCounters, limits: Config['loginThrottle'], username: string, address: string | null, login: () => Promise<T>): Promise<T> {
+  const { byAddress, byPair, gate, byUsername } = counters;
+  const user = usernameKey(username);
+  const pair = `${user}:${address ?? 'unknown'}`;
+  let failures = 0;
+  let pairTaken: Taken | undefined;
+  let gateTaken: Taken | null = null;
+  // The address first: an address past its limit adds no key for any other username.
+  const held = await takeInTurn(
+    [
+      () => (address ? byAddress.take(address) : Promise.resolve(null)),
+      async () => {
+        pairTaken = await byPair.take(pair);
+        failures = pairTaken.consumed;
+        return pairTaken;
+      },
+      async () => (gateTaken = failures > limits.perUsernameAndAddress ? await gate.take(pair) : null),
+      () => byUsername.take(user),
+    ],
+    'Too many failed logins',
+  );
+  try {
+    const result = await login();
+    // The owner got in: after failures, this pair starts afresh (delays too); the ceilings get their points back.
+    const ceilings = held.filter((taken) => taken !== pairTaken && taken !== gateTaken);
+    await Promise.all([giveBack(ceilings), failures > 1 ? Promise.all([byPair.clear(pair), gate.clear(pair)]) : giveBack([pairTaken!])]);
+    return result;
+  } catch (error) {
+    const delay = delayAfter(failures, limits);
+    if (!refusedUpstream(error)) await giveBack(held);
+    else if (delay > 0) await gate.block(pair, delay);
+    throw error;
+  }
+}
 
 /**
- * Failed logins, counted per username and per client address: past either limit in a
- * window, further attempts are refused with RATE_LIMITED and retryAfterSeconds, without an
- * upstream call. An attempt takes a point from both counters before it goes upstream (so
- * parallel attempts cannot slip past) and gives it back unless the upstream refused the
- * credentials.
+ * Failed logins, counted per username and client address (free ones, then growing delays),
+ * per client address and per username (ceilings); failed token refreshes per client address
+ * and per token. An attempt takes its points before it goes upstream (so parallel attempts
+ * cannot slip past) and gives them back unless the upstream refused it; a login that
+ * succeeds also clears its username-and-address count. Past a limit: RATE_LIMITED with
+ * retryAfterSeconds, without an upstream call.
  */
-export function createLoginThrottle(limits: Limits, shared?: { redis: RedisConnection; keyPrefix: string }): LoginThrottle {
+export function createLoginThrottle({ login: limits, refresh: refreshLimits }: Limits, shared?: Shared): LoginThrottle {
   const window = { duration: limits.windowSeconds };
-  const byUsername = counters({ keyPrefix: 'login-failures:username', points: limits.perUsername, ...window }, shared);
-  const byAddress = counters({ keyPrefix: 'login-failures:address', points: limits.perAddress, ...window }, shared);
+  const logins: LoginCounters = {
+    byAddress: counters({ keyPrefix: 'login-failures:address', points: limits.perAddress, ...window }, shared),
+    // The pair's own count never refuses: its gate does, while a delay runs.
+    byPair: counters({ keyPrefix: 'login-failures:username-address', points: Number.MAX_SAFE_INTEGER, ...window }, shared),
+    gate: counters({ keyPrefix: 'login-delay:username-address', points: 1, duration: GATE_SECONDS }, shared),
+    byUsername: counters({ keyPrefix: 'login-failures:username', points: limits.perUsername, ...window }, shared),
+  };
+  const refreshWindow = { duration: refreshLimits.windowSeconds };
+  const refreshByAddress = counters({ keyPrefix: 'refresh-failures:address', points: refreshLimits.perAddress, ...refreshWindow }, shared);
+  const refreshByToken = counters({ keyPrefix: 'refresh-failures:token', points: refreshLimits.perToken, ...refreshWindow }, shared);
 
   return {
-    async attempt(username, address, login) {
-      const taking = [byUsername(usernameKey(username)), ...(address ? [byAddress(address)] : [])];
-      const taken = await Promise.allSettled(taking);
-      const giveBack = () => Promise.all(taken.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.reward()] : [])));
-      const refusals = taken.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
-      if (refusals.length > 0) {
-        await giveBack();
-        const store = refusals.find((reason) => !(reason instanceof RateLimiterRes));
-        if (store) throw store;
-        const waitMs = Math.max(...refusals.map((reason) => (reason as RateLimiterRes).msBeforeNext));
-        const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-        throw new RateLimitedError(`Too many failed logins: try again in ${retryAfterSeconds} s.`, { retryAfterSeconds });
-      }
+    attempt: (username, address, login) => attemptLogin(logins, limits, username, address, login),
+
+    async refresh(refreshToken, address, refresh) {
+      const held = await takeInTurn(
+        [() => (address ? refreshByAddress.take(address) : Promise.resolve(null)), () => refreshByToken.take(sha256(refreshToken))],
+        'Too many refused token refreshes',
+      );
       try {
-        const result = await login();
-        await giveBack();
+        const result = await refresh();
+        await giveBack(held);
         return result;
       } catch (error) {
-        const refusedCredentials = error instanceof GatewayError && error.extensions.code === 'UNAUTHENTICATED';
-        if (!refusedCredentials) await giveBack();
+        if (!refusedUpstream(error)) await giveBack(held);
         throw error;
       }
     },

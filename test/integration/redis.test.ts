@@ -69,14 +69,26 @@ async function signIn(endpoint: string, username: string) {
 const readiness = async (origin: string) => (await fetch(`${origin}/readyz`)).json() as Promise<{ status: string; redis?: string }>;
 
 describe.skipIf(!haveRedis)('with REDIS_URL', () => {
-  it('failed logins count across replicas: 5 per username in all, then RATE_LIMITED on any of them', async () => {
-    const [a, b] = await gateways(2);
-    const loginWith = async (endpoint: string) =>
-      (await graphqlClient(endpoint).rawRequest<unknown>('mutation { login(username: "ready@demo.test", password: "wrong-password") { accessToken } }')).errors?.[0]?.extensions?.code;
-    const codes: unknown[] = [];
-    for (let i = 0; i < 8; i++) codes.push(await loginWith(i % 2 === 0 ? a!.endpoint : b!.endpoint));
-    expect(codes).toEqual([...Array(5).fill('UNAUTHENTICATED'), ...Array(3).fill('RATE_LIMITED')]);
+  it('failed logins and refreshes count across replicas: 5 per username and address in all, then a delay on any of them; the owner on another address gets in', async () => {
+    // Behind a (loopback) proxy, so the stranger and the owner have addresses of their own.
+    const [a, b] = await gateways(2, { trustedProxies: ['loopback'] });
+    const send = async (endpoint: string, from: string, query: string, variables: Record<string, string>) =>
+      (await graphqlClient(endpoint).rawRequest<unknown>(query, variables, { 'x-forwarded-for': from })).errors?.[0]?.extensions ?? {};
+    const loginWith = (endpoint: string, from: string, password: string) =>
+      send(endpoint, from, 'mutation($p: String!) { login(username: "ready@demo.test", password: $p) { accessToken } }', { p: password });
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await loginWith(i % 2 === 0 ? a!.endpoint : b!.endpoint, '203.0.113.66', 'wrong-password'));
+    expect(answers.map((extensions) => extensions.code)).toEqual([...Array(5).fill('UNAUTHENTICATED'), ...Array(3).fill('RATE_LIMITED')]);
+    for (const { retryAfterSeconds } of answers.slice(5)) expect(retryAfterSeconds).toBeLessThanOrEqual(30);
     expect(calls('login')).toBe(5);
+    expect(await loginWith(b!.endpoint, '198.51.100.7', customer('ready@demo.test').password)).toEqual({});
+    expect(calls('login')).toBe(6);
+
+    const refreshWith = (endpoint: string, from: string) => send(endpoint, from, 'mutation { refreshTokens(refreshToken: "spent-refresh-token") { accessToken } }', {});
+    const refreshes = [];
+    for (let i = 0; i < 8; i++) refreshes.push((await refreshWith(i % 2 === 0 ? a!.endpoint : b!.endpoint, `192.0.2.${i + 1}`)).code);
+    expect(refreshes).toEqual([...Array(5).fill('UNAUTHENTICATED'), ...Array(3).fill('RATE_LIMITED')]);
+    expect(calls('refreshTokens')).toBe(5);
   });
 
   it('50 subscribers of one customer across two gateways: one poll per interval in all; a change reaches both', async () => {

@@ -24,7 +24,8 @@ describe('loadConfig', () => {
       upstreamRetries: 1,
       requestDeadlineMs: 10_000,
       upstreamBudget: { calls: 100, concurrency: 16, retries: 4 },
-      loginThrottle: { perUsername: 5, perAddress: 20, windowSeconds: 900 },
+      loginThrottle: { perUsernameAndAddress: 5, firstDelaySeconds: 30, perUsername: 100, perAddress: 20, windowSeconds: 900 },
+      refreshThrottle: { perAddress: 20, perToken: 5, windowSeconds: 900 },
       trustedProxies: [],
       maxConnectionsPerAddress: 256,
       slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 10_000 },
@@ -190,6 +191,27 @@ describe('loadConfig', () => {
         "TRUSTED_PROXIES must list the proxies' addresses: IPs or CIDR ranges (10.0.0.0/8, 127.0.0.1), or loopback, linklocal, uniquelocal",
       ]);
     }
+  });
+
+  it('reads the failed-login and failed-refresh limits', () => {
+    const env = {
+      LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '3',
+      LOGIN_FAILURE_DELAY_S: '2',
+      LOGIN_FAILURES_PER_USERNAME: '50',
+      LOGIN_FAILURES_PER_ADDRESS: '40',
+      LOGIN_FAILURE_WINDOW_S: '600',
+      REFRESH_FAILURES_PER_ADDRESS: '30',
+      REFRESH_FAILURES_PER_TOKEN: '2',
+      REFRESH_FAILURE_WINDOW_S: '300',
+    };
+    expect(loadConfig(env)).toMatchObject({
+      loginThrottle: { perUsernameAndAddress: 3, firstDelaySeconds: 2, perUsername: 50, perAddress: 40, windowSeconds: 600 },
+      refreshThrottle: { perAddress: 30, perToken: 2, windowSeconds: 300 },
+    });
+    expect(problems({ LOGIN_FAILURE_DELAY_S: '0', REFRESH_FAILURES_PER_TOKEN: 'x' })).toEqual([
+      'LOGIN_FAILURE_DELAY_S must be at least 1',
+      'REFRESH_FAILURES_PER_TOKEN must be a whole number from 1 to 1000',
+    ]);
   });
 
   it('reports every problem at once', () => {

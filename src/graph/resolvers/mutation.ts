@@ -9,6 +9,6 @@ function required(value: string, name: string): string {
 export const Mutation: MutationResolvers = {
   login: (_parent, { username, password }, { operations, throttleLogin }) =>
     throttleLogin(required(username, 'username'), () => operations.login(username, required(password, 'password'))),
-  refreshTokens: (_parent, { refreshToken }, { operations }) =>
-    operations.refreshTokens(required(refreshToken, 'refreshToken')),
+  refreshTokens: (_parent, { refreshToken }, { operations, throttleRefresh }) =>
+    throttleRefresh(required(refreshToken, 'refreshToken'), () => operations.refreshTokens(refreshToken)),
 };
