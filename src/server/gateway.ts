@@ -73,7 +73,8 @@ const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 /**
  * Cross-origin access for the allowed origins only, and without credentials: the API takes a
  * bearer token, never a cookie. An origin not allowed (`null` included) gets no CORS headers,
- * so the browser keeps the answer from the page.
+ * so the browser keeps the answer from the page. An allowed one is reflected (`*` included),
+ * so every answer depends on the request's Origin: each carries `Vary: Origin` (headers.ts).
  */
 function corsPolicy(origins: GatewayConfig['corsOrigins']) {
   const allowed = (origin: string) => (origins === 'local' ? LOCAL_ORIGIN.test(origin) : origins.includes('*') || origins.includes(origin));

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { cutSlowReaders, limitPerAddress, type CutReason } from './connections.js';
+import { NoSniffResponse, rawAnswer } from './headers.js';
 import { trustedProxies } from './request-info.js';
 
 export type HttpServerOptions = Pick<
@@ -81,6 +82,8 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
     options.onCut?.(reason);
   };
   const server = createServer({
+    // Every response object starts with nosniff (headers.ts), whoever writes it.
+    ServerResponse: NoSniffResponse,
     headersTimeout: options.headersTimeoutMs,
     requestTimeout: options.requestTimeoutMs,
     keepAliveTimeout: options.keepAliveTimeoutMs,
@@ -101,7 +104,7 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') cut('request_timeout');
     const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? 400;
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.end(rawAnswer(status));
   });
   const onError = (error: NodeJS.ErrnoException) => {
     // A listening server reports failed accepts here (EMFILE, ENFILE): the process is out of

@@ -20,6 +20,7 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { costRefusal } from './cost.js';
 import { LIMITS } from './limits.js';
+import { setAnswerHeaders } from './headers.js';
 import { findRequestInfo, requestInfo, startRequestInfo, type RequestPolicy } from './request-info.js';
 
 // A limit reports a validation error (400 GRAPHQL_VALIDATION_FAILED) instead of throwing,
@@ -296,13 +297,13 @@ function errorCodes(result: unknown): string[] {
   return results.flatMap((r) => (r?.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN')));
 }
 
-/**
- * Health endpoints, the request id (taken or made, returned, forwarded upstream), the
- * response headers that keep shared caches out, and one log line per request.
- */
 /** The client socket's address, from the Node request under the adapter. */
 const socketAddress = (serverContext: unknown) => (serverContext as { req?: IncomingMessage } | undefined)?.req?.socket?.remoteAddress;
 
+/**
+ * Health endpoints, the request id (taken or made, returned, forwarded upstream), the
+ * response headers of every API answer (headers.ts), and one log line per request.
+ */
 export function useRequestLifecycle({ logger, policy, isReady, readinessDetails, quietPaths, logFields }: LifecycleOptions): Plugin {
   const quiet = new Set(quietPaths);
   return {
@@ -327,16 +328,7 @@ export function useRequestLifecycle({ logger, policy, isReady, readinessDetails,
       // An error thrown here would reach the server adapter's fallback, which answers with
       // the error's stack: headers are best effort, the log line is not.
       try {
-        response.headers.set('x-request-id', info.id);
-        // The rest of a refused body is never read: the connection cannot carry another request.
-        if (response.status === 413) response.headers.set('connection', 'close');
-        // Answers depend on the caller's token: no shared cache may keep or reuse them. (The
-        // GraphiQL page, the same for everyone, sets its own.)
-        if (!response.headers.has('cache-control')) response.headers.set('cache-control', 'private, no-store');
-        // Draining: this connection carries no further request, so a keep-alive client moves on.
-        if (!isReady()) response.headers.set('connection', 'close');
-        const vary = response.headers.get('vary');
-        if (!vary?.toLowerCase().includes('authorization')) response.headers.set('vary', vary ? `${vary}, Authorization` : 'Authorization');
+        setAnswerHeaders(response, { requestId: info.id, draining: !isReady() });
       } catch (error) {
         logger?.warn({ requestId: info.id, err: error instanceof Error ? error.message : String(error) }, 'response headers not set');
       }

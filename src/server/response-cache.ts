@@ -2,7 +2,8 @@
 // caller alone, for a few seconds, within a byte budget, forgotten as soon as a live poll
 // sees their order change. Answers are kept as JSON text (its bytes are what they take) and
 // read back as untrusted: a text counts only when it is an answer stored for the very
-// caller whose key it sits under.
+// caller whose key it sits under. A conditional request (If-None-Match) gets a 304 only
+// about the asking caller's own answer: the ETag names the query, never the caller.
 import { createHash, type Hash } from 'node:crypto';
 import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
@@ -97,8 +98,69 @@ function cacheKey({ documentString, operationName, variableValues, sessionId }: 
   return `${sessionId ?? 'nobody'}.${hash.digest('base64url')}`;
 }
 
-/** The caller part of a key; none for a key that has none (a client-sent one, say). */
+/** The caller part of a key; none for a key that has none. */
 const callerOf = (key: string) => (key.includes('.') ? key.slice(0, key.indexOf('.')) : null);
+
+/**
+ * The ETag a caller is shown for a key: its hash part, quoted (RFC 9110). The caller part
+ * stays on the server: it is the SHA-256 of the bearer and the key's name in Redis, and a
+ * conditional request is looked up under the asking request's own caller anyway.
+ */
+const etagOf = (key: string) => `"${key.slice(key.indexOf('.') + 1)}"`;
+
+// A validator as etagOf writes it, strong or weak: a SHA-256 in base64url, quoted.
+const VALIDATOR = /^(?:W\/)?"([A-Za-z0-9_-]{43})"$/;
+// How many validators of one If-None-Match are looked up (a client sends the one it holds).
+const MAX_VALIDATORS = 4;
+
+/** The hashes an If-None-Match names; what is not one of our validators is ignored. */
+const requestedHashes = (header: string | null) =>
+  (header ?? '')
+    .split(',')
+    .slice(0, MAX_VALIDATORS)
+    .flatMap((candidate) => VALIDATOR.exec(candidate.trim())?.[1] ?? []);
+
+/** Whether the answer stored at `lastModified` is what the client has (its If-Modified-Since, when it sends one, is no older). */
+function unchangedFor(request: Request, lastModified: string): boolean {
+  const since = request.headers.get('if-modified-since');
+  return since === null || new Date(since).getTime() >= new Date(lastModified).getTime();
+}
+
+/**
+ * Conditional requests (If-None-Match), answered 304 only about the asking caller's own
+ * answers: a validator names a hash, looked up under the request's own caller (its live
+ * bearer's hash), so no header can name another caller's answer, and a request without a
+ * live bearer gets no 304 at all. It replaces the plugin's own lookup, which took the
+ * header's text as the key itself: another caller's ETag sent with any bearer, a forged one
+ * included, answered 304 (an oracle for what others had asked and had cached).
+ */
+function useConditionalAnswers(cache: Cache): Plugin {
+  return {
+    async onRequest({ request, fetchAPI, endResponse }) {
+      const hashes = requestedHashes(request.headers.get('if-none-match'));
+      const who = hashes.length > 0 ? caller(request) : null;
+      if (who === null) return;
+      for (const hash of hashes) {
+        const cached = await cache.get(`${who}.${hash}`);
+        const lastModified = (cached?.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers?.['Last-Modified'];
+        if (lastModified === undefined || !unchangedFor(request, lastModified)) continue;
+        return endResponse(new fetchAPI.Response(null, { status: 304, headers: { ETag: `"${hash}"`, 'Last-Modified': lastModified } }));
+      }
+    },
+  };
+}
+
+/** The ETag the plugin puts on an answer (the whole key), shown as etagOf's. */
+function useCallerlessEtags(): Plugin {
+  return {
+    onResultProcess({ result }) {
+      for (const single of Array.isArray(result) ? result : [result]) {
+        const headers = ((single as ExecutionResult)?.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers;
+        if (typeof headers?.ETag === 'string' && headers.ETag.includes('.')) headers.ETag = etagOf(headers.ETag);
+      }
+    },
+  };
+}
 
 const storedAnswer = z.object({
   caller: z.string(),
@@ -136,6 +198,7 @@ function decodeAnswer(key: string, text: string): { ok: true; result: ExecutionR
   if (!parsed.success) return { ok: false, reason: parsed.error.issues[0]?.message ?? 'not an answer' };
   const { caller: storedFor, storedAt, result } = parsed.data;
   if (callerOf(key) === null || storedFor !== callerOf(key)) return { ok: false, reason: 'stored for another caller than the key names' };
+  // The plugin's form (the key); useCallerlessEtags shows the caller its own.
   const headers = { ETag: key, 'Last-Modified': new Date(storedAt).toUTCString() };
   return { ok: true, result: { ...result, extensions: { http: { headers } } } as ExecutionResult };
 }
@@ -207,21 +270,25 @@ export function memoryAnswerStore({ entry, total }: ResponseCacheBytes): AnswerS
  */
 export function createResponseCache({ ttlMs, bytes, store, logger }: { ttlMs: number; bytes: ResponseCacheBytes; store?: AnswerStore; logger?: Logger }): ResponseCache {
   const cache = answerCache(store ?? memoryAnswerStore(bytes), bytes.entry, logger);
+  const responseCache = useResponseCache({
+    ttl: ttlMs,
+    cache,
+    session: caller,
+    enabled: (request) => caller(request) !== null,
+    buildResponseCacheKey: cacheKey,
+    // login and refreshTokens answer token sets, nothing any query shows.
+    invalidateViaMutation: false,
+    // A part the order's stage does not have yet is as stable as data (the upstream
+    // answered, having accepted the token); any other error is not kept.
+    shouldCacheResult: ({ result }) => (result.errors ?? []).every((error) => error.extensions?.code === 'NOT_AVAILABLE'),
+  });
   return {
     plugins: [
-      useResponseCache({
-        ttl: ttlMs,
-        cache,
-        session: caller,
-        enabled: (request) => caller(request) !== null,
-        buildResponseCacheKey: cacheKey,
-        // login and refreshTokens answer token sets, nothing any query shows.
-        invalidateViaMutation: false,
-        // A part the order's stage does not have yet is as stable as data (the upstream
-        // answered, having accepted the token); any other error is not kept.
-        shouldCacheResult: ({ result }) => (result.errors ?? []).every((error) => error.extensions?.code === 'NOT_AVAILABLE'),
-      }),
+      useConditionalAnswers(cache),
+      // Without its own If-None-Match lookup: useConditionalAnswers' replaces it.
+      { ...responseCache, onRequest: undefined },
       useNoCacheIdsInAnswers(),
+      useCallerlessEtags(),
     ],
     forgetOrders: async (orderIds) => {
       await cache.invalidate(orderIds.map((id) => ({ typename: 'Order', id })));

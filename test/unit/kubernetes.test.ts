@@ -1,6 +1,7 @@
 // deploy/kubernetes/: every object checked against the Kubernetes schemas (kubernetes-models,
 // offline), and against the gateway itself: its settings load, its probes and port are the
-// gateway's, the drain fits in the grace period, and the objects point at each other.
+// gateway's, the drain fits in the grace period, the objects point at each other, and only
+// the GraphQL endpoint is public (the probes and /metrics reach the pods directly).
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +10,8 @@ import { HEALTH_PATH, READY_PATH } from '../../src/server/plugins.js';
 import { argument, redisBytes, shippedRedis } from '../helpers/redis.js';
 
 const DIR = new URL('../../deploy/kubernetes/', import.meta.url);
+// The gateway's endpoint (createGateway's graphqlEndpoint), the one path the public side serves.
+const GRAPHQL_PATH = '/graphql';
 const files = readdirSync(DIR).filter((name) => name.endsWith('.yaml'));
 
 type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
@@ -63,6 +66,43 @@ describe('deploy/kubernetes', () => {
     expect(container.startupProbe.httpGet).toEqual({ path: HEALTH_PATH, port: 'http' });
     expect(container.livenessProbe.httpGet).toEqual({ path: HEALTH_PATH, port: 'http' });
     expect(container.readinessProbe.httpGet).toEqual({ path: READY_PATH, port: 'http' });
+  });
+
+  it('only the GraphQL endpoint is public: the Ingress routes /graphql alone (Exact) to the Service', () => {
+    const ingresses = objects.filter(({ object }) => object.kind === 'Ingress').map(({ object }) => object);
+    expect(ingresses.map((ingress) => ingress.metadata.name)).toEqual(['order-graph']);
+    const service = find('Service', 'order-graph');
+    const paths = ingresses.flatMap((ingress) => ingress.spec.rules.flatMap((rule: { http: { paths: unknown[] } }) => rule.http.paths));
+    expect(paths).toEqual([{ path: GRAPHQL_PATH, pathType: 'Exact', backend: { service: { name: service.metadata.name, port: { name: service.spec.ports[0].name } } } }]);
+    // No default backend either: anything else is the ingress controller's own 404.
+    expect(ingresses.every((ingress) => ingress.spec.defaultBackend === undefined)).toBe(true);
+    // What must stay off the public side is not that path.
+    const { metricsPath } = loadConfig({ ...imageEnv, ...settings });
+    for (const internal of [HEALTH_PATH, READY_PATH, metricsPath]) expect(internal).not.toBe(GRAPHQL_PATH);
+  });
+
+  it('the probes and Prometheus reach each pod on its own port: probes on the container port, scrape annotations naming that port and METRICS_PATH', () => {
+    const { metricsPath, port } = loadConfig({ ...imageEnv, ...settings });
+    expect(deployment.spec.template.metadata.annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': metricsPath });
+    for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) expect(probe.httpGet.port).toBe(container.ports[0].name);
+  });
+
+  it('the gateway’s port admits only the ingress controller’s namespace and the monitoring namespace (the kubelet’s probes come from the node)', () => {
+    const policy = find('NetworkPolicy', 'order-graph');
+    expect(policy.spec.podSelector.matchLabels).toEqual(deployment.spec.template.metadata.labels);
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    const rules = policy.spec.ingress as { from?: Record<string, unknown>[]; ports?: { port: string | number }[] }[];
+    // A rule without `from` (or an empty one) admits everyone; one without `ports`, every port.
+    for (const rule of rules) {
+      expect(rule.from?.length).toBeGreaterThan(0);
+      expect(rule.ports).toEqual([{ port: 'http' }]);
+    }
+    const sources = rules.flatMap((rule) => rule.from!);
+    expect(sources).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+    ]);
+    expect(container.ports[0].name).toBe('http');
   });
 
   it('the grace period holds the preStop pause and the whole drain', () => {

@@ -1,0 +1,110 @@
+// The shipped nginx file (deploy/nginx/order-graph.conf) in front of a gateway, through a
+// real nginx: GraphQL is served, the probes and /metrics are not (however their path is
+// spelled), while the replica itself still answers them on its own port, where probes and
+// Prometheus reach it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { execute, graphqlClient, listen, startGateway } from '../helpers/harness.js';
+import { haveNginx, startNginx, type Nginx } from '../helpers/nginx.js';
+import { killStarted } from '../helpers/process.js';
+import { rawHead } from '../helpers/raw-http.js';
+
+let work: string;
+let simulator: Simulator;
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+let nginx: Nginx;
+
+beforeAll(async () => {
+  if (!haveNginx) return;
+  work = mkdtempSync(join(tmpdir(), 'order-graph-nginx-'));
+  simulator = await startSimulator({ latencyMs: 0 });
+  gateway = await startGateway({ upstreamUrls: simulator.urls, trustedProxies: ['127.0.0.1'], metricsPath: '/metrics', graphiql: true });
+  nginx = await startNginx(join(work, 'nginx'), [new URL(gateway.origin).host]);
+}, 30_000);
+
+afterAll(async () => {
+  killStarted();
+  await gateway?.close();
+  await simulator?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** A GET with its target spelled as written (fetch would normalise the path first). */
+const rawGet = (origin: string, target: string) => rawHead(origin, `GET ${target} HTTP/1.1\r\nHost: api.example.com\r\nConnection: close\r\n\r\n`);
+
+// The internal paths as a client may spell them: plain, with a query, a trailing slash,
+// %-escaped, through dot segments, doubled slashes; and paths that only look like /graphql.
+const INTERNAL = ['/metrics', '/readyz', '/healthz', '/metrics?x=1', '/metrics/', '/%6detrics', '/graphql/../metrics', '/graphql/%2e%2e/readyz', '//metrics', '/graphql%2f..%2fmetrics', '/graphqlx', '/'];
+
+describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () => {
+  it.each(INTERNAL)('GET %s is refused by nginx itself (404, nosniff, no version, never passed on)', async (target) => {
+    const { status, head } = await rawGet(nginx.origin, target);
+    expect(status).toBe(404);
+    expect(head).toContain('x-content-type-options: nosniff');
+    expect(head).not.toMatch(/^server: nginx\//m);
+    // Every answer of the gateway carries a request id: this one never reached it.
+    expect(head).not.toContain('x-request-id');
+  });
+
+  it('GraphQL is served: a login and a whole order, GET with a query string, GraphiQL’s page; the gateway’s headers come through', async () => {
+    const customer = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const login = await fetch(nginx.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }', variables: { u: customer.username, p: customer.password } }),
+    });
+    expect(login.status).toBe(200);
+    expect(login.headers.get('x-request-id')).toBeTruthy();
+    expect(login.headers.get('x-content-type-options')).toBe('nosniff');
+    const token = ((await login.json()) as { data: { login: { accessToken: string } } }).data.login.accessToken;
+    const { data, errors } = await execute(graphqlClient(nginx.endpoint, token), WholeOrderDocument);
+    expect(errors).toEqual([]);
+    expect(data?.me?.orders?.[0]?.vehicle?.vin).toEqual(expect.any(String));
+
+    const get = await fetch(`${nginx.endpoint}?query=${encodeURIComponent('{ __typename }')}`, { headers: { 'x-graphql-yoga-csrf': '1' } });
+    expect([get.status, await get.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+    const page = await fetch(nginx.endpoint, { headers: { accept: 'text/html' } });
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    await page.arrayBuffer();
+  });
+
+  it('a spelling of /graphql that nginx resolves reaches the replica as /graphql itself, with the query string; nginx’s own 502 carries nosniff', async () => {
+    // A replica that records what it is sent, behind a second nginx with the same file.
+    const seen: string[] = [];
+    const recorder = createServer((request, response) => {
+      seen.push(request.url!);
+      response.end('{}');
+    });
+    const origin = await listen(recorder);
+    try {
+      const second = await startNginx(join(work, 'nginx-recorder'), [new URL(origin).host]);
+      seen.length = 0;
+      for (const target of ['/graphql?q=1', '/metrics/../graphql?q=1', '/%67raphql?q=1', '//graphql?q=1', '/./graphql?q=1']) {
+        expect([target, (await rawGet(second.origin, target)).status]).toEqual([target, 200]);
+      }
+      expect(seen).toEqual(Array(5).fill('/graphql?q=1'));
+      // With no replica left, nginx's own 502 carries nosniff too.
+      recorder.closeAllConnections();
+      await new Promise((resolve) => recorder.close(resolve));
+      const { status, head } = await rawGet(second.origin, '/graphql');
+      expect(status).toBe(502);
+      expect(head).toContain('x-content-type-options: nosniff');
+    } finally {
+      recorder.closeAllConnections();
+      if (recorder.listening) await new Promise((resolve) => recorder.close(resolve));
+    }
+  });
+
+  it('the replica itself still answers the probes and /metrics on its own port (kubelet, Prometheus)', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      const response = await fetch(`${gateway.origin}${path}`);
+      expect([path, response.status]).toEqual([path, 200]);
+      await response.arrayBuffer();
+    }
+  });
+});
