@@ -9,6 +9,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/no-secrets-in-logs.ts'],
+    // Two files at a time: most of the suite waits (on servers, child processes, timers), so
+    // two share the machine's two cores well; vitest's default here would be one. Every test
+    // holds on a loaded machine (counts and order, never wall times), which this relies on.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The JSON report is what .ci/run counts from.

@@ -6,8 +6,6 @@ import { graphqlClient, startGateway, type ResponseError } from '../helpers/harn
 
 const TIMEOUT_MS = 300;
 const DEADLINE_MS = 1_000;
-// Time the answer may take past the deadline: the last upstream cut-off, then our own work.
-const MARGIN_MS = 700;
 
 const WHOLE = `{
   me { id firstName orders { id status vehicle { vin } pickup { name } estimate { amountDue { amount } }
@@ -106,7 +104,9 @@ afterAll(async () => {
 
 function expectFault(operation: OperationName, mode: FaultMode | 'refused', result: Awaited<ReturnType<typeof run>>, nulled = probeFor(operation).nulled) {
   const { data, errors, ms } = result;
-  expect(ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+  // A hang or a drip never ends by itself: an answer at all is the timeout's and the
+  // deadline's doing. Bounded structurally (ten deadlines), not as a speed claim that load could break.
+  expect(ms).toBeLessThan(10 * DEADLINE_MS);
   const mutation = operation === 'login' || operation === 'refreshTokens';
   // A failed mutation's data is null as a whole (its TokenSet is non-null); elsewhere only the affected fields are.
   expect(data).toEqual(mutation ? null : withNulls(baselines.get(operation), nulled));

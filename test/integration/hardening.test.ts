@@ -82,8 +82,9 @@ describe('the request deadline', () => {
     expect(data?.me?.orders?.[0]?.estimate).toBeNull();
     expect(data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
     expect(errors.map((e) => [e.path?.at(-1), e.extensions?.code])).toEqual([['estimate', 'UPSTREAM_TIMEOUT']]);
-    // Bounded by the deadline, not by 5 s × 4 attempts (a structural bound, not a speed claim).
-    expect(elapsed).toBeLessThan(3_000);
+    // Cut by the deadline: the per-call timeout alone would have taken 5 s at the least (a
+    // structural bound, which load cannot break; not a speed claim).
+    expect(elapsed).toBeLessThan(5_000);
   });
 });
 
@@ -115,11 +116,11 @@ describe('slow and excess clients', () => {
     });
     const results = await Promise.all([silent.closed, partialHeaders.closed, slowBody.closed]);
     for (const { received } of results) expect(received).toMatch(/^HTTP\/1\.1 408 /);
-    // Cut at the limit: the server checks four times per header deadline, so within limit + 250 ms (plus scheduling).
+    // Each cut at its own limit, not before: the two header cuts (1 s) before the body's (2 s).
+    // (An order and lower bounds: a loaded machine only makes them later.)
     const [silentCut, headersCut, bodyCut] = results.map((r) => r.afterMs);
-    for (const cut of [silentCut!, headersCut!]) expect(cut).toBeGreaterThanOrEqual(1000), expect(cut).toBeLessThan(2500);
+    for (const cut of [silentCut!, headersCut!]) expect(cut).toBeGreaterThanOrEqual(1000), expect(cut).toBeLessThan(bodyCut!);
     expect(bodyCut).toBeGreaterThanOrEqual(2000);
-    expect(bodyCut).toBeLessThan(3500);
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the warn line is a summary per second
     expect(warnLines(/client cut: its request did not arrive within 1000 ms \(headers\) or 2000 ms/).reduce((n, line) => n + line.connections!, 0)).toBe(3);
     console.info(`slow clients cut after: silent ${silentCut} ms, unfinished headers ${headersCut} ms (limit 1000), slow body ${bodyCut} ms (limit 2000)`);
@@ -130,9 +131,10 @@ describe('slow and excess clients', () => {
     const held = Array.from({ length: 5 }, () => rawClient(gateway.origin));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const extra = rawClient(gateway.origin);
-    const { afterMs, received } = await extra.closed;
+    const { received } = await extra.closed;
     expect(received).toBe('');
-    expect(afterMs).toBeLessThan(1000);
+    // Closed on arrival, while the five it found are still open (not cut at a timeout later).
+    expect(held.every((client) => !client.socket.destroyed && client.socket.readyState === 'open')).toBe(true);
     for (const client of held) client.socket.destroy();
     await Promise.all(held.map((client) => client.closed));
     const response = await post(gateway.endpoint, { query: '{ orders { id } }' }, { authorization: 'Bearer t' });

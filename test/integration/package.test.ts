@@ -2,13 +2,14 @@
 // tarball installed into a new project, the SDK imported with its types (type-checked with
 // the strictest settings) and used against a running gateway, and the `order-graph` command.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { checkoutCopy, PROJECT_NODE_BIN, PROJECT_PATH } from '../helpers/process.js';
+import { installOffline } from '../helpers/offline-install.js';
+import { checkoutCopy, PROJECT_NODE_BIN, PROJECT_PATH, ROOT } from '../helpers/process.js';
 
 // The gateway runs in this process: commands that talk to it must not block its event loop.
 const run = promisify(execFile);
@@ -18,23 +19,22 @@ let work: string;
 let tarball: string;
 let files: string[];
 let consumer: string;
-const env = () => ({ PATH: PROJECT_PATH, HOME: process.env.HOME ?? work, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' });
+const env = () => ({ PATH: PROJECT_PATH, HOME: process.env.HOME ?? work });
 
 beforeAll(async () => {
   harness = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
   work = mkdtempSync(join(tmpdir(), 'order-graph-pack-'));
   // Packing builds in a copy, not in the dist/ other tests run.
   const checkout = checkoutCopy(join(work, 'checkout'));
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: checkout, env: env(), encoding: 'utf8' })) as [
-    { filename: string; files: { path: string }[] },
-  ];
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: checkout, env: env(), timeout: 120_000 });
+  const [packed] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
   tarball = join(work, packed.filename);
   files = packed.files.map((file) => file.path);
 
   consumer = join(work, 'consumer');
   mkdirSync(consumer);
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', tarball], { cwd: consumer, env: env(), stdio: 'pipe' });
+  // Offline, from npm's cache: the suite never reaches the registry.
+  await installOffline(consumer, tarball, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> });
 }, 180_000);
 afterAll(async () => {
   await harness?.close();

@@ -74,8 +74,9 @@ describe('the request deadline', () => {
     const { http } = await setup(() => undefined, { timeoutMs: 10_000, retries: 3 });
     const started = Date.now();
     expect(await http.send('priceEstimate', estimate, scope(300))).toEqual({ ok: false, failure: { kind: 'timeout' } });
-    // A structural bound (the deadline, not 10 s × 4 attempts), not a speed claim.
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Cut by the deadline: the per-call timeout alone would have taken 10 s at the least (a
+    // structural bound, which load cannot break; not a speed claim).
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('makes no call once the deadline has passed', async () => {
