@@ -67,18 +67,6 @@ const tracing = config.tracing
   : undefined;
 const gateway = createGateway({ ...config, upstreamUrls, logger, tracing, demoLogins });
 const http = createHttpServer(gateway.yoga, { ...config, logger, onCut: gateway.onConnectionCut });
-checkFileHandleLimit(config.maxConnections, MAX_UPSTREAM_SOCKETS, logger);
-const port = await http.listen(config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
-  const problem = listenProblem(error, config.port, config.host);
-  if (!problem) throw error;
-  console.error(`Order Graph could not start: ${problem}.`);
-  await Promise.all([gateway.close(), simulator?.close(), tracing?.shutdown()]);
-  process.exit(1);
-});
-
-const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/graphql`;
-console.log(banner(url, config.graphiql, simulator, Object.values(upstreamUrls).map((u) => new URL(u).origin)));
 
 /** The same signal can come twice at once (to the process group, and forwarded by npm): only a later one means "stop now". */
 const REPEAT_AFTER_MS = 1000;
@@ -101,5 +89,20 @@ async function stop(signal: NodeJS.Signals) {
   logger.info({ ms: Date.now() - stoppingSince }, 'stopped');
   process.exit(0);
 }
+// Before listening and before the banner: whoever sees the banner may stop it, and is heard.
 process.on('SIGTERM', (signal) => void stop(signal));
 process.on('SIGINT', (signal) => void stop(signal));
+
+checkFileHandleLimit(config.maxConnections, MAX_UPSTREAM_SOCKETS, logger);
+const port = await http.listen(config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
+  const problem = listenProblem(error, config.port, config.host);
+  if (!problem) throw error;
+  console.error(`Order Graph could not start: ${problem}.`);
+  await Promise.all([gateway.close(), simulator?.close(), tracing?.shutdown()]);
+  process.exit(1);
+});
+
+const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/graphql`;
+console.log(banner(url, config.graphiql, simulator, Object.values(upstreamUrls).map((u) => new URL(u).origin)));
+

@@ -27,6 +27,8 @@ export interface Started {
   child: ChildProcess;
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
+  /** Resolves once its stdout and stderr have closed: everything written to them (by it or what it started) is read. */
+  closed: Promise<void>;
   /** Waits until stdout matches; resolves with the match. */
   output(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   stdout(): string;
@@ -46,9 +48,11 @@ export function startProcess(command: string, args: string[], env: Record<string
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const closed = Promise.all([child.stdout!, child.stderr!].map((stream) => new Promise<void>((resolve) => stream.once('close', () => resolve())))).then(() => undefined);
   return {
     child,
     exited,
+    closed,
     async output(pattern, timeoutMs = 30_000) {
       for (let waited = 0; ; waited += 50) {
         const match = stdout.match(pattern);

@@ -216,6 +216,8 @@ describe('signals to the whole process group (a terminal’s Ctrl-C, a service m
       expect(errors).toEqual([]);
       expect(data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
       await waitUntilGone(server!.pid);
+      // What node wrote before it exited may still be on its way through the pipe.
+      await started.closed;
       const lines = started.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg);
       expect(lines.filter((message) => message.startsWith('shutting down'))).toHaveLength(1);
       expect(lines).toContain('stopped');
