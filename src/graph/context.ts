@@ -1,12 +1,11 @@
 // The context every resolver gets (operations and loaders bound to the caller and the request's
 // scope), and what the graph needs from the layers above: the login throttle, live updates.
 import type { GatewayError } from '../errors.js';
-import type { Auth } from '../upstream/auth.js';
-import type { RequestScope, UpstreamHttp } from '../upstream/http.js';
+import type { UpstreamHttp } from '../upstream/http.js';
 import { createOperations, type Operations } from '../upstream/operations.js';
+import type { RequestScope, ScopeLimits } from '../upstream/scope.js';
 import { createLoaders, type FieldTracer, type Loaders } from './loaders.js';
 import type { OrderUpdateParent } from './mappers.js';
-
 /**
  * Admits credential attempts, counting the ones the upstream refused: logins against the
  * username (normalised), the caller's address and the two together; token refreshes against
@@ -18,17 +17,13 @@ export interface LoginThrottle {
 }
 
 /**
- * What the events of one poll are fetched within: that poll's upstream budget, shared by all
- * of the customer's streams in this process, and a deadline from when the poll was delivered.
- */
-export type LiveBudget = Pick<RequestScope, 'deadline' | 'budget'>;
-
-/**
  * One event of a live order stream: an update, or an error the stream reports (and survives,
- * unless the stream ends with it). An update's other fields are fetched within `budget`, or,
- * for the stream's first state (null), within the subscribing request's own budget.
+ * unless the stream ends with it). An update's other fields are fetched within `limits`: the
+ * budget of the poll that saw it (shared by all of the customer's streams in this process)
+ * with a deadline from its delivery, or, for the stream's first state (null), the subscribing
+ * request's own budget with a deadline from now.
  */
-export type LiveItem = { update: OrderUpdateParent; budget: LiveBudget | null } | { error: GatewayError };
+export type LiveItem = { update: OrderUpdateParent; limits: ScopeLimits | null } | { error: GatewayError };
 
 /** Who watches: a customer the upstream has verified, with the token that proved it. */
 export interface LiveWatcher {
@@ -46,67 +41,55 @@ export interface LiveOrders {
   watch(watcher: LiveWatcher): AsyncIterable<LiveItem>;
 }
 
-/** What the context is made with besides the request itself. */
+/** What the context is made with besides the request's scope. */
 export interface ContextServices {
+  http: UpstreamHttp;
   loginThrottle: LoginThrottle;
   live: LiveOrders;
   fieldTracer?: FieldTracer;
-  /**
-   * The scope a live event's fields are fetched in: the subscribing request's caller, under
-   * the poll's budget and deadline, or (null: the stream's first state) under the request's
-   * own budget with a deadline from now.
-   */
-  liveScope: (budget: LiveBudget | null) => RequestScope;
+  /** How long a request may take: a live stream's first state gets that long from when it comes. */
+  deadlineMs: number;
 }
 
 /** What every resolver gets; codegen's `contextType`. */
 export interface GraphQLContext {
+  /** The request's scope: its verified caller (`scope.auth`), address, limits and signal. */
+  scope: RequestScope;
   operations: Operations;
   loaders: Loaders;
-  auth: Auth;
-  clientAddress: string | null;
   live: LiveOrders;
   /** Runs a login attempt through the throttle, as this request's caller. */
   throttleLogin<T>(username: string, login: () => Promise<T>): Promise<T>;
   /** Runs a token refresh through the throttle, as this request's caller. */
   throttleRefresh<T>(refreshToken: string, refresh: () => Promise<T>): Promise<T>;
   /**
-   * The operations and loaders a live event's fields are fetched with: new ones for each
-   * event, in one scope for all the events of one poll (that poll's budget and deadline).
+   * The context a live event's fields are resolved in: the subscribing request's, renewed
+   * under the event's limits (see LiveItem), with operations and loaders of its own.
    */
-  liveEvent(budget: LiveBudget | null): Pick<GraphQLContext, 'operations' | 'loaders'>;
+  forEvent(item: LiveItem): GraphQLContext;
 }
 
 /**
- * A request's context: operations bound to its caller and scope, and loaders over them.
- * Made per request, so nothing a loader caches can reach another caller.
+ * A request's context: operations bound to its scope, and loaders over them. Made per
+ * request, so nothing a loader caches can reach another caller.
  */
-export function createContext(http: UpstreamHttp, auth: Auth, scope: RequestScope, services: ContextServices): GraphQLContext {
-  const bind = (boundScope: RequestScope) => {
-    const operations = createOperations(http, auth, boundScope);
-    return { operations, loaders: createLoaders(operations, services.fieldTracer) };
-  };
-  // The scopes of this stream's live events: one per poll, and one for its first state.
-  const liveScopes = new WeakMap<LiveBudget, RequestScope>();
-  let firstStateScope: RequestScope | undefined;
+export function createContext(scope: RequestScope, services: ContextServices): GraphQLContext {
+  const operations = createOperations(services.http, scope);
+  // A stream's first state: the request's own budget, with a deadline from when it comes.
+  let firstState: ScopeLimits | undefined;
   return {
-    ...bind(scope),
-    auth,
-    clientAddress: scope.clientAddress,
+    scope,
+    operations,
+    loaders: createLoaders(operations, services.fieldTracer),
     live: services.live,
     throttleLogin: (username, login) => services.loginThrottle.attempt(username, scope.clientAddress, login),
     throttleRefresh: (refreshToken, refresh) => services.loginThrottle.refresh(refreshToken, scope.clientAddress, refresh),
-    liveEvent(budget) {
-      let eventScope = budget ? liveScopes.get(budget) : firstStateScope;
-      if (!eventScope) {
-        eventScope = services.liveScope(budget);
-        if (budget) liveScopes.set(budget, eventScope);
-        else firstStateScope = eventScope;
-      }
-      // Loaders of their own: each event of a poll is another order, so a cache shared with
-      // the others would save no call and only keep every answer and every refusal of the
-      // poll (about 24 MB per stream after a 2,000-order first state).
-      return bind(eventScope);
+    // Loaders of its own for each event: each event of a poll is another order, so a cache
+    // shared with the others would save no call and only keep every answer and every
+    // refusal of the poll (about 24 MB per stream after a 2,000-order first state).
+    forEvent(item) {
+      const limits = ('update' in item && item.limits) || (firstState ??= { deadline: Date.now() + services.deadlineMs, budget: scope.budget });
+      return createContext(scope.renew(limits), services);
     },
   };
 }

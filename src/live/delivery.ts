@@ -3,7 +3,7 @@
 // the streams that have none yet, and each change to the others, under one budget per poll.
 import type { Logger } from 'pino';
 import { BadUserInputError, RateLimitedError } from '../errors.js';
-import type { LiveBudget } from '../graph/context.js';
+import type { ScopeLimits } from '../upstream/scope.js';
 import type { CallBudget } from '../upstream/budget.js';
 import type { PollSnapshot } from './coordinator.js';
 import { watches, type Customer, type Watch } from './customer.js';
@@ -11,8 +11,8 @@ import { createSnapshotBudget, snapshotBytes } from './snapshots.js';
 
 export interface DeliveryOptions {
   snapshotBytes: number;
-  /** A budget for a poll's events, with a deadline from now: the given one (the poll's own), or a new one. */
-  newBudget: (budget?: CallBudget) => LiveBudget;
+  /** The limits of a poll's events, with a deadline from now: the given budget (the poll's own), or a new one. */
+  newLimits: (budget?: CallBudget) => ScopeLimits;
   /** Told which of a customer's orders changed (the response cache forgets them). */
   onChanges?: (customerId: string, orderIds: string[]) => void;
   /** Stops following a customer whose snapshot did not fit. */
@@ -24,7 +24,7 @@ export interface DeliveryOptions {
 const tooLargeError = () =>
   new RateLimitedError('Your orders are too large to follow live right now: the gateway has no room for them. Query them instead, or subscribe again later.');
 
-export function createDelivery({ snapshotBytes: maxBytes, newBudget, onChanges, forget, logger }: DeliveryOptions) {
+export function createDelivery({ snapshotBytes: maxBytes, newLimits, onChanges, forget, logger }: DeliveryOptions) {
   const kept = createSnapshotBudget(maxBytes);
   let refused = 0;
 
@@ -62,11 +62,11 @@ export function createDelivery({ snapshotBytes: maxBytes, newBudget, onChanges, 
       const own = customer.ownPoll?.observedAt === snapshot.observedAt ? customer.ownPoll.budget : undefined;
       customer.ownPoll = undefined;
       // One budget for all of the customer's streams here (the one this process's poll took its call from), a deadline from now.
-      const budget = newBudget(own);
+      const limits = newLimits(own);
       const changed = snapshot.orders.filter((order) => Object.hasOwn(snapshot.changes, order.id)).map((order) => order.id);
       for (const watch of [...customer.watches]) {
         if (watch.fresh) sendCurrent(customer, watch);
-        else for (const orderId of changed) if (watches(watch, orderId)) watch.stream.change(orderId, snapshot.changes[orderId]!, budget);
+        else for (const orderId of changed) if (watches(watch, orderId)) watch.stream.change(orderId, snapshot.changes[orderId]!, limits);
       }
       if (changed.length > 0) onChanges?.(customer.id, changed);
     },

@@ -3,9 +3,10 @@
 // GraphQL subscriptions (graph/resolvers/subscription.ts).
 import type { Logger } from 'pino';
 import { errorFromCode, expiredTokenError, GatewayError } from '../errors.js';
-import type { LiveBudget, LiveOrders, LiveWatcher } from '../graph/context.js';
+import type { LiveOrders, LiveWatcher } from '../graph/context.js';
 import { createCallBudget, type BudgetLimits, type CallBudget } from '../upstream/budget.js';
 import type { Order } from '../upstream/models.js';
+import type { ScopeLimits } from '../upstream/scope.js';
 import { localCoordinator, type PollCoordinator, type PollMessage } from './coordinator.js';
 import type { Customer, Watch } from './customer.js';
 import { createCustomers } from './customers.js';
@@ -34,7 +35,7 @@ export interface OrdersHubOptions {
    */
   requestLimits: { deadlineMs: number; budget: BudgetLimits };
   /** The customer's order list, asked with one watcher's token within the poll's budget (throws a GatewayError). */
-  fetchOrders: (token: string, budget: LiveBudget) => Promise<Order[]>;
+  fetchOrders: (token: string, limits: ScopeLimits) => Promise<Order[]>;
   /** Who polls and how snapshots travel: this process alone unless given. */
   coordinator?: PollCoordinator;
   /** Told which of a customer's orders changed (the response cache forgets them). */
@@ -91,7 +92,7 @@ function openStream(watcher: LiveWatcher, customers: Customers, welcome: (custom
  * own stream.
  */
 export function createOrdersHub({ limits, requestLimits, fetchOrders, coordinator = localCoordinator(), onChanges, logger }: OrdersHubOptions): OrdersHub {
-  const newBudget = (budget?: CallBudget): LiveBudget => ({ deadline: Date.now() + requestLimits.deadlineMs, budget: budget ?? createCallBudget(requestLimits.budget) });
+  const newLimits = (budget?: CallBudget): ScopeLimits => ({ deadline: Date.now() + requestLimits.deadlineMs, budget: budget ?? createCallBudget(requestLimits.budget) });
   const customers = createCustomers({
     limits,
     coordinator,
@@ -99,8 +100,8 @@ export function createOrdersHub({ limits, requestLimits, fetchOrders, coordinato
     followed: (customer) => poller.schedule(customer, 0),
     forgotten: (customer) => delivery.drop(customer),
   });
-  const poller = createPoller({ pollIntervalMs: limits.pollIntervalMs, fetchOrders, coordinator, newBudget: () => newBudget(), following: customers.following, refused: (watch, error) => watch.stream.end(error), logger });
-  const delivery = createDelivery({ snapshotBytes: limits.snapshotBytes, newBudget, onChanges, forget: (customer) => void customers.forget(customer), logger });
+  const poller = createPoller({ pollIntervalMs: limits.pollIntervalMs, fetchOrders, coordinator, newLimits: () => newLimits(), following: customers.following, refused: (watch, error) => watch.stream.end(error), logger });
+  const delivery = createDelivery({ snapshotBytes: limits.snapshotBytes, newLimits, onChanges, forget: (customer) => void customers.forget(customer), logger });
 
   function receive(customer: Customer, message: PollMessage) {
     if (!customers.following(customer)) return;

@@ -3,7 +3,7 @@
 // off after failures. Each poll's outcome goes out through the coordinator.
 import type { Logger } from 'pino';
 import { GatewayError } from '../errors.js';
-import type { LiveBudget } from '../graph/context.js';
+import type { ScopeLimits } from '../upstream/scope.js';
 import { orderChanges, orderFieldValues } from '../graph/order-changes.js';
 import type { Order } from '../upstream/models.js';
 import type { PollCoordinator, PollSnapshot } from './coordinator.js';
@@ -15,10 +15,10 @@ const MAX_BACKOFF_MS = 5 * 60_000;
 export interface PollerOptions {
   pollIntervalMs: number;
   /** The customer's order list, asked with one watcher's token within the poll's budget (throws a GatewayError). */
-  fetchOrders: (token: string, budget: LiveBudget) => Promise<Order[]>;
+  fetchOrders: (token: string, limits: ScopeLimits) => Promise<Order[]>;
   coordinator: PollCoordinator;
   /** A new budget and deadline: one poll's worth of upstream calls (its own, and its events' here). */
-  newBudget: () => LiveBudget;
+  newLimits: () => ScopeLimits;
   /** Whether the customer is still followed here (the hub is not closed and has not forgotten it). */
   following: (customer: Customer) => boolean;
   /** The upstream refused that watcher's token: its stream ends with the error. */
@@ -46,7 +46,7 @@ const pollingWatch = (customer: Customer) =>
     .filter((watch) => watch.expiresAt === null || watch.expiresAt > Date.now())
     .sort((a, b) => (b.expiresAt ?? Infinity) - (a.expiresAt ?? Infinity))[0];
 
-export function createPoller({ pollIntervalMs, fetchOrders, coordinator, newBudget, following, refused, logger }: PollerOptions) {
+export function createPoller({ pollIntervalMs, fetchOrders, coordinator, newLimits, following, refused, logger }: PollerOptions) {
   let polls = 0;
   // The poll is held for an interval past its next due time, so a stopped holder is taken over.
   const hold = (delayMs: number) => delayMs + pollIntervalMs;
@@ -70,10 +70,10 @@ export function createPoller({ pollIntervalMs, fetchOrders, coordinator, newBudg
         return;
       }
       polls += 1;
-      const budget = newBudget();
-      const orders = await fetchOrders(watch.token, budget);
+      const limits = newLimits();
+      const orders = await fetchOrders(watch.token, limits);
       const snapshot = nextSnapshot(orders, customer.snapshot ?? (await coordinator.last(customer.id)));
-      customer.ownPoll = { observedAt: snapshot.observedAt, budget: budget.budget };
+      customer.ownPoll = { observedAt: snapshot.observedAt, budget: limits.budget };
       await coordinator.publish(customer.id, { kind: 'snapshot', snapshot });
       customer.failures = 0;
       schedule(customer, pollIntervalMs);

@@ -3,7 +3,8 @@
 // failure, and each event is made only when the reader asks for it. A reader that stops
 // reading therefore holds no more than its customer's order ids, however long it stops.
 import type { GatewayError } from '../errors.js';
-import type { LiveBudget, LiveItem } from '../graph/context.js';
+import type { LiveItem } from '../graph/context.js';
+import type { ScopeLimits } from '../upstream/scope.js';
 import type { FieldChange } from '../graph/mappers.js';
 import type { Order } from '../upstream/models.js';
 
@@ -12,7 +13,7 @@ export type CurrentOrder = (orderId: string) => { order: Order; observedAt: stri
 
 type Pending =
   /** `first`: the reader has had no state of this order yet; else what changed since the last event it had for it. */
-  | { kind: 'update'; first: boolean; changes: FieldChange[]; budget: LiveBudget | null }
+  | { kind: 'update'; first: boolean; changes: FieldChange[]; limits: ScopeLimits | null }
   | { kind: 'failure'; error: GatewayError };
 
 // The pending poll failure's key: no order id from outside can be it.
@@ -46,20 +47,20 @@ export class LiveStream implements AsyncIterableIterator<LiveItem> {
   /** The order's current state is to be the reader's first event for it. */
   first(orderId: string): void {
     if (this.#last) return;
-    this.#pending.set(orderId, { kind: 'update', first: true, changes: [], budget: null });
+    this.#pending.set(orderId, { kind: 'update', first: true, changes: [], limits: null });
     this.#wake();
   }
 
   /** The order changed: an event, or the change merged into the one the reader has yet to read. */
-  change(orderId: string, changes: readonly FieldChange[], budget: LiveBudget): void {
+  change(orderId: string, changes: readonly FieldChange[], limits: ScopeLimits): void {
     if (this.#last) return;
     const pending = this.#pending.get(orderId);
     if (pending?.kind !== 'update') {
-      this.#pending.set(orderId, { kind: 'update', first: false, changes: [...changes], budget });
+      this.#pending.set(orderId, { kind: 'update', first: false, changes: [...changes], limits });
     } else if (!pending.first) {
       // (An unread first state needs nothing: it is read as the order is then.)
       pending.changes = mergeChanges(pending.changes, changes);
-      pending.budget = budget;
+      pending.limits = limits;
       if (pending.changes.length === 0) this.#pending.delete(orderId);
     }
     this.#wake();
@@ -108,7 +109,7 @@ export class LiveStream implements AsyncIterableIterator<LiveItem> {
       if (pending.kind === 'failure') return { done: false, value: { error: pending.error } };
       const current = this.#current(key as string);
       if (!current) continue;
-      return { done: false, value: { update: { order: current.order, changes: pending.changes, observedAt: current.observedAt }, budget: pending.budget } };
+      return { done: false, value: { update: { order: current.order, changes: pending.changes, observedAt: current.observedAt }, limits: pending.limits } };
     }
     if (!this.#last) return undefined;
     const { error } = this.#last;

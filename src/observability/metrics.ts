@@ -2,11 +2,11 @@
 // on their own path. Every label value is bounded: operation names the SDK registered (else
 // "other"), error codes, contract operationIds, status classes; never an id or a raw path.
 import { createCounter, createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
-import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Loaders } from '../graph/loaders.js';
 import type { CallObserver, CallOutcome } from '../upstream/http.js';
+import type { RequestScope } from '../upstream/scope.js';
 
 export interface Metrics {
   plugins: Plugin[];
@@ -48,19 +48,8 @@ const PHASE_CODES: Record<string, string> = { parse: 'GRAPHQL_PARSE_FAILED', val
 /** An upstream call's status as a label: 2xx…5xx, or what went wrong without one (timeout, network…). */
 const statusClass = ({ status }: CallOutcome) => (typeof status === 'number' ? `${Math.floor(status / 100)}xx` : status);
 
-/**
- * The gateway's metrics, in a registry of its own: requests by operation and outcome with
- * their duration, errors by code, upstream calls by operation and status class with their
- * duration, retries, budget refusals, loads the DataLoaders saved, requests in flight, and
- * the process's default metrics.
- */
-export function createMetrics({ path, knownOperations }: { path: string; knownOperations: readonly string[] }): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const known = new Set(knownOperations);
-  const operationLabel = (name: string | undefined) => (!name ? 'anonymous' : known.has(name) ? name : 'other');
-  const outcomes = new WeakMap<Request, 'ok' | 'errors'>();
-
+/** Upstream calls by operation and status class with their duration, retries, and calls refused. */
+function upstreamCallMetrics(registry: Registry): CallObserver {
   const upstreamCalls = new Histogram({
     name: 'order_graph_upstream_call_duration_seconds',
     help: 'Upstream calls by contract operationId and status class (2xx…5xx, or timeout, network, malformed, oversized, exhausted, cancelled), with their duration.',
@@ -75,16 +64,22 @@ export function createMetrics({ path, knownOperations }: { path: string; knownOp
     labelNames: ['operation', 'reason'],
     registers: [registry],
   });
+  return {
+    start: (operation) => ({
+      end(outcome) {
+        upstreamCalls.observe({ operation, status_class: statusClass(outcome) }, outcome.ms / 1000);
+        if (outcome.retries > 0) retries.inc({ operation }, outcome.retries);
+      },
+    }),
+    refused: (operation, reason) => refusals.inc({ operation, reason }),
+  };
+}
+
+/** Requests in flight, and the loads the DataLoaders served without a call of their own. */
+function requestCounts(registry: Registry): Plugin {
   const saved = new Counter({ name: 'order_graph_dataloader_loads_saved_total', help: 'Loads the per-request DataLoaders served without an upstream call of their own.', registers: [registry] });
   const inFlight = new Gauge({ name: 'order_graph_http_requests_in_flight', help: 'HTTP requests being handled.', registers: [registry] });
-  const connectionsCut = new Counter({
-    name: 'order_graph_connections_cut_total',
-    help: 'Connections the server closed itself: slow_reader (unsent data held too long), per_address (MAX_CONNECTIONS_PER_ADDRESS), max_connections, request_timeout.',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
-
-  const ourMetrics: Plugin = {
+  return {
     instrumentation: {
       request: async (_payload, wrapped) => {
         inFlight.inc();
@@ -101,13 +96,17 @@ export function createMetrics({ path, knownOperations }: { path: string; knownOp
         if (stats && stats.loads > stats.fetches) saved.inc(stats.loads - stats.fetches);
       },
     }),
-    onResultProcess({ request, result }) {
-      const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
-      outcomes.set(request, results.some((single) => single?.errors?.length) ? 'errors' : 'ok');
-    },
   };
+}
 
-  const prometheus = usePrometheus({
+/**
+ * yoga's prometheus plugin, serving the registry at `path`: GraphQL requests by operation and
+ * outcome (read from the request's scope: any error answered) with their duration, and errors by code.
+ */
+function graphqlMetrics(registry: Registry, path: string, knownOperations: readonly string[]): Plugin {
+  const known = new Set(knownOperations);
+  const operationLabel = (name: string | undefined) => (!name ? 'anonymous' : known.has(name) ? name : 'other');
+  return usePrometheus({
     registry,
     endpoint: path,
     metrics: {
@@ -119,9 +118,9 @@ export function createMetrics({ path, knownOperations }: { path: string; knownOp
           help: 'GraphQL requests by operation name (the registered ones, else "other") and outcome (ok, errors, refused), with their duration.',
           labelNames: ['operationName', 'outcome'],
         },
-        fillLabelsFn: (params, { request, response }: { request: Request; response: Response }) => ({
+        fillLabelsFn: (params, { response, scope }: { response: Response; scope?: RequestScope }) => ({
           operationName: operationLabel(params.operationName),
-          outcome: response.status >= 400 ? 'refused' : (outcomes.get(request) ?? 'ok'),
+          outcome: response.status >= 400 ? 'refused' : scope && scope.errorCodes.size > 0 ? 'errors' : 'ok',
         }),
       }),
       graphql_envelop_error_result: createCounter({
@@ -133,45 +132,54 @@ export function createMetrics({ path, knownOperations }: { path: string; knownOp
         }),
       }),
     },
-  });
+  }) as Plugin;
+}
 
+/** Live streams and polls, read from the hub's counts when scraped (nothing to update on the live path), and whether Redis answers. */
+function sharedStateMetrics(registry: Registry, { live, redisAvailable }: { live: () => LiveStats; redisAvailable?: () => boolean }): void {
+  const gauge = (name: string, help: string, read: () => number) => new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  gauge('order_graph_live_streams', 'Live order-update streams open in this process.', () => live().watchers);
+  gauge('order_graph_live_customers', 'Customers whose orders this process follows for its live streams.', () => live().customers);
+  gauge('order_graph_live_snapshot_bytes', "Estimated heap the watched customers' last polls take in this process (LIVE_SNAPSHOT_BYTES bounds it).", () => live().snapshotBytes);
+  /** A counter read from the hub's running total when scraped. */
+  const counterOf = (name: string, help: string, read: (stats: LiveStats) => number) => {
+    let counted = 0;
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const now = read(live());
+        this.inc(now - counted);
+        counted = now;
+      },
+    });
+  };
+  counterOf('order_graph_live_polls_total', "Upstream polls of customers' order lists made by this process.", (stats) => stats.polls);
+  counterOf('order_graph_live_snapshots_refused_total', "Customers' polls refused for want of room under LIVE_SNAPSHOT_BYTES (their streams ended with RATE_LIMITED).", (stats) => stats.snapshotsRefused);
+  if (redisAvailable) gauge('order_graph_redis_up', 'Whether Redis answered (1) or not (0): while 0, each process throttles, polls and caches alone.', () => (redisAvailable() ? 1 : 0));
+}
+
+/**
+ * The gateway's metrics, in a registry of its own: requests by operation and outcome with
+ * their duration, errors by code, upstream calls by operation and status class with their
+ * duration, retries, budget refusals, loads the DataLoaders saved, requests in flight, and
+ * the process's default metrics.
+ */
+export function createMetrics({ path, knownOperations }: { path: string; knownOperations: readonly string[] }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const connectionsCut = new Counter({
+    name: 'order_graph_connections_cut_total',
+    help: 'Connections the server closed itself: slow_reader (unsent data held too long), per_address (MAX_CONNECTIONS_PER_ADDRESS), max_connections, request_timeout.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   return {
-    plugins: [ourMetrics, prometheus],
+    plugins: [requestCounts(registry), graphqlMetrics(registry, path, knownOperations)],
     registry,
     countConnectionCut: (reason) => connectionsCut.inc({ reason }),
-    observeSharedState({ live, redisAvailable }) {
-      // Read when scraped: nothing to update on the live path.
-      new Gauge({ name: 'order_graph_live_streams', help: 'Live order-update streams open in this process.', registers: [registry], collect() { this.set(live().watchers); } });
-      new Gauge({ name: 'order_graph_live_customers', help: 'Customers whose orders this process follows for its live streams.', registers: [registry], collect() { this.set(live().customers); } });
-      new Gauge({ name: 'order_graph_live_snapshot_bytes', help: "Estimated heap the watched customers' last polls take in this process (LIVE_SNAPSHOT_BYTES bounds it).", registers: [registry], collect() { this.set(live().snapshotBytes); } });
-      /** A counter read from the hub's running total when scraped. */
-      const counterOf = (name: string, help: string, read: (stats: LiveStats) => number) => {
-        let counted = 0;
-        new Counter({
-          name,
-          help,
-          registers: [registry],
-          collect() {
-            const now = read(live());
-            this.inc(now - counted);
-            counted = now;
-          },
-        });
-      };
-      counterOf('order_graph_live_polls_total', "Upstream polls of customers' order lists made by this process.", (stats) => stats.polls);
-      counterOf('order_graph_live_snapshots_refused_total', "Customers' polls refused for want of room under LIVE_SNAPSHOT_BYTES (their streams ended with RATE_LIMITED).", (stats) => stats.snapshotsRefused);
-      if (redisAvailable) {
-        new Gauge({ name: 'order_graph_redis_up', help: 'Whether Redis answered (1) or not (0): while 0, each process throttles, polls and caches alone.', registers: [registry], collect() { this.set(redisAvailable() ? 1 : 0); } });
-      }
-    },
-    callObserver: {
-      start: (operation) => ({
-        end(outcome) {
-          upstreamCalls.observe({ operation, status_class: statusClass(outcome) }, outcome.ms / 1000);
-          if (outcome.retries > 0) retries.inc({ operation }, outcome.retries);
-        },
-      }),
-      refused: (operation, reason) => refusals.inc({ operation, reason }),
-    },
+    observeSharedState: (sources) => sharedStateMetrics(registry, sources),
+    callObserver: upstreamCallMetrics(registry),
   };
 }

@@ -33,24 +33,26 @@ import type { Plugin } from 'graphql-yoga';
 import type { FieldTracer } from '../graph/loaders.js';
 import { CONTRACT } from '../upstream/contract.js';
 import type { CallObserver } from '../upstream/http.js';
+import type { RequestScope } from '../upstream/scope.js';
 import type { TracingSettings } from './settings.js';
 
 /** What the gateway needs to trace: its plugins, the field tracer, the call observer. */
 export interface Tracing {
-  /** The HTTP server span of each request, continuing the caller's traceparent: the first plugin. */
+  /** The HTTP server span of each request, continuing the caller's traceparent: right after the scope's plugin. */
   requestPlugin: Plugin;
   /** The operation's span, named "query.WholeOrder": after any plugin that replaces the executor (graphql-jit). */
   operationPlugin: Plugin;
   fieldTracer: FieldTracer;
   callObserver: CallObserver;
-  /** `trace_id` and `span_id` of a request's server span, for its log line. */
-  logFields(request: Request): Record<string, string> | undefined;
   /** Sends the spans still buffered (at shutdown). */
   shutdown(): Promise<void>;
 }
 
 // The asking field's path travels with the context into the upstream call's span.
 const FIELD_PATH = createContextKey('order-graph.field-path');
+// The request's server span, in every context of the request (a field's or the operation's
+// span may be the active one when the answer goes out).
+const SERVER_SPAN = createContextKey('order-graph.server-span');
 const propagator = new W3CTraceContextPropagator();
 const headerGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
@@ -68,101 +70,101 @@ function useAsyncContext() {
 const idsOf = (span: Span) => ({ trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
 
 /**
- * Tracing over a tracer provider. Spans never carry a token, a password, a query string or
- * an upstream body: only methods, route templates, operation names, field paths, statuses.
+ * The HTTP server span of each request, continuing the caller's traceparent: it is the
+ * context the request is handled in, and its ids go on the request's log line (its scope's
+ * log fields: the scope is made by the plugin before this one).
  */
-export function createTracing(provider: TracerProvider, options: { serviceName: string; untracedPaths: readonly string[] }): Tracing {
-  useAsyncContext();
-  const tracer: Tracer = provider.getTracer('order-graph');
-  const serverSpans = new WeakMap<Request, Span>();
-  const untraced = new Set(options.untracedPaths);
-
-  const httpSpans: Plugin = {
+function httpSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<{}, { scope?: RequestScope }> {
+  const serverSpan = () => context.active().getValue(SERVER_SPAN) as Span | undefined;
+  return {
     instrumentation: {
       request({ request }, wrapped) {
         const path = new URL(request.url, 'http://gateway').pathname;
         if (untraced.has(path)) return wrapped();
         const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
-        const span = tracer.startSpan(
-          `${request.method} ${path}`,
-          { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': path } },
-          parent,
-        );
-        serverSpans.set(request, span);
-        return context.with(trace.setSpan(parent, span), wrapped);
+        const span = tracer.startSpan(`${request.method} ${path}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': path } }, parent);
+        return context.with(trace.setSpan(parent, span).setValue(SERVER_SPAN, span), wrapped);
       },
     },
-    onResponse({ request, response }) {
-      const span = serverSpans.get(request);
+    onRequest({ serverContext }) {
+      const span = serverSpan();
+      if (span && serverContext.scope) Object.assign(serverContext.scope.logFields, idsOf(span));
+    },
+    onResponse({ response }) {
+      const span = serverSpan();
       if (!span) return;
       span.setAttribute('http.response.status_code', response.status);
       if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     },
   };
+}
 
+/** A span for each field that asks the upstream, current while its loader's work runs. */
+function fieldTracer(tracer: Tracer): FieldTracer {
   return {
-    requestPlugin: httpSpans,
+    start({ type, field, path }) {
+      const parent = context.active();
+      const span = tracer.startSpan(`${type}.${field}`, { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } }, parent);
+      const inside = trace.setSpan(parent, span).setValue(FIELD_PATH, path);
+      return {
+        run: (work) => context.with(inside, work),
+        end(error) {
+          if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: (error as { extensions?: { code?: string } }).extensions?.code ?? 'error' });
+          span.end();
+        },
+      };
+    },
+  };
+}
+
+/** A client span for each upstream call, whose traceparent goes upstream with it. */
+function callObserver(tracer: Tracer): CallObserver {
+  return {
+    start(operation) {
+      const parent = context.active();
+      const { method, path, host } = CONTRACT[operation];
+      const fieldPath = parent.getValue(FIELD_PATH) as string | undefined;
+      const attributes = {
+        'http.request.method': method,
+        'url.template': path,
+        'order_graph.upstream.operation': operation,
+        'order_graph.upstream.host': host,
+        ...(fieldPath ? { 'graphql.field.path': fieldPath } : {}),
+      };
+      const span = tracer.startSpan(`${method} ${path}`, { kind: SpanKind.CLIENT, attributes }, parent);
+      // The call's own traceparent goes upstream, so the REST service's spans join this trace.
+      const headers: Record<string, string> = {};
+      propagator.inject(trace.setSpan(parent, span), headers, { set: (carrier, key, value) => void (carrier[key] = value) });
+      return {
+        headers,
+        logFields: () => idsOf(span),
+        end({ status, retries }) {
+          if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
+          else span.setAttribute('error.type', status);
+          if (retries > 0) span.setAttribute('http.request.resend_count', retries);
+          if (typeof status !== 'number' || status >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Tracing over a tracer provider. Spans never carry a token, a password, a query string or
+ * an upstream body: only methods, route templates, operation names, field paths, statuses.
+ */
+export function createTracing(provider: TracerProvider, options: { serviceName: string; untracedPaths: readonly string[] }): Tracing {
+  useAsyncContext();
+  const tracer: Tracer = provider.getTracer('order-graph');
+  return {
+    requestPlugin: httpSpans(tracer, new Set(options.untracedPaths)) as Plugin,
     // Execution runs inside the operation's span. No document or variables as attributes:
     // they may hold credentials (and printing costs CPU).
     operationPlugin: useOpenTelemetry({ resolvers: false, variables: false, result: false, document: false }, provider, SpanKind.INTERNAL, {}, options.serviceName) as Plugin,
-
-    fieldTracer: {
-      start({ type, field, path }) {
-        const parent = context.active();
-        const span = tracer.startSpan(`${type}.${field}`, { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } }, parent);
-        const inside = trace.setSpan(parent, span).setValue(FIELD_PATH, path);
-        return {
-          run: (work) => context.with(inside, work),
-          end(error) {
-            if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: (error as { extensions?: { code?: string } }).extensions?.code ?? 'error' });
-            span.end();
-          },
-        };
-      },
-    },
-
-    callObserver: {
-      start(operation) {
-        const parent = context.active();
-        const { method, path } = CONTRACT[operation];
-        const fieldPath = parent.getValue(FIELD_PATH) as string | undefined;
-        const span = tracer.startSpan(
-          `${method} ${path}`,
-          {
-            kind: SpanKind.CLIENT,
-            attributes: {
-              'http.request.method': method,
-              'url.template': path,
-              'order_graph.upstream.operation': operation,
-              'order_graph.upstream.host': CONTRACT[operation].host,
-              ...(fieldPath ? { 'graphql.field.path': fieldPath } : {}),
-            },
-          },
-          parent,
-        );
-        // The call's own traceparent goes upstream, so the REST service's spans join this trace.
-        const headers: Record<string, string> = {};
-        propagator.inject(trace.setSpan(parent, span), headers, { set: (carrier, key, value) => void (carrier[key] = value) });
-        return {
-          headers,
-          logFields: () => idsOf(span),
-          end({ status, retries }) {
-            if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
-            else span.setAttribute('error.type', status);
-            if (retries > 0) span.setAttribute('http.request.resend_count', retries);
-            if (typeof status !== 'number' || status >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
-            span.end();
-          },
-        };
-      },
-    },
-
-    logFields(request) {
-      const span = serverSpans.get(request);
-      return span && idsOf(span);
-    },
-
+    fieldTracer: fieldTracer(tracer),
+    callObserver: callObserver(tracer),
     shutdown: () => provider.shutdown(),
   };
 }

@@ -3,7 +3,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Config } from './config.js';
-import { clientAddress, type RequestPolicy } from './request-info.js';
+import { clientAddress, type RequestPolicy } from './request-scope.js';
 
 /** Why the server closed a connection itself. */
 export type CutReason = 'max_connections' | 'per_address' | 'slow_reader' | 'request_timeout';

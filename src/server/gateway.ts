@@ -1,31 +1,34 @@
 // The server: where a request enters. createGateway assembles yoga, its plugins and the graph.
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { getOperationAST, type ExecutionArgs } from 'graphql';
-import { createYoga, useExecutionCancellation, type CORSOptions, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, useExecutionCancellation, type CORSOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { createContext, type GraphQLContext } from '../graph/context.js';
+import { createContext, type ContextServices, type GraphQLContext } from '../graph/context.js';
 import { createGraphSchema } from '../graph/schema.js';
 import { createOrdersHub } from '../live/orders-hub.js';
-import { connectRedis, KEY_PREFIX } from '../redis/connection.js';
+import { connectRedis, KEY_PREFIX, type RedisConnection } from '../redis/connection.js';
 import { redisPollCoordinator } from '../redis/live-coordinator.js';
 import { redisAnswerStore } from '../redis/response-cache.js';
-import { readAuth } from '../upstream/auth.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
+import { gotTransport } from '../upstream/got-transport.js';
 import { combineObservers, createUpstreamHttp } from '../upstream/http.js';
 import { createOperations } from '../upstream/operations.js';
-import { createMetrics } from '../observability/metrics.js';
+import { RequestScope } from '../upstream/scope.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { Config } from './config.js';
+import { createDocumentCache } from './document-cache.js';
+import { useEventContexts } from './event-contexts.js';
+import { useJitWhereItPays } from './executor.js';
 import { useGraphiQLPage, type DemoLogin } from './graphiql.js';
+import { useHardening } from './guards/index.js';
+import { HEALTH_PATH, READY_PATH, useHealthEndpoints } from './health.js';
+import { useRequestLifecycle } from './lifecycle.js';
 import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
-import { HEALTH_PATH, READY_PATH, useHardening, useRequestLifecycle, usesDeferOrStream } from './plugins.js';
-import { liveEventScope, pollScope, requestInfo, trustedProxies, type RequestPolicy } from './request-info.js';
-import { createResponseCache } from './response-cache.js';
+import { trustedProxies, type RequestPolicy, type ServerContext } from './request-scope.js';
+import { createResponseCache, type ResponseCache } from './response-cache.js';
 import { registeredDocuments, registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
-import { createDocumentCache } from './document-cache.js';
 
 export type GatewayConfig = Pick<
   Config,
@@ -58,7 +61,7 @@ export type GatewayConfig = Pick<
 };
 
 export interface Gateway {
-  yoga: YogaServerInstance<object, GraphQLContext>;
+  yoga: YogaServerInstance<ServerContext, GraphQLContext>;
   /** Marks the gateway as stopping: /readyz answers 503, every answer closes its connection, live streams end and their polls are handed over. */
   drain(): Promise<void>;
   /** Closes the upstream and Redis connections; call after the HTTP server stopped taking requests. */
@@ -85,52 +88,83 @@ function corsPolicy(origins: GatewayConfig['corsOrigins']) {
   };
 }
 
-/** graphql-jit compiles queries and mutations; subscriptions and @defer/@stream take the standard executor. */
-const jitFor = ({ document, operationName }: ExecutionArgs) =>
-  getOperationAST(document, operationName)?.operation !== 'subscription' && !usesDeferOrStream(document);
-
-/** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
-export function createGateway(config: GatewayConfig): Gateway {
-  const { tracing, metricsPath } = config;
-  const metrics = metricsPath ? createMetrics({ path: metricsPath, knownOperations: registeredOperationNames() }) : undefined;
-  const http = createUpstreamHttp({
+/** The upstream client, watched by the metrics and the traces when they are on. */
+function upstreamClient(config: GatewayConfig, metrics: Metrics | undefined) {
+  return createUpstreamHttp({
     urls: config.upstreamUrls,
+    transport: gotTransport,
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
     maxBodyBytes: LIMITS.maxUpstreamBodyBytes,
     logger: config.logger,
-    observer: combineObservers([metrics?.callObserver, tracing?.callObserver].filter((observer) => observer !== undefined)),
+    observer: combineObservers([metrics?.callObserver, config.tracing?.callObserver].filter((observer) => observer !== undefined)),
   });
-  // Shared by the replicas when configured: login counters, live polls, the response cache.
+}
+
+/** What outlives a request, in Redis when configured (shared by the replicas): login counters, the response cache. */
+function sharedState(config: GatewayConfig) {
   const redis = config.redisUrl ? connectRedis(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs, logger: config.logger }) : undefined;
   const loginThrottle = createLoginThrottle({ login: config.loginThrottle, refresh: config.refreshThrottle }, redis && { redis, keyPrefix: KEY_PREFIX });
   const responseCache =
     config.responseCacheTtlMs > 0
       ? createResponseCache({ ttlMs: config.responseCacheTtlMs, bytes: config.responseCacheBytes, store: redis && redisAnswerStore(redis, config.responseCacheBytes), logger: config.logger })
       : undefined;
+  return { redis, loginThrottle, responseCache };
+}
+
+/** The plugins in the order they must run; `ready` is false once a stop has begun. */
+function gatewayPlugins(config: GatewayConfig, parts: { policy: RequestPolicy; ready: () => boolean; redis?: RedisConnection; metrics?: Metrics; responseCache?: ResponseCache; earnsCompilation: Parameters<typeof useJitWhereItPays>[0] }) {
+  const { tracing, metricsPath } = config;
+  const { policy, ready, redis, metrics, responseCache } = parts;
+  return [
+    // First: every later hook finds the request's scope in the server context.
+    useRequestLifecycle({ logger: config.logger, policy, isDraining: () => !ready(), quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])] }),
+    ...(tracing ? [tracing.requestPlugin] : []),
+    useHealthEndpoints({ isReady: ready, readinessDetails: redis && (() => ({ redis: redis.state() })) }),
+    // Scrapes are answered before the request guards (a scraper sends no CSRF header).
+    ...(metrics?.plugins ?? []),
+    ...useHardening({ introspection: config.introspection }),
+    ...(config.graphiql ? [useGraphiQLPage(config.demoLogins ?? [])] : []),
+    useDeferStream(),
+    useEventContexts((context: GraphQLContext, event) => context.forEvent(event as Parameters<GraphQLContext['forEvent']>[0])),
+    useJitWhereItPays(parts.earnsCompilation),
+    // A client that goes away cancels its request: no further upstream call starts (the
+    // request's signal reaches the upstream layer through its scope) and execution stops.
+    // Not for subscriptions: @graphql-tools/executor races each event against one
+    // request-long promise, and every race stays attached to it (about 1.2 kB per event for
+    // as long as the stream lives). A stream ends with its client anyway (yoga cancels the
+    // SSE body, which returns the iterator), and its events' calls stop through their scope.
+    { ...useExecutionCancellation(), onSubscribe: undefined },
+    ...(tracing ? [tracing.operationPlugin] : []),
+    ...(config.introspection ? [] : [useDisableIntrospection()]),
+    ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
+    // After the trusted documents: an answer is keyed by the document they resolve to.
+    ...(responseCache?.plugins ?? []),
+  ];
+}
+
+/** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
+export function createGateway(config: GatewayConfig): Gateway {
+  const metrics = config.metricsPath ? createMetrics({ path: config.metricsPath, knownOperations: registeredOperationNames() }) : undefined;
+  const http = upstreamClient(config, metrics);
+  const { redis, loginThrottle, responseCache } = sharedState(config);
   const policy: RequestPolicy = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
   const live = createOrdersHub({
     limits: config.live,
     requestLimits: { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget },
     logger: config.logger,
-    fetchOrders: (token, budget) => createOperations(http, { token, expired: false, expiresAt: null }, pollScope(budget)).orderDetails(),
+    fetchOrders: (token, limits) => createOperations(http, RequestScope.forPoll(token, limits)).orderDetails(),
     coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, snapshotBytes: config.live.snapshotBytes, logger: config.logger }),
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
   });
   metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
+  const services: ContextServices = { http, loginThrottle, live, fieldTracer: config.tracing?.fieldTracer, deadlineMs: config.requestDeadlineMs };
   let ready = true;
-  const yoga = createYoga<object, GraphQLContext>({
+  const yoga = createYoga<ServerContext, GraphQLContext>({
     schema: createGraphSchema({ subgraph: config.subgraph }),
-    context: ({ request }) => {
-      const scope = requestInfo(request);
-      return createContext(http, readAuth(request.headers.get('authorization')), scope, {
-        loginThrottle,
-        live,
-        fieldTracer: tracing?.fieldTracer,
-        liveScope: (budget) => liveEventScope(scope, policy, budget),
-      });
-    },
+    // The scope was made when the request arrived (useRequestLifecycle).
+    context: ({ scope }) => createContext(scope!, services),
     cors: corsPolicy(config.corsOrigins),
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -143,35 +177,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     parserAndValidationCache: documents.parserAndValidationCache,
     // Served by useGraphiQLPage, precompressed.
     graphiql: false,
-    plugins: [
-      ...(tracing ? [tracing.requestPlugin] : []),
-      useRequestLifecycle({
-        logger: config.logger,
-        policy,
-        isReady: () => ready,
-        readinessDetails: redis && (() => ({ redis: redis.state() })),
-        quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])],
-        logFields: tracing?.logFields,
-      }),
-      // Scrapes are answered before the request guards (a scraper sends no CSRF header).
-      ...(metrics?.plugins ?? []),
-      ...useHardening({ introspection: config.introspection }),
-      ...(config.graphiql ? [useGraphiQLPage(config.demoLogins ?? [])] : []),
-      useDeferStream(),
-      useGraphQlJit({}, { enableIf: (args) => jitFor(args) && documents.earnsCompilation(args) }),
-      // A client that goes away cancels its request: no further upstream call starts (the
-      // request's signal reaches the upstream layer through its scope) and execution stops.
-      // Not for subscriptions: @graphql-tools/executor races each event against one
-      // request-long promise, and every race stays attached to it (about 1.2 kB per event for
-      // as long as the stream lives). A stream ends with its client anyway (yoga cancels the
-      // SSE body, which returns the iterator), and its events' calls stop through their scope.
-      { ...useExecutionCancellation(), onSubscribe: undefined },
-      ...(tracing ? [tracing.operationPlugin] : []),
-      ...(config.introspection ? [] : [useDisableIntrospection()]),
-      ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
-      // After the trusted documents: an answer is keyed by the document they resolve to.
-      ...(responseCache?.plugins ?? []),
-    ],
+    plugins: gatewayPlugins(config, { policy, ready: () => ready, redis, metrics, responseCache, earnsCompilation: documents.earnsCompilation }),
   });
   return {
     yoga,

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { cutSlowReaders, limitPerAddress, type CutReason } from './connections.js';
 import { NoSniffResponse, rawAnswer } from './headers.js';
-import { trustedProxies } from './request-info.js';
+import { trustedProxies } from './request-scope.js';
 
 export type HttpServerOptions = Pick<
   Config,

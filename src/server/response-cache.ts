@@ -15,7 +15,7 @@ import { ignoredValues } from '../redis/connection.js';
 import { ERROR_CODES } from '../error-codes.js';
 import { ERROR_DETAILS } from '../redis/poll-messages.js';
 import { answerBytes, type AnswerStore } from '../redis/response-cache.js';
-import { readAuth } from '../upstream/auth.js';
+import type { RequestScope } from '../upstream/scope.js';
 
 export interface ResponseCache {
   plugins: Plugin[];
@@ -51,10 +51,13 @@ function useNoCacheIdsInAnswers(): Plugin {
   };
 }
 
-/** The caller's key: a hash of its bearer, for a bearer that has not expired; none otherwise. */
-function caller(request: Request): string | null {
-  const auth = readAuth(request.headers.get('authorization'));
-  if (!auth.token || auth.expired) return null;
+/**
+ * The caller's key, from the request's scope (the server context and the GraphQL context
+ * both carry it): a hash of its bearer, for a bearer that has not expired; none otherwise.
+ */
+function caller(_request: Request, context: { scope?: RequestScope }): string | null {
+  const auth = context.scope?.auth;
+  if (!auth?.token || auth.expired) return null;
   return createHash('sha256').update(auth.token).digest('base64url');
 }
 
@@ -136,9 +139,9 @@ function unchangedFor(request: Request, lastModified: string): boolean {
  */
 function useConditionalAnswers(cache: Cache): Plugin {
   return {
-    async onRequest({ request, fetchAPI, endResponse }) {
+    async onRequest({ request, serverContext, fetchAPI, endResponse }) {
       const hashes = requestedHashes(request.headers.get('if-none-match'));
-      const who = hashes.length > 0 ? caller(request) : null;
+      const who = hashes.length > 0 ? caller(request, serverContext as { scope?: RequestScope }) : null;
       if (who === null) return;
       for (const hash of hashes) {
         const cached = await cache.get(`${who}.${hash}`);
@@ -274,7 +277,7 @@ export function createResponseCache({ ttlMs, bytes, store, logger }: { ttlMs: nu
     ttl: ttlMs,
     cache,
     session: caller,
-    enabled: (request) => caller(request) !== null,
+    enabled: (request, context) => caller(request, context) !== null,
     buildResponseCacheKey: cacheKey,
     // login and refreshTokens answer token sets, nothing any query shows.
     invalidateViaMutation: false,

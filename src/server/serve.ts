@@ -2,9 +2,9 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { checkFileHandleLimit, createHttpServer } from './http-server.js';
-import { MAX_UPSTREAM_SOCKETS } from '../upstream/http.js';
+import { MAX_UPSTREAM_SOCKETS } from '../upstream/got-transport.js';
 import { createLogger } from './logger.js';
-import { HEALTH_PATH, READY_PATH } from './plugins.js';
+import { HEALTH_PATH, READY_PATH } from './health.js';
 import type { Simulator } from '../simulator/server.js';
 
 function readConfig() {

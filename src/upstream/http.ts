@@ -1,30 +1,15 @@
-import http from 'node:http';
-import https from 'node:https';
-import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
+// The upstream client: what every call goes through (cancellation, the deadline, the budget,
+// unsendable parameters, observers, log lines) before its transport sends it.
 import type { Logger } from 'pino';
-import { CONTRACT, HOSTS, operationUrl, type HostName, type OperationName, type UpstreamUrls } from './contract.js';
-import type { CallBudget } from './budget.js';
+import { CONTRACT, type OperationName, type UpstreamUrls } from './contract.js';
 import type { UpstreamFailure } from './failures.js';
+import type { RequestScope } from './scope.js';
 
 /** One call's arguments: the contract's parameters by name, a JSON body, the bearer to send. */
 export interface UpstreamCall {
   params?: Record<string, string>;
   json?: unknown;
   bearer?: string;
-}
-
-/** What a gateway request lends its upstream calls: who asks, in what language, by when, and how many. */
-export interface RequestScope {
-  readonly id: string;
-  readonly acceptLanguage: string | null;
-  /** The caller's address, forwarded upstream as X-Forwarded-For. */
-  readonly clientAddress: string | null;
-  /** Epoch ms; every call is cut off then, retries included. */
-  readonly deadline: number;
-  /** Aborted when the client goes away: calls not started are not made, running ones are aborted. */
-  readonly signal?: AbortSignal;
-  /** Calls, concurrency and retries this request may still have. */
-  readonly budget: CallBudget;
 }
 
 export type UpstreamResult = { ok: true; status: number; body: string } | { ok: false; failure: UpstreamFailure };
@@ -73,128 +58,75 @@ export interface UpstreamHttp {
   close(): void;
 }
 
-export interface UpstreamHttpOptions {
-  urls: UpstreamUrls;
+/** What a transport is made with besides the hosts' URLs. */
+export interface TransportOptions {
+  /** Per call, before the request's deadline shortens it. */
   timeoutMs: number;
+  /** Of an idempotent GET, while a whole attempt still fits and the budget has one. */
   retries: number;
   /** Larger answers are cut off: no upstream body is worth holding a request's memory hostage. */
   maxBodyBytes: number;
+}
+
+/** Sends one call, with its retries, over connections it keeps per host. */
+export interface Transport {
+  call(operation: OperationName, call: UpstreamCall, scope: RequestScope, headers: Record<string, string>, timeoutMs: number): Promise<{ result: UpstreamResult; retries: number }>;
+  close(): void;
+}
+
+export interface UpstreamHttpOptions extends TransportOptions {
+  urls: UpstreamUrls;
+  /** The transport over the URLs (got's). */
+  transport: (urls: UpstreamUrls, options: TransportOptions) => Transport;
   logger?: Logger;
   observer?: CallObserver;
 }
 
-// Network errors worth one more try on an idempotent GET. A timeout is not among them:
-// retrying it would double the worst case the caller already waited for.
-const RETRY_ERROR_CODES = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EHOSTUNREACH', 'EAI_AGAIN'];
-const RETRY_DELAY_MS = 50;
-// A burst of requests queues for a socket instead of opening thousands against one host.
-const AGENT_OPTIONS = { keepAlive: true, maxSockets: 256 };
-/** The most sockets the gateway opens to the upstream: file handles the process must keep for them. */
-export const MAX_UPSTREAM_SOCKETS = HOSTS.length * AGENT_OPTIONS.maxSockets;
+// A value no call may carry: an unpaired surrogate (it cannot be encoded; URLSearchParams
+// would send U+FFFD instead) or a control character.
+const UNSENDABLE_VALUE = /[\u0000-\u001f\u007f]/;
 
-/**
- * One got instance and one keep-alive agent per upstream host, made once per gateway:
- * they hold connections, never data, so sharing them between requests is safe.
- */
-export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, logger, observer }: UpstreamHttpOptions): UpstreamHttp {
-  const agents: http.Agent[] = [];
-  const clients = {} as Record<HostName, Got>;
-  for (const name of HOSTS) {
-    const agent = urls[name].startsWith('https:')
-      ? { https: new https.Agent(AGENT_OPTIONS) }
-      : { http: new http.Agent(AGENT_OPTIONS) };
-    agents.push(agent.https ?? agent.http);
-    const transport = urls[name].startsWith('https:') ? https : http;
-    clients[name] = got.extend({
-      agent,
-      // got hands its request function some forty options, nearly all of them TLS settings
-      // left undefined, which Node's client and agent then copy on every call; only these
-      // matter to a plain keep-alive HTTP(S) call.
-      request: (url: URL, options: http.RequestOptions, callback?: (response: http.IncomingMessage) => void) =>
-        transport.request(url, { method: options.method, headers: options.headers, agent: options.agent, setHost: options.setHost }, callback),
-      timeout: { request: timeoutMs },
-      retry: {
-        limit: retries,
-        methods: ['GET'],
-        statusCodes: [502, 503, 504],
-        errorCodes: RETRY_ERROR_CODES,
-        // Retry only when a whole further attempt still fits before the request's deadline,
-        // and the request's budget still has a retry and a call for it.
-        calculateDelay: ({ computedValue, error }) => {
-          if (computedValue === 0) return 0;
-          const { deadline, budget } = error.options.context as { deadline: number; budget: CallBudget };
-          const attempt = error.options.timeout.request ?? timeoutMs;
-          return Date.now() + RETRY_DELAY_MS + attempt <= deadline && budget.takeRetry() ? RETRY_DELAY_MS : 0;
-        },
-      },
-      decompress: false,
-      followRedirect: false,
-      responseType: 'text',
-      headers: { 'user-agent': 'order-graph', accept: 'application/json' },
-    });
-  }
+/** Whether every parameter can go upstream as it is: `.` and `..` would move a path to another resource. */
+function sendable(operation: OperationName, params: Readonly<Record<string, string>>): boolean {
+  const { path } = CONTRACT[operation];
+  return Object.entries(params).every(
+    ([name, value]) => value.isWellFormed() && !UNSENDABLE_VALUE.test(value) && !(path.includes(`{${name}}`) && (value === '.' || value === '..' || value === '')),
+  );
+}
+
+
+/** The headers of one call: the request's id, the caller's bearer, language and address, and the observers'. */
+function callHeaders(scope: RequestScope, bearer: string | undefined, watch: CallWatch | undefined): Record<string, string> {
+  const headers: Record<string, string> = { 'x-request-id': scope.id };
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
+  if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
+  if (scope.clientAddress) headers['x-forwarded-for'] = scope.clientAddress;
+  return watch?.headers ? Object.assign(headers, watch.headers) : headers;
+}
+
+const statusOf = (result: UpstreamResult) => (result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind);
+
+/** The upstream client: calls within each request's scope, over a transport made once per gateway. */
+export function createUpstreamHttp({ urls, transport: makeTransport, logger, observer, ...options }: UpstreamHttpOptions): UpstreamHttp {
+  const transport = makeTransport(urls, options);
 
   /** One call (with its retries), once the budget gave it a turn. */
-  async function attempt(operation: OperationName, { params, json, bearer }: UpstreamCall, scope: RequestScope): Promise<UpstreamResult> {
-    const { host, method } = CONTRACT[operation];
+  async function attempt(operation: OperationName, call: UpstreamCall, scope: RequestScope): Promise<UpstreamResult> {
     if (scope.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     const startedAt = Date.now();
     // What is left of the deadline: the time spent waiting for a turn is gone.
     const remaining = scope.deadline - startedAt;
     if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
-    const headers: Record<string, string> = { 'x-request-id': scope.id };
-    if (bearer) headers.authorization = `Bearer ${bearer}`;
-    if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
-    if (scope.clientAddress) headers['x-forwarded-for'] = scope.clientAddress;
     const watch = observer?.start(operation);
-    if (watch?.headers) Object.assign(headers, watch.headers);
-
-    let result: UpstreamResult;
-    let retryCount = 0;
-    let oversized = false;
-    // A URL built here: got's searchParams handling, and its character-by-character check of a
-    // URL string, cost more than the call needs.
-    const pending = clients[host](new URL(operationUrl(urls, operation, params)), {
-      method,
-      json,
-      headers,
-      // The per-call timeout, shortened to what is left of the request's deadline.
-      timeout: { request: Math.min(timeoutMs, remaining) },
-      context: { deadline: scope.deadline, budget: scope.budget },
-    });
-    let clientRequest: http.ClientRequest | undefined;
-    pending.on('request', (request) => {
-      clientRequest = request;
-    });
-    const untrack = cancelOnAbort(scope, () => clientRequest?.destroy(Object.assign(new Error('the client went away'), { code: 'ERR_CANCELLED' })));
-    pending.on('downloadProgress', ({ transferred }) => {
-      if (transferred > maxBodyBytes && !oversized) {
-        oversized = true;
-        clientRequest?.destroy(Object.assign(new Error('upstream answer too large'), { code: 'ERR_ANSWER_TOO_LARGE' }));
-      }
-    });
-    try {
-      const response = await pending;
-      retryCount = response.retryCount;
-      result =
-        response.statusCode >= 200 && response.statusCode <= 299
-          ? { ok: true, status: response.statusCode, body: response.body }
-          : { ok: false, failure: { kind: 'malformed', status: response.statusCode } };
-    } catch (error) {
-      if (error instanceof RequestError) retryCount = error.request?.retryCount ?? 0;
-      result = { ok: false, failure: oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
-    } finally {
-      untrack();
-    }
-    const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind;
+    const headers = callHeaders(scope, call.bearer, watch);
+    const { result, retries } = await transport.call(operation, call, scope, headers, Math.min(options.timeoutMs, remaining));
+    const status = statusOf(result);
     const ms = Date.now() - startedAt;
-    watch?.end({ status, retries: retryCount, ms });
+    watch?.end({ status, retries, ms });
     if (!result.ok && result.failure.kind === 'exhausted') {
       logger?.error({ requestId: scope.id, ...watch?.logFields?.(), operation, code: result.failure.code }, 'out of file handles: upstream call not made');
     }
-    if (logger?.isLevelEnabled('debug')) {
-      logger.debug({ requestId: scope.id, ...watch?.logFields?.(), operation, status, ms, retries: retryCount }, 'upstream call');
-    }
+    if (logger?.isLevelEnabled('debug')) logger.debug({ requestId: scope.id, ...watch?.logFields?.(), operation, status, ms, retries }, 'upstream call');
     return result;
   }
 
@@ -211,58 +143,6 @@ export function createUpstreamHttp({ urls, timeoutMs, retries, maxBodyBytes, log
       }
       return scope.budget.run(() => attempt(operation, call, scope));
     },
-    close() {
-      for (const agent of agents) agent.destroy();
-    },
+    close: () => transport.close(),
   };
-}
-
-// The calls running for each client request, by its signal, cancelled together when the
-// client goes away: one abort listener per request (got's own `signal` option would add one
-// per call, and costs about a tenth of the gateway's CPU under load). Keyed by the signal,
-// not the scope: a subscription renews its scope for every event, and a listener per scope
-// on the one long-lived signal would pile up for as long as the stream lives.
-const running = new WeakMap<AbortSignal, Set<() => void>>();
-
-function cancelOnAbort(scope: RequestScope, cancel: () => void): () => void {
-  const { signal } = scope;
-  if (!signal) return () => undefined;
-  let cancels = running.get(signal);
-  if (!cancels) {
-    const set = new Set<() => void>();
-    signal.addEventListener('abort', () => set.forEach((cancelOne) => cancelOne()), { once: true });
-    running.set(signal, (cancels = set));
-  }
-  cancels.add(cancel);
-  return () => cancels.delete(cancel);
-}
-
-// A value no call may carry: an unpaired surrogate (it cannot be encoded; URLSearchParams
-// would send U+FFFD instead) or a control character.
-const UNSENDABLE_VALUE = /[\u0000-\u001f\u007f]/;
-
-/** Whether every parameter can go upstream as it is: `.` and `..` would move a path to another resource. */
-function sendable(operation: OperationName, params: Readonly<Record<string, string>>): boolean {
-  const { path } = CONTRACT[operation];
-  return Object.entries(params).every(
-    ([name, value]) => value.isWellFormed() && !UNSENDABLE_VALUE.test(value) && !(path.includes(`{${name}}`) && (value === '.' || value === '..' || value === '')),
-  );
-}
-
-// The gateway's own process is out of file handles: not the upstream's failure.
-const EXHAUSTED = new Set(['EMFILE', 'ENFILE']);
-
-function describeFailure(error: unknown): UpstreamFailure {
-  if (error instanceof HTTPError) {
-    const retryAfter = error.response.headers['retry-after'];
-    return {
-      kind: 'status',
-      status: error.response.statusCode,
-      body: typeof error.response.body === 'string' ? error.response.body : '',
-      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-    };
-  }
-  if (error instanceof TimeoutError) return { kind: 'timeout' };
-  if (error instanceof RequestError && EXHAUSTED.has(error.code)) return { kind: 'exhausted', code: error.code };
-  return { kind: 'network', code: error instanceof RequestError ? error.code : undefined };
 }

@@ -1,8 +1,8 @@
 import { expiredTokenError, missingTokenError } from '../errors.js';
-import type { Auth } from './auth.js';
 import type { OperationName } from './contract.js';
 import { toGraphQLError } from './failures.js';
-import type { RequestScope, UpstreamCall, UpstreamHttp } from './http.js';
+import type { UpstreamCall, UpstreamHttp } from './http.js';
+import type { RequestScope } from './scope.js';
 import { epochToDateTime, toDecimal } from './values.js';
 import type {
   Address,
@@ -47,7 +47,8 @@ const isTradeIn = (v: unknown): v is TradeIn => hasStrings(v, 'id', 'status');
  * parameter values, the bodies and what each answer must hold. Protected calls refuse,
  * before any network traffic, a request without a bearer or with an expired one.
  */
-export function createOperations(http: UpstreamHttp, auth: Auth, scope: RequestScope) {
+export function createOperations(http: UpstreamHttp, scope: RequestScope) {
+  const { auth } = scope;
   function bearer(): string {
     if (!auth.token) throw missingTokenError();
     if (auth.expired) throw expiredTokenError();

@@ -1,8 +1,10 @@
 // The upstream HTTP layer on its own (src/upstream/http.ts) against a per-test stub:
 // what is retried, the request deadline, the answer size cap, and redirects.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCallBudget, type BudgetLimits } from '../../src/upstream/budget.js';
-import { createUpstreamHttp, type RequestScope, type UpstreamHttpOptions } from '../../src/upstream/http.js';
+import type { BudgetLimits } from '../../src/upstream/budget.js';
+import { gotTransport } from '../../src/upstream/got-transport.js';
+import { createUpstreamHttp, type UpstreamHttpOptions } from '../../src/upstream/http.js';
+import { RequestScope } from '../../src/upstream/scope.js';
 import { json, startStubUpstream, type StubHandler } from '../helpers/stub-upstream.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -12,18 +14,19 @@ afterEach(async () => {
 
 async function setup(handler: StubHandler, options: Partial<Omit<UpstreamHttpOptions, 'urls'>> = {}) {
   const stub = await startStubUpstream(handler);
-  const http = createUpstreamHttp({ urls: stub.urls, timeoutMs: 1000, retries: 1, maxBodyBytes: 100_000, ...options });
+  const http = createUpstreamHttp({ urls: stub.urls, transport: gotTransport, timeoutMs: 1000, retries: 1, maxBodyBytes: 100_000, ...options });
   cleanups.push(stub.close, http.close);
   return { stub, http };
 }
 
-const scope = (deadlineInMs = 5000, budget: Partial<BudgetLimits> = {}): RequestScope => ({
-  id: 'req-1',
-  acceptLanguage: 'de-DE',
-  clientAddress: '203.0.113.7',
-  deadline: Date.now() + deadlineInMs,
-  budget: createCallBudget({ calls: 100, concurrency: 16, retries: 4, ...budget }),
-});
+const scope = (deadlineInMs = 5000, budget: Partial<BudgetLimits> = {}) =>
+  new RequestScope({
+    id: 'req-1',
+    auth: { token: 'token-1', expired: false, expiresAt: null },
+    acceptLanguage: 'de-DE',
+    clientAddress: '203.0.113.7',
+    ...RequestScope.limits(deadlineInMs, { calls: 100, concurrency: 16, retries: 4, ...budget }),
+  });
 
 const estimate = { params: { orderID: 'ord-1' }, bearer: 'token-1' };
 

@@ -1,7 +1,7 @@
 // Whose address a request comes from: the socket's, or behind a trusted proxy (by address,
 // never by hop count) the entry that proxy added. Spoofed and malformed entries never win.
 import { describe, expect, it } from 'vitest';
-import { clientAddress, trustedProxies } from '../../src/server/request-info.js';
+import { clientAddress, trustedProxies } from '../../src/server/request-scope.js';
 
 const none = trustedProxies([]);
 const loopback = trustedProxies(['loopback']);

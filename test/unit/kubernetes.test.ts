@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/server/config.js';
-import { HEALTH_PATH, READY_PATH } from '../../src/server/plugins.js';
+import { HEALTH_PATH, READY_PATH } from '../../src/server/health.js';
 import { argument, redisBytes, shippedRedis } from '../helpers/redis.js';
 
 const DIR = new URL('../../deploy/kubernetes/', import.meta.url);

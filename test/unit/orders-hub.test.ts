@@ -1,7 +1,8 @@
 // The orders hub on its own, over an upstream function that counts its calls: what a stream
 // holds for a reader that does not read, and which budget each event is fetched within.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LiveBudget, LiveItem } from '../../src/graph/context.js';
+import type { LiveItem } from '../../src/graph/context.js';
+import type { ScopeLimits } from '../../src/upstream/scope.js';
 import { createOrdersHub, type OrdersHub } from '../../src/live/orders-hub.js';
 import type { Order } from '../../src/upstream/models.js';
 
@@ -16,12 +17,12 @@ afterEach(async () => {
 /** A hub over a customer with `count` orders whose `updatedAt` moves on with `bump()`; it records each poll's budget. */
 function hubOver(count: number) {
   let generation = 0;
-  const polls: LiveBudget[] = [];
+  const polls: ScopeLimits[] = [];
   const hub = createOrdersHub({
     limits: { pollIntervalMs: POLL_MS, perCustomer: 50, perAddress: 50, snapshotBytes: 64 * 1024 * 1024 },
     requestLimits: { deadlineMs: 10_000, budget: { calls: 100, concurrency: 16, retries: 4 } },
-    fetchOrders: async (_token, budget) => {
-      polls.push(budget);
+    fetchOrders: async (_token, limits) => {
+      polls.push(limits);
       return Array.from({ length: count }, (_, i) => ({ id: `o${i}`, reservationId: `R${i}`, status: 'READY_FOR_PICKUP', updatedAt: new Date(Date.UTC(2026, 0, 1) + generation * 60_000).toISOString() }) as Order);
     },
   });
@@ -73,20 +74,20 @@ describe('a live stream', () => {
   it('the first state is fetched within the subscribing request’s budget; the events of one poll share that poll’s budget, across streams', async () => {
     const { polls, watch, bump } = hubOver(3);
     const streams = [watch(), watch()];
-    for (const stream of streams) for (let i = 0; i < 3; i++) expect(update(await nextItem(stream)).budget).toBeNull();
+    for (const stream of streams) for (let i = 0; i < 3; i++) expect(update(await nextItem(stream)).limits).toBeNull();
 
     const before = polls.length;
     bump();
     const changes = await Promise.all(streams.map(async (stream) => [update(await nextItem(stream)), update(await nextItem(stream)), update(await nextItem(stream))]));
-    const budgets = new Set(changes.flat().map((item) => item.budget!.budget));
+    const budgets = new Set(changes.flat().map((item) => item.limits!.budget));
     // One budget for the six events, and it is the one the poll's own call was taken from.
     expect(budgets.size).toBe(1);
-    const poll = polls.slice(before).find((budget) => budgets.has(budget.budget));
+    const poll = polls.slice(before).find((limits) => budgets.has(limits.budget));
     expect(poll).toBeDefined();
-    expect(changes.flat().every((item) => item.budget!.deadline >= poll!.deadline)).toBe(true);
+    expect(changes.flat().every((item) => item.limits!.deadline >= poll!.deadline)).toBe(true);
 
     bump();
     const next = update(await nextItem(streams[0]!));
-    expect(budgets.has(next.budget!.budget)).toBe(false);
+    expect(budgets.has(next.limits!.budget)).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import { Pickup } from './pickup.js';
 import { Product } from './product.js';
 import { Query } from './query.js';
 import { scalarResolvers } from './scalars.js';
-import { OrderUpdate, Subscription } from './subscription.js';
+import { Subscription } from './subscription.js';
 import { TokenSet } from './token-set.js';
 import { TradeIn, TradeInVehicle } from './trade-in.js';
 import { Vehicle } from './vehicle.js';
@@ -19,7 +19,6 @@ export const resolvers: Resolvers = {
   Query,
   Mutation,
   Subscription,
-  OrderUpdate,
   TokenSet,
   Customer,
   Order,

@@ -1,0 +1,37 @@
+// Which executor runs an operation: graphql-jit for plain queries and mutations, the standard one for streams.
+import { useGraphQlJit } from '@envelop/graphql-jit';
+import { BREAK, getOperationAST, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+// Documents with incremental delivery, by parsed document (yoga caches those).
+const incremental = new WeakMap<DocumentNode, boolean>();
+
+/** Whether the document asks for incremental delivery (@defer or @stream anywhere in it). */
+export function usesDeferOrStream(document: DocumentNode): boolean {
+  let found = incremental.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, {
+      Directive(node) {
+        if (node.name.value !== 'defer' && node.name.value !== 'stream') return;
+        found = true;
+        return BREAK;
+      },
+    });
+    incremental.set(document, found);
+  }
+  return found;
+}
+
+/**
+ * graphql-jit compiles queries and mutations whose document `earnsCompilation` (the
+ * document cache's judgement); subscriptions and @defer/@stream take the standard executor.
+ */
+export function useJitWhereItPays(earnsCompilation: (args: ExecutionArgs) => boolean): Plugin {
+  return useGraphQlJit(
+    {},
+    {
+      enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription' && !usesDeferOrStream(args.document) && earnsCompilation(args),
+    },
+  ) as Plugin;
+}

@@ -1,0 +1,147 @@
+// Guards on the operation, before it runs: one credential mutation, sane @stream counts, variables that fit, a cost within the limit.
+import {
+  BREAK,
+  getOperationAST,
+  getVariableValues,
+  GraphQLError,
+  Kind,
+  visit,
+  type DirectiveNode,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type ValidationContext,
+} from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { costRefusal } from '../cost.js';
+import { usesDeferOrStream } from '../executor.js';
+
+// The mutations that send credentials upstream: one per request, so a document cannot turn
+// into twenty login attempts (aliases) or spend a refresh token on a result it throws away.
+const CREDENTIAL_FIELDS = new Set(['login', 'refreshTokens']);
+
+/** The operation's root fields with these names, aliases and fragments included. */
+function countRootFields(context: ValidationContext, selections: readonly SelectionNode[], names: ReadonlySet<string>, seen = new Set<string>()): number {
+  let count = 0;
+  for (const selection of selections) {
+    if (selection.kind === Kind.FIELD) count += names.has(selection.name.value) ? 1 : 0;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) count += countRootFields(context, selection.selectionSet.selections, names, seen);
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = context.getFragment(selection.name.value);
+      if (fragment) count += countRootFields(context, fragment.selectionSet.selections, names, seen);
+    }
+  }
+  return count;
+}
+
+/** A @stream's `initialCount`, from its literal or (given them) the variables; undefined for any other directive. */
+function streamCount(node: DirectiveNode, variables?: Readonly<Record<string, unknown>> | null): unknown {
+  if (node.name.value !== 'stream') return undefined;
+  const value = node.arguments?.find((argument) => argument.name.value === 'initialCount')?.value;
+  if (value?.kind === Kind.INT) return Number(value.value);
+  return value?.kind === Kind.VARIABLE ? variables?.[value.name.value] : undefined;
+}
+
+/** Whether a @stream of the document asks for a negative initialCount (graphql-tools would throw a bare Error). */
+function hasNegativeStreamCount(document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): boolean {
+  let negative = false;
+  visit(document, {
+    Directive(node) {
+      const count = streamCount(node, variables);
+      if (typeof count !== 'number' || count >= 0) return;
+      negative = true;
+      return BREAK;
+    },
+  });
+  return negative;
+}
+
+const NEGATIVE_STREAM_COUNT = '@stream(initialCount:) must be 0 or more: it is how many items come in the first payload.';
+
+/** More than one credential mutation, or a negative @stream count literal: validation errors. */
+export function useOperationRules(): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule((context: ValidationContext) => ({
+        Directive(node: DirectiveNode) {
+          const count = streamCount(node);
+          if (typeof count === 'number' && count < 0) context.reportError(new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }));
+        },
+        OperationDefinition(node: OperationDefinitionNode) {
+          const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
+          if (credentials <= 1) return;
+          context.reportError(
+            new GraphQLError(`One login or refreshTokens per request: this operation has ${credentials}.`, { nodes: [node], extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' } }),
+          );
+        },
+      }));
+    },
+  };
+}
+
+// What a stream of results (a subscription, @defer or @stream) can be sent as.
+const STREAMABLE = /(^|,)\s*(\*\/\*|multipart\/(mixed|\*)|text\/(event-stream|\*))\s*(;|,|$)/i;
+
+/** Variables that do not fit the operation: 400 BAD_USER_INPUT, whichever executor runs. */
+function variableRefusal({ document, variableValues, schema }: ExecutionArgs, operation: OperationDefinitionNode): ExecutionResult | undefined {
+  if (!operation.variableDefinitions?.length) return undefined;
+  const { errors } = getVariableValues(schema, operation.variableDefinitions, variableValues ?? {}, { maxErrors: 10 });
+  if (!errors) {
+    // A literal is refused by validation; a count from a variable only now.
+    if (!hasNegativeStreamCount(document, variableValues)) return undefined;
+    return { errors: [createGraphQLError(NEGATIVE_STREAM_COUNT, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })] };
+  }
+  return {
+    errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })),
+  };
+}
+
+/**
+ * Why an operation must not run, found before it runs: an answer the client cannot take
+ * (406), variables that do not fit (400 BAD_USER_INPUT, whichever executor runs), or a
+ * cost past the limit (400 GRAPHQL_VALIDATION_FAILED, the code armor's cost limit gave).
+ */
+function refusal(args: ExecutionArgs): ExecutionResult | undefined {
+  const { document, operationName, variableValues, schema, contextValue } = args;
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return undefined;
+  const accept = (contextValue as { request?: Request }).request?.headers.get('accept');
+  if (accept && !STREAMABLE.test(accept) && (operation.operation === 'subscription' || usesDeferOrStream(document))) {
+    return {
+      errors: [
+        createGraphQLError('This operation answers with a stream: accept text/event-stream or multipart/mixed.', {
+          extensions: { code: 'NOT_ACCEPTABLE', http: { status: 406 } },
+        }),
+      ],
+    };
+  }
+  const badInput = variableRefusal(args, operation);
+  if (badInput) return badInput;
+  // Counted here rather than in validation (which yoga caches per document): with the
+  // variables known, `first: $n` weighs what the same literal does.
+  const tooCostly = costRefusal(schema, document, operation, variableValues);
+  if (!tooCostly) return undefined;
+  return { errors: [createGraphQLError(tooCostly, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } })] };
+}
+
+/**
+ * Before an operation runs: a subscription or @defer/@stream for a client that accepts no
+ * stream is 406; variables are coerced, so a bad one is 400 BAD_USER_INPUT whichever
+ * executor runs (graphql-jit reports them as an ordinary 200 result otherwise); the cost is
+ * counted with the variables known.
+ */
+export function useOperationChecks(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const refused = refusal(args);
+      if (refused) setResultAndStopExecution(refused);
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refused = refusal(args);
+      if (refused) setResultAndStopExecution(refused);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// A request's life in the gateway: its scope made on arrival, its answer's headers, its log line.
+import type { ExecutionResult } from 'graphql';
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { setAnswerHeaders } from './headers.js';
+import { scopeOf, type RequestPolicy, type ServerContext } from './request-scope.js';
+
+export interface LifecycleOptions {
+  logger?: Logger;
+  policy: RequestPolicy;
+  /** Paths probed over and over (health, readiness, metrics): logged at debug, not info. */
+  quietPaths: readonly string[];
+  /** Whether a stop has begun: every answer then closes its connection. */
+  isDraining: () => boolean;
+}
+
+function errorCodes(result: unknown): string[] {
+  const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
+  return results.flatMap((r) => (r?.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN')));
+}
+
+/**
+ * The first plugin: makes the request's scope when it arrives (the request id taken or made,
+ * the caller read once), returns the id and the answer headers of every API answer
+ * (headers.ts), and writes one log line per request.
+ */
+export function useRequestLifecycle({ logger, policy, quietPaths, isDraining }: LifecycleOptions): Plugin<{}, ServerContext> {
+  const quiet = new Set(quietPaths);
+  return {
+    onRequest({ request, serverContext }) {
+      scopeOf(serverContext, request, policy);
+    },
+    onExecute({ args }) {
+      const { scope } = args.contextValue as ServerContext;
+      if (scope) scope.operationName = getOperationAST(args.document, args.operationName)?.name?.value ?? null;
+    },
+    onResultProcess({ request, result, serverContext }) {
+      const scope = scopeOf(serverContext, request, policy);
+      for (const code of errorCodes(result)) scope.errorCodes.add(code);
+    },
+    onResponse({ request, serverContext, response }) {
+      const scope = scopeOf(serverContext, request, policy);
+      // An error thrown here would reach the server adapter's fallback, which answers with
+      // the error's stack: headers are best effort, the log line is not.
+      try {
+        setAnswerHeaders(response, { requestId: scope.id, draining: isDraining() });
+      } catch (error) {
+        logger?.warn({ requestId: scope.id, err: error instanceof Error ? error.message : String(error) }, 'response headers not set');
+      }
+      const level = quiet.has(new URL(request.url, 'http://gateway').pathname) ? 'debug' : 'info';
+      if (!logger?.isLevelEnabled(level)) return;
+      const { budget } = scope;
+      logger[level](
+        {
+          requestId: scope.id,
+          ...scope.logFields,
+          operation: scope.operationName,
+          status: response.status,
+          ms: Date.now() - scope.startedAt,
+          upstreamCalls: budget.calls,
+          ...(budget.refused > 0 ? { upstreamCallsRefused: budget.refused } : {}),
+          errorCodes: [...scope.errorCodes],
+        },
+        'request',
+      );
+    },
+  };
+}

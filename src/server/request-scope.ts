@@ -1,0 +1,69 @@
+// Where a request's scope is made: its id, caller, address, deadline and budget, from the request as it arrives.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import proxyaddr from 'proxy-addr';
+import { readAuth } from '../upstream/auth.js';
+import type { BudgetLimits } from '../upstream/budget.js';
+import { RequestScope } from '../upstream/scope.js';
+
+/** How requests are scoped: their deadline, their upstream budget, whose X-Forwarded-For to believe. */
+export interface RequestPolicy {
+  deadlineMs: number;
+  budget: BudgetLimits;
+  /** Whether a hop's address is one of the trusted proxies (proxy-addr's compiled TRUSTED_PROXIES). */
+  trustProxy: (address: string, hop: number) => boolean;
+}
+
+/** TRUSTED_PROXIES as a test of an address (none trusted for an empty list). */
+export const trustedProxies = (list: readonly string[]): RequestPolicy['trustProxy'] => proxyaddr.compile([...list]);
+
+// A caller-chosen id goes into logs and upstream headers: accept only a short, plain one.
+const SAFE_ID = /^[\w.:-]{1,128}$/;
+// Forwarded upstream as is: a plain language list, nothing that could smuggle a header.
+const SAFE_LANGUAGE = /^[\w\s,;=.*-]{1,200}$/;
+
+/**
+ * The caller's address: the socket's, or when the socket is a trusted proxy, the nearest
+ * X-Forwarded-For entry that a trusted hop added and that is not itself a trusted proxy
+ * (proxy-addr). A forwarded entry that is not an IP is ignored: the hop that sent it stands
+ * for the client, so no header can switch the per-address limits off.
+ */
+export function clientAddress(forwardedFor: string | null, socketAddress: string | undefined, trustProxy: RequestPolicy['trustProxy']): string | null {
+  if (!socketAddress || !isIP(socketAddress)) return null;
+  const chain = proxyaddr.all({ headers: { 'x-forwarded-for': forwardedFor ?? undefined }, socket: { remoteAddress: socketAddress } } as unknown as IncomingMessage, trustProxy);
+  const trusted = chain.filter((address, hop) => hop === 0 || isIP(address));
+  return trusted.at(-1) ?? socketAddress;
+}
+
+/**
+ * What yoga's server context holds besides the Node request: the request's scope, made by
+ * the first plugin (useRequestLifecycle) when the request arrives. yoga passes the server
+ * context to every hook and spreads it into the GraphQL context's factory.
+ */
+export interface ServerContext {
+  req?: IncomingMessage;
+  scope?: RequestScope;
+}
+
+/** Starts a request's scope on arrival (id from X-Request-Id when it is plain, the bearer read once); its deadline starts now. */
+export function startRequestScope(request: Request, policy: RequestPolicy, socketAddress: string | undefined): RequestScope {
+  const id = request.headers.get('x-request-id');
+  const language = request.headers.get('accept-language');
+  return new RequestScope({
+    id: id && SAFE_ID.test(id) ? id : randomUUID(),
+    auth: readAuth(request.headers.get('authorization')),
+    acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
+    clientAddress: clientAddress(request.headers.get('x-forwarded-for'), socketAddress, policy.trustProxy),
+    signal: request.signal,
+    ...RequestScope.limits(policy.deadlineMs, policy.budget),
+  });
+}
+
+/**
+ * The scope of the request in this server context, made on the spot if none was (yoga's own
+ * plugins may answer before ours see the request: a CORS preflight).
+ */
+export function scopeOf(serverContext: ServerContext, request: Request, policy: RequestPolicy): RequestScope {
+  return (serverContext.scope ??= startRequestScope(request, policy, serverContext.req?.socket?.remoteAddress));
+}

@@ -1,0 +1,110 @@
+// The upstream transport on got: one instance and one keep-alive agent per upstream host.
+import http from 'node:http';
+import https from 'node:https';
+import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
+import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
+import type { UpstreamFailure } from './failures.js';
+import type { Transport, TransportOptions } from './http.js';
+import type { RequestScope } from './scope.js';
+
+// Network errors worth one more try on an idempotent GET. A timeout is not among them:
+// retrying it would double the worst case the caller already waited for.
+const RETRY_ERROR_CODES = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EHOSTUNREACH', 'EAI_AGAIN'];
+const RETRY_DELAY_MS = 50;
+// A burst of requests queues for a socket instead of opening thousands against one host.
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: 256 };
+/** The most sockets the gateway opens to the upstream: file handles the process must keep for them. */
+export const MAX_UPSTREAM_SOCKETS = HOSTS.length * AGENT_OPTIONS.maxSockets;
+
+/** A got instance for one host, over its own keep-alive agent. */
+function hostClient(url: string, agent: http.Agent, { timeoutMs, retries }: TransportOptions): Got {
+  const transport = url.startsWith('https:') ? https : http;
+  return got.extend({
+    agent: url.startsWith('https:') ? { https: agent as https.Agent } : { http: agent },
+    // got hands its request function some forty options, nearly all of them TLS settings
+    // left undefined, which Node's client and agent then copy on every call; only these
+    // matter to a plain keep-alive HTTP(S) call.
+    request: (target: URL, options: http.RequestOptions, callback?: (response: http.IncomingMessage) => void) =>
+      transport.request(target, { method: options.method, headers: options.headers, agent: options.agent, setHost: options.setHost }, callback),
+    timeout: { request: timeoutMs },
+    retry: { limit: retries, methods: ['GET'], statusCodes: [502, 503, 504], errorCodes: RETRY_ERROR_CODES },
+    decompress: false,
+    followRedirect: false,
+    responseType: 'text',
+    headers: { 'user-agent': 'order-graph', accept: 'application/json' },
+  });
+}
+
+/**
+ * got's retry delay for one request: retry only when a whole further attempt still fits
+ * before the request's deadline, and its budget still has a retry and a call for it.
+ */
+const retryDelay =
+  ({ deadline, budget }: RequestScope, attemptMs: number) =>
+  ({ computedValue }: { computedValue: number }) =>
+    computedValue !== 0 && Date.now() + RETRY_DELAY_MS + attemptMs <= deadline && budget.takeRetry() ? RETRY_DELAY_MS : 0;
+
+/**
+ * One got instance and one keep-alive agent per upstream host, made once per gateway:
+ * they hold connections, never data, so sharing them between requests is safe.
+ */
+export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Transport {
+  const agents = new Map<HostName, http.Agent>(HOSTS.map((name) => [name, urls[name].startsWith('https:') ? new https.Agent(AGENT_OPTIONS) : new http.Agent(AGENT_OPTIONS)]));
+  const clients = Object.fromEntries(HOSTS.map((name) => [name, hostClient(urls[name], agents.get(name)!, options)])) as Record<HostName, Got>;
+  return {
+    async call(operation, { params, json }, scope, headers, timeoutMs) {
+      let oversized = false;
+      // A URL built here: got's searchParams handling, and its character-by-character check of
+      // a URL string, cost more than the call needs.
+      const pending = clients[CONTRACT[operation].host](new URL(operationUrl(urls, operation, params)), {
+        method: CONTRACT[operation].method,
+        json,
+        headers,
+        timeout: { request: timeoutMs },
+        retry: { calculateDelay: retryDelay(scope, timeoutMs) },
+      });
+      let clientRequest: http.ClientRequest | undefined;
+      pending.on('request', (request) => void (clientRequest = request));
+      const untrack = scope.cancelOnAbort(() => clientRequest?.destroy(Object.assign(new Error('the client went away'), { code: 'ERR_CANCELLED' })));
+      pending.on('downloadProgress', ({ transferred }) => {
+        if (transferred <= options.maxBodyBytes || oversized) return;
+        oversized = true;
+        clientRequest?.destroy(Object.assign(new Error('upstream answer too large'), { code: 'ERR_ANSWER_TOO_LARGE' }));
+      });
+      try {
+        const response = await pending;
+        const ok = response.statusCode >= 200 && response.statusCode <= 299;
+        return {
+          result: ok ? { ok, status: response.statusCode, body: response.body } : { ok, failure: { kind: 'malformed', status: response.statusCode } },
+          retries: response.retryCount,
+        };
+      } catch (error) {
+        const failure: UpstreamFailure = oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error);
+        return { result: { ok: false, failure }, retries: error instanceof RequestError ? (error.request?.retryCount ?? 0) : 0 };
+      } finally {
+        untrack();
+      }
+    },
+    close() {
+      for (const agent of agents.values()) agent.destroy();
+    },
+  };
+}
+
+// The gateway's own process is out of file handles: not the upstream's failure.
+const EXHAUSTED = new Set(['EMFILE', 'ENFILE']);
+
+function describeFailure(error: unknown): UpstreamFailure {
+  if (error instanceof HTTPError) {
+    const retryAfter = error.response.headers['retry-after'];
+    return {
+      kind: 'status',
+      status: error.response.statusCode,
+      body: typeof error.response.body === 'string' ? error.response.body : '',
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    };
+  }
+  if (error instanceof TimeoutError) return { kind: 'timeout' };
+  if (error instanceof RequestError && EXHAUSTED.has(error.code)) return { kind: 'exhausted', code: error.code };
+  return { kind: 'network', code: error instanceof RequestError ? error.code : undefined };
+}

@@ -1,0 +1,101 @@
+// RequestScope: everything one gateway request lends the layers below it, made once where it enters.
+import { randomUUID } from 'node:crypto';
+import type { Auth } from './auth.js';
+import { createCallBudget, type BudgetLimits, type CallBudget } from './budget.js';
+
+/** How long, and how many calls: a deadline (epoch ms) and an upstream budget. */
+export interface ScopeLimits {
+  /** Epoch ms; every call is cut off then, retries included. */
+  readonly deadline: number;
+  /** Calls, concurrency and retries still available. */
+  readonly budget: CallBudget;
+}
+
+/** What a scope starts from; the limits are made fresh by `RequestScope.limits`. */
+export interface ScopeInit extends ScopeLimits {
+  id: string;
+  auth: Auth;
+  acceptLanguage: string | null;
+  clientAddress: string | null;
+  signal?: AbortSignal;
+}
+
+/** A caller that is nobody: no bearer at all. */
+const ANONYMOUS: Auth = { token: null, expired: false, expiresAt: null };
+
+/**
+ * The calls running under one client request, cancelled together when it goes away: one
+ * abort listener per request (got's own `signal` option would add one per call, and costs
+ * about a tenth of the gateway's CPU under load), shared by every scope renewed from it (a
+ * subscription renews its scope for each event, and a listener per event on the one
+ * long-lived signal would pile up for as long as the stream lives).
+ */
+class RunningCalls {
+  readonly #cancels = new Set<() => void>();
+  constructor(signal: AbortSignal | undefined) {
+    signal?.addEventListener('abort', () => this.#cancels.forEach((cancel) => cancel()), { once: true });
+  }
+  track(cancel: () => void): () => void {
+    this.#cancels.add(cancel);
+    return () => this.#cancels.delete(cancel);
+  }
+}
+
+/**
+ * One request's scope: the verified caller (`auth`, read once), its id and language, its
+ * address, its deadline and upstream budget, the abort signal with the calls running under
+ * it, and what its log line will say. The server makes it when the request arrives; the
+ * graph's context, the upstream client, the response cache and the metrics read it.
+ * A live event gets one of its own by `renew`, a background poll by `forPoll`.
+ */
+export class RequestScope implements ScopeLimits {
+  readonly id: string;
+  readonly auth: Auth;
+  readonly acceptLanguage: string | null;
+  /** The caller's address, forwarded upstream as X-Forwarded-For. */
+  readonly clientAddress: string | null;
+  readonly deadline: number;
+  readonly budget: CallBudget;
+  /** Aborted when the client goes away: calls not started are not made, running ones are aborted. */
+  readonly signal: AbortSignal | undefined;
+  readonly startedAt = Date.now();
+  /** The operation's name, once known: for the log line. */
+  operationName: string | null = null;
+  /** The codes of the errors answered, for the log line (and the metrics' outcome). */
+  readonly errorCodes = new Set<string>();
+  /** Fields that tie the log line to other records (the trace's ids). */
+  readonly logFields: Record<string, string> = {};
+  readonly #running: RunningCalls;
+
+  constructor(init: ScopeInit, running?: RunningCalls) {
+    this.id = init.id;
+    this.auth = init.auth;
+    this.acceptLanguage = init.acceptLanguage;
+    this.clientAddress = init.clientAddress;
+    this.deadline = init.deadline;
+    this.budget = init.budget;
+    this.signal = init.signal;
+    this.#running = running ?? new RunningCalls(init.signal);
+  }
+
+  /** A deadline `deadlineMs` from now and a new budget within `budget`. */
+  static limits(deadlineMs: number, budget: BudgetLimits): ScopeLimits {
+    return { deadline: Date.now() + deadlineMs, budget: createCallBudget(budget) };
+  }
+
+  /** The scope of a live poll's own call: no client request carries it, the watcher's token does. */
+  static forPoll(token: string, limits: ScopeLimits): RequestScope {
+    return new RequestScope({ id: randomUUID(), auth: { ...ANONYMOUS, token }, acceptLanguage: null, clientAddress: null, ...limits });
+  }
+
+  /** The same request (caller, id, signal, running calls) under other limits: a live event's. */
+  renew(limits: ScopeLimits): RequestScope {
+    const { id, auth, acceptLanguage, clientAddress, signal } = this;
+    return new RequestScope({ id, auth, acceptLanguage, clientAddress, signal, ...limits }, this.#running);
+  }
+
+  /** Runs `cancel` if the client goes away before the returned function is called. */
+  cancelOnAbort(cancel: () => void): () => void {
+    return this.signal ? this.#running.track(cancel) : () => undefined;
+  }
+}
