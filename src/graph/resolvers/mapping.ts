@@ -2,8 +2,6 @@ import type { Money } from '../__generated__/resolvers-types.js';
 import type { UpstreamMoney } from '../../upstream/models.js';
 import { toDecimal } from '../../upstream/values.js';
 
-export { DECIMAL, epochToDateTime, toDecimal } from '../../upstream/values.js';
-
 /** An amount with the currency of its record; null when either is missing or unreadable. */
 export function money(amount: UpstreamMoney | null | undefined, currencyCode: string | null | undefined): Money | null {
   const decimal = toDecimal(amount);

@@ -1,5 +1,5 @@
 import type { TokenSetResolvers } from '../__generated__/resolvers-types.js';
-import { epochToDateTime } from './mapping.js';
+import { epochToDateTime } from '../../upstream/values.js';
 
 export const TokenSet: TokenSetResolvers = {
   accessTokenExpiresAt: ({ accessExpiration }) => {
