@@ -5,6 +5,6 @@ import { ordersPage } from './order.js';
 
 export const Customer: CustomerResolvers = {
   createdAt: ({ createdAt }) => toDateTime(createdAt),
-  orders: async (_customer, page, { loaders }, info) => ordersPage(await loaders.orders.load(CALLER, info), page),
+  orders: ordersPage,
   orderCount: async (_customer, _args, { loaders }, info) => (await loaders.orders.load(CALLER, info)).length,
 };

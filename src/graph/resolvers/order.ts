@@ -1,7 +1,10 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
 import { ORDER_STATUSES } from '../../upstream/contract.js';
 import type { Address, Order as OrderModel } from '../../upstream/models.js';
+import type { GraphQLContext } from '../context.js';
+import { CALLER } from '../loaders.js';
 import { toDateTime, toEnum } from './mapping.js';
 import { withCurrency } from './trade-in.js';
 
@@ -11,8 +14,13 @@ const KNOWN_STATUSES: readonly Exclude<OrderStatus, 'UNKNOWN'>[] = ORDER_STATUSE
 /** The most orders one page may hold: a page bounds what a query fans out to. */
 const MAX_PAGE = 100;
 
-/** A page of the caller's orders: `first` of them, after the order `after` when given. */
-export function ordersPage<T extends { id: string }>(orders: readonly T[], { first, after }: { first: number; after?: string | null }): T[] {
+/**
+ * Query.orders and Customer.orders (a customer is only ever the caller): `first` of the
+ * caller's orders, after the order `after` when given. The list is loaded before the page is
+ * checked: when the list cannot be read, that failure is the field's error, not the page's.
+ */
+export async function ordersPage(_parent: unknown, { first, after }: { first: number; after?: string | null }, { loaders }: GraphQLContext, info: GraphQLResolveInfo): Promise<OrderModel[]> {
+  const orders = await loaders.orders.load(CALLER, info);
   if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE) throw new BadUserInputError(`first must be from 0 to ${MAX_PAGE}.`);
   const start = after == null ? 0 : orders.findIndex((order) => order.id === after) + 1;
   if (start === 0 && after != null) throw new BadUserInputError('after must be the id of one of your orders.');

@@ -30,7 +30,7 @@ export const Query: QueryResolvers = {
     }
     return loaders.customer.load(CALLER, info);
   },
-  orders: async (_parent, page, { loaders }, info) => ordersPage(await loaders.orders.load(CALLER, info), page),
+  orders: ordersPage,
   // Only ids from the caller's own list ever reach the per-order calls.
   order: async (_parent, { id }, { loaders }, info) => (await loaders.orders.load(CALLER, info)).find((order) => order.id === id) ?? null,
 };
