@@ -6,5 +6,5 @@ import { ordersPage } from './order.js';
 export const Customer: CustomerResolvers = {
   createdAt: ({ createdAt }) => toDateTime(createdAt),
   orders: ordersPage,
-  orderCount: async (_customer, _args, { loaders }, info) => (await loaders.orders.load(CALLER, info)).length,
+  orderCount: async (_customer, _args, { loaders }, info) => (await loaders.orderDetails.load(CALLER, info)).length,
 };
