@@ -1,3 +1,4 @@
+// The per-request DataLoaders, one per upstream operation: one call per distinct key per request.
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { Operations } from '../upstream/operations.js';

@@ -1,3 +1,4 @@
+// Which Order field takes which upstream call: the table the Order resolvers load through.
 import { CONTRACT, type OperationName, type OrderStage } from '../upstream/contract.js';
 
 /**

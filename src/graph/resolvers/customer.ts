@@ -1,3 +1,4 @@
+// Customer: the signed-in caller's own record and orders.
 import type { CustomerResolvers } from '../__generated__/resolvers-types.js';
 import { CALLER } from '../loaders.js';
 import { toDateTime } from './mapping.js';

@@ -1,3 +1,4 @@
+// How resolvers turn upstream values into what a client sees: money, date-times, dates, enums, units.
 import type { Money } from '../__generated__/resolvers-types.js';
 import type { UpstreamMoney } from '../../upstream/models.js';
 import { toDecimal } from '../../upstream/values.js';

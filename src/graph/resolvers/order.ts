@@ -1,3 +1,4 @@
+// Order: fields read from the order record, the per-order calls of order-fields.ts, the orders page.
 import type { GraphQLResolveInfo } from 'graphql';
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
@@ -20,7 +21,12 @@ const MAX_PAGE = 100;
  * caller's orders, after the order `after` when given. The list is loaded before the page is
  * checked: when the list cannot be read, that failure is the field's error, not the page's.
  */
-export async function ordersPage(_parent: unknown, { first, after }: { first: number; after?: string | null }, { loaders }: GraphQLContext, info: GraphQLResolveInfo): Promise<OrderModel[]> {
+export async function ordersPage(
+  _parent: unknown,
+  { first, after }: { first: number; after?: string | null },
+  { loaders }: GraphQLContext,
+  info: GraphQLResolveInfo,
+): Promise<OrderModel[]> {
   const orders = await loaders.orderDetails.load(CALLER, info);
   if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE) throw new BadUserInputError(`first must be from 0 to ${MAX_PAGE}.`);
   const start = after == null ? 0 : orders.findIndex((order) => order.id === after) + 1;

@@ -1,3 +1,4 @@
+// Query: the caller (me), their orders, one order by id.
 import { Kind, responsePathAsArray, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import type { QueryResolvers } from '../__generated__/resolvers-types.js';
 import { CALLER } from '../loaders.js';

@@ -1,3 +1,4 @@
+// The custom scalars DateTime, Date and Decimal: what each accepts and how it is normalised.
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { BadUserInputError } from '../../errors.js';
 import { DECIMAL } from '../../upstream/values.js';
