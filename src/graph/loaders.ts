@@ -1,3 +1,4 @@
+// The per-request DataLoaders, one per upstream operation: one call per distinct key per request.
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { Operations } from '../upstream/operations.js';
@@ -85,28 +86,29 @@ export interface PaymentsKey {
 }
 
 /**
- * One loader per upstream operation, made per request from that request's operations (and
- * so its bearer): nothing they cache can reach another request.
+ * One loader per upstream operation, named after it (the Order fields find theirs through
+ * order-fields.ts), made per request from that request's operations (and so its bearer):
+ * nothing they cache can reach another request.
  */
 export function createLoaders(operations: Operations, tracer?: FieldTracer) {
   const stats: LoadStats = { loads: 0, fetches: 0 };
   const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, stats, tracer, cacheKeyFn);
   return {
     stats,
-    customer: loader((_: typeof CALLER) => operations.customerDetails()),
-    orders: loader((_: typeof CALLER) => operations.orderDetails()),
-    vehicle: loader(
+    customerDetails: loader((_: typeof CALLER) => operations.customerDetails()),
+    orderDetails: loader((_: typeof CALLER) => operations.orderDetails()),
+    vehicleProductionDetails: loader(
       ({ orderId, reservationId }: VehicleKey) => operations.vehicleProductionDetails(orderId, reservationId),
       ({ orderId, reservationId }) => JSON.stringify([orderId, reservationId]),
     ),
-    pickup: loader((orderId: string) => operations.nearestPickupCenter(orderId)),
-    estimate: loader((orderId: string) => operations.priceEstimate(orderId)),
-    addresses: loader((orderId: string) => operations.shippingAddresses(orderId)),
-    payments: loader(
+    nearestPickupCenter: loader((orderId: string) => operations.nearestPickupCenter(orderId)),
+    priceEstimate: loader((orderId: string) => operations.priceEstimate(orderId)),
+    shippingAddresses: loader((orderId: string) => operations.shippingAddresses(orderId)),
+    orderPayments: loader(
       ({ orderId, feeType }: PaymentsKey) => operations.orderPayments(orderId, feeType),
       ({ orderId, feeType }) => JSON.stringify([orderId, feeType]),
     ),
-    tradeIn: loader((reservationId: string) => operations.tradeInDetails(reservationId)),
+    tradeInDetails: loader((reservationId: string) => operations.tradeInDetails(reservationId)),
   };
 }
 

@@ -1,7 +1,5 @@
-/**
- * The resolver parents (codegen `mappers`): the upstream JSON each GraphQL type is made
- * from, so a resolver maps the upstream model and the compiler checks every mapping.
- */
+// The resolver parents (codegen `mappers`): the upstream JSON each GraphQL type is made from,
+// so a resolver maps the upstream model and the compiler checks every mapping.
 import type { Order, TradeIn } from '../upstream/models.js';
 
 export type {

@@ -1,9 +1,11 @@
+// Which Order field takes which upstream call: the table the Order resolvers load through.
 import { CONTRACT, type OperationName, type OrderStage } from '../upstream/contract.js';
 
 /**
  * The Order fields that each take a per-order upstream call, with the operation that serves
- * them: what a failure of that operation nulls, and (through the contract's
- * `x-active-from`) from which stage the field can have a value.
+ * them: the Order resolvers are built from it, each given that operation's loader
+ * (resolvers/order.ts); a failure of the operation nulls the field; and (through the
+ * contract's `x-active-from`) it says from which stage the field can have a value.
  */
 export const ORDER_FIELD_OPERATIONS = {
   vehicle: 'vehicleProductionDetails',

@@ -115,9 +115,6 @@ const ids = {
   },
 } as const;
 
-/** Demo account ids, for tests that need a particular stage without searching. */
-export const SEED_IDS = ids;
-
 /** A new, independent copy of the seeded world (nothing is shared between calls). */
 export function createSeedData(): SeedData {
   const addresses = createAddresses();

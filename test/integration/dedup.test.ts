@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import { callCounts, startHarness, type Harness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -16,7 +17,7 @@ async function run(query: string, variables?: Record<string, unknown>) {
   return response.data;
 }
 
-const PER_ORDER = ['vehicleProductionDetails', 'nearestPickupCenter', 'priceEstimate', 'shippingAddresses', 'orderPayments', 'tradeInDetails'];
+const PER_ORDER = [...new Set(Object.values(ORDER_FIELD_OPERATIONS))];
 const once = (...operations: string[]) => Object.fromEntries(operations.map((op) => [op, 1]));
 
 describe('one upstream call per distinct operation and arguments, per request', () => {

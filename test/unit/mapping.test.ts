@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  epochToDateTime,
-  money,
-  toDate,
-  toDateTime,
-  toDecimal,
-  toDistanceUnit,
-  toEnum,
-} from '../../src/graph/resolvers/mapping.js';
+import { money, toDate, toDateTime, toDistanceUnit, toEnum } from '../../src/graph/resolvers/mapping.js';
 import { pickShippingAddress } from '../../src/graph/resolvers/order.js';
 import type { Address } from '../../src/upstream/models.js';
+import { epochToDateTime, toDecimal } from '../../src/upstream/values.js';
 
 describe('toDecimal', () => {
   it.each([

@@ -1,3 +1,4 @@
+// Address: an order's, a customer's or a pickup centre's postal address, one type for all three.
 import type { AddressResolvers, AddressType } from '../__generated__/resolvers-types.js';
 import type { Address as OrderAddress, AnyAddress } from '../../upstream/models.js';
 import { toEnum } from './mapping.js';

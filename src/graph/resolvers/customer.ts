@@ -1,3 +1,4 @@
+// Customer: the signed-in caller's own record and orders.
 import type { CustomerResolvers } from '../__generated__/resolvers-types.js';
 import { CALLER } from '../loaders.js';
 import { toDateTime } from './mapping.js';
@@ -5,6 +6,6 @@ import { ordersPage } from './order.js';
 
 export const Customer: CustomerResolvers = {
   createdAt: ({ createdAt }) => toDateTime(createdAt),
-  orders: async (_customer, page, { loaders }, info) => ordersPage(await loaders.orders.load(CALLER, info), page),
-  orderCount: async (_customer, _args, { loaders }, info) => (await loaders.orders.load(CALLER, info)).length,
+  orders: ordersPage,
+  orderCount: async (_customer, _args, { loaders }, info) => (await loaders.orderDetails.load(CALLER, info)).length,
 };

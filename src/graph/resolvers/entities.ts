@@ -11,11 +11,11 @@ type Reference = { id: string };
 export const entityResolvers = {
   Order: {
     __resolveReference: async ({ id }: Reference, { loaders }: GraphQLContext, info: GraphQLResolveInfo): Promise<Order | null> =>
-      (await loaders.orders.load(CALLER, info)).find((order) => order.id === id) ?? null,
+      (await loaders.orderDetails.load(CALLER, info)).find((order) => order.id === id) ?? null,
   },
   Customer: {
     __resolveReference: async ({ id }: Reference, { loaders }: GraphQLContext, info: GraphQLResolveInfo): Promise<User | null> => {
-      const customer = await loaders.customer.load(CALLER, info);
+      const customer = await loaders.customerDetails.load(CALLER, info);
       return customer.id === id ? customer : null;
     },
   },

@@ -1,3 +1,4 @@
+// Estimate: an order's price breakdown, its amounts and lines in the estimate's currency.
 import type { EstimateResolvers, PriceLine, TaxLine } from '../__generated__/resolvers-types.js';
 import type { Estimate as EstimateModel, PriceLine as PriceLineModel } from '../../upstream/models.js';
 import { money, requiredMoney, toDateTime } from './mapping.js';

@@ -1,3 +1,4 @@
+// The resolver map the schema is built with: every type's resolvers in one object.
 import type { Resolvers } from '../__generated__/resolvers-types.js';
 import { Address } from './address.js';
 import { Customer } from './customer.js';

@@ -1,8 +1,7 @@
+// How resolvers turn upstream values into what a client sees: money, date-times, dates, enums, units.
 import type { Money } from '../__generated__/resolvers-types.js';
 import type { UpstreamMoney } from '../../upstream/models.js';
 import { toDecimal } from '../../upstream/values.js';
-
-export { DECIMAL, epochToDateTime, toDecimal } from '../../upstream/values.js';
 
 /** An amount with the currency of its record; null when either is missing or unreadable. */
 export function money(amount: UpstreamMoney | null | undefined, currencyCode: string | null | undefined): Money | null {

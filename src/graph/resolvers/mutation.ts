@@ -1,3 +1,4 @@
+// Mutation: login and token refresh, both through the login throttle.
 import type { MutationResolvers } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
 

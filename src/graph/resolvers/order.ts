@@ -1,7 +1,12 @@
+// Order: fields read from the order record, the per-order calls of order-fields.ts, the orders page.
+import type { GraphQLResolveInfo } from 'graphql';
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
 import { ORDER_STATUSES } from '../../upstream/contract.js';
 import type { Address, Order as OrderModel } from '../../upstream/models.js';
+import type { GraphQLContext } from '../context.js';
+import { CALLER, type Loaders } from '../loaders.js';
+import { ORDER_FIELD_OPERATIONS } from '../order-fields.js';
 import { toDateTime, toEnum } from './mapping.js';
 import { withCurrency } from './trade-in.js';
 
@@ -11,8 +16,18 @@ const KNOWN_STATUSES: readonly Exclude<OrderStatus, 'UNKNOWN'>[] = ORDER_STATUSE
 /** The most orders one page may hold: a page bounds what a query fans out to. */
 const MAX_PAGE = 100;
 
-/** A page of the caller's orders: `first` of them, after the order `after` when given. */
-export function ordersPage<T extends { id: string }>(orders: readonly T[], { first, after }: { first: number; after?: string | null }): T[] {
+/**
+ * Query.orders and Customer.orders (a customer is only ever the caller): `first` of the
+ * caller's orders, after the order `after` when given. The list is loaded before the page is
+ * checked: when the list cannot be read, that failure is the field's error, not the page's.
+ */
+export async function ordersPage(
+  _parent: unknown,
+  { first, after }: { first: number; after?: string | null },
+  { loaders }: GraphQLContext,
+  info: GraphQLResolveInfo,
+): Promise<OrderModel[]> {
+  const orders = await loaders.orderDetails.load(CALLER, info);
   if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE) throw new BadUserInputError(`first must be from 0 to ${MAX_PAGE}.`);
   const start = after == null ? 0 : orders.findIndex((order) => order.id === after) + 1;
   if (start === 0 && after != null) throw new BadUserInputError('after must be the id of one of your orders.');
@@ -37,26 +52,53 @@ export const ORDER_RECORD_FIELDS = {
   delivered: ({ vehicleDelivered }: OrderModel) => vehicleDelivered === true,
 } satisfies OrderResolvers;
 
+type FieldOperations = typeof ORDER_FIELD_OPERATIONS;
+type PerOrderField = keyof FieldOperations;
+type FieldResolver<F extends keyof OrderResolvers> = Extract<NonNullable<OrderResolvers[F]>, (...args: never[]) => unknown>;
+
+/**
+ * A per-order field's resolver, handed the loader of the call order-fields.ts gives the
+ * field: it says which key it asks for and what it makes of the answer, never which call.
+ */
+type FromLoader<F extends PerOrderField> = (
+  loader: Loaders[FieldOperations[F]],
+  order: OrderModel,
+  args: Parameters<FieldResolver<F>>[1],
+  info: GraphQLResolveInfo,
+) => ReturnType<FieldResolver<F>>;
+
+/** The per-order fields' resolvers, one for each field of the table, each over its loader. */
+function throughTable(fields: { [F in PerOrderField]: FromLoader<F> }): { [F in PerOrderField]: FieldResolver<F> } {
+  const resolvers = Object.entries(ORDER_FIELD_OPERATIONS).map(([field, operation]) => {
+    // Each field's function takes the loader its own entry names: the mapped type above checks that.
+    const resolve = fields[field as PerOrderField] as (loader: unknown, order: OrderModel, args: unknown, info: GraphQLResolveInfo) => unknown;
+    return [field, (order: OrderModel, args: unknown, { loaders }: GraphQLContext, info: GraphQLResolveInfo) => resolve(loaders[operation], order, args, info)];
+  });
+  return Object.fromEntries(resolvers) as { [F in PerOrderField]: FieldResolver<F> };
+}
+
 export const Order: OrderResolvers = {
   ...ORDER_RECORD_FIELDS,
   product: ({ product }) => product ?? null,
   configuration: ({ configuration }) => configuration ?? null,
 
-  vehicle: ({ id, reservationId }, _args, { loaders }, info) => loaders.vehicle.load({ orderId: id, reservationId }, info),
-  pickup: ({ id }, _args, { loaders }, info) => loaders.pickup.load(id, info),
-  estimate: ({ id }, _args, { loaders }, info) => loaders.estimate.load(id, info),
-  addresses: ({ id }, _args, { loaders }, info) => loaders.addresses.load(id, info),
-  shippingAddress: async ({ id }, _args, { loaders }, info) => {
-    const addresses = await loaders.addresses.load(id, info);
-    return addresses && pickShippingAddress(addresses);
-  },
-  payments: async ({ id }, { feeType }, { loaders }, info) => {
-    const payments = await loaders.payments.load({ orderId: id, feeType }, info);
-    return payments && payments.filter((payment) => payment.feeType === feeType);
-  },
-  tradeIn: async (order, _args, { loaders }, info) => {
-    const tradeIn = await loaders.tradeIn.load(order.reservationId, info);
-    return tradeIn && withCurrency(tradeIn, order);
-  },
+  ...throughTable({
+    vehicle: (loader, { id, reservationId }, _args, info) => loader.load({ orderId: id, reservationId }, info),
+    pickup: (loader, { id }, _args, info) => loader.load(id, info),
+    estimate: (loader, { id }, _args, info) => loader.load(id, info),
+    addresses: (loader, { id }, _args, info) => loader.load(id, info),
+    shippingAddress: async (loader, { id }, _args, info) => {
+      const addresses = await loader.load(id, info);
+      return addresses && pickShippingAddress(addresses);
+    },
+    payments: async (loader, { id }, { feeType }, info) => {
+      const payments = await loader.load({ orderId: id, feeType }, info);
+      return payments && payments.filter((payment) => payment.feeType === feeType);
+    },
+    tradeIn: async (loader, order, _args, info) => {
+      const tradeIn = await loader.load(order.reservationId, info);
+      return tradeIn && withCurrency(tradeIn, order);
+    },
+  }),
 };
 

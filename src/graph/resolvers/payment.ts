@@ -1,3 +1,4 @@
+// Payment: a payment made on an order.
 import type { PaymentResolvers, PaymentStatus } from '../__generated__/resolvers-types.js';
 import { requiredMoney, toDateTime, toEnum } from './mapping.js';
 

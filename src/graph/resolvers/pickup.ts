@@ -1,3 +1,4 @@
+// Pickup: the pickup centre nearest to the customer.
 import type { PickupResolvers } from '../__generated__/resolvers-types.js';
 import { toDate, toDistanceUnit } from './mapping.js';
 

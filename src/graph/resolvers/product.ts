@@ -1,3 +1,4 @@
+// Product: the product ordered, its amounts in its own currency.
 import type { ProductResolvers } from '../__generated__/resolvers-types.js';
 import type { Product as ProductModel } from '../../upstream/models.js';
 import { money } from './mapping.js';

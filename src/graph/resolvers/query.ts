@@ -1,3 +1,4 @@
+// Query: the caller (me), their orders, one order by id.
 import { Kind, responsePathAsArray, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import type { QueryResolvers } from '../__generated__/resolvers-types.js';
 import { CALLER } from '../loaders.js';
@@ -26,11 +27,11 @@ export const Query: QueryResolvers = {
     // for on behalf of that field.
     if (selectsField(info, 'orders')) {
       const path = `${responsePathAsArray(info.path).join('.')}.orders`;
-      loaders.orders.load(CALLER, { type: 'Customer', field: 'orders', path }).catch(() => undefined);
+      loaders.orderDetails.load(CALLER, { type: 'Customer', field: 'orders', path }).catch(() => undefined);
     }
-    return loaders.customer.load(CALLER, info);
+    return loaders.customerDetails.load(CALLER, info);
   },
-  orders: async (_parent, page, { loaders }, info) => ordersPage(await loaders.orders.load(CALLER, info), page),
+  orders: ordersPage,
   // Only ids from the caller's own list ever reach the per-order calls.
-  order: async (_parent, { id }, { loaders }, info) => (await loaders.orders.load(CALLER, info)).find((order) => order.id === id) ?? null,
+  order: async (_parent, { id }, { loaders }, info) => (await loaders.orderDetails.load(CALLER, info)).find((order) => order.id === id) ?? null,
 };

@@ -1,6 +1,8 @@
+// The custom scalars DateTime, Date and Decimal: what each accepts and how it is normalised.
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { BadUserInputError } from '../../errors.js';
-import { DECIMAL, toDateTime } from './mapping.js';
+import { DECIMAL } from '../../upstream/values.js';
+import { toDateTime } from './mapping.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 

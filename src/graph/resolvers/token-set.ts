@@ -1,5 +1,6 @@
+// TokenSet: the tokens a login or a refresh returns, with their expiry times.
 import type { TokenSetResolvers } from '../__generated__/resolvers-types.js';
-import { epochToDateTime } from './mapping.js';
+import { epochToDateTime } from '../../upstream/values.js';
 
 export const TokenSet: TokenSetResolvers = {
   accessTokenExpiresAt: ({ accessExpiration }) => {

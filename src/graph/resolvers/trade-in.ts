@@ -1,3 +1,4 @@
+// TradeIn: an order's trade-in (vehicle, offer, payoff) in the currency it is credited in.
 import type { TradeInResolvers, TradeInStatus, TradeInVehicleResolvers } from '../__generated__/resolvers-types.js';
 import type { Order, TradeIn as TradeInModel } from '../../upstream/models.js';
 import type { TradeInParent } from '../mappers.js';

@@ -1,3 +1,4 @@
+// Vehicle: the production details of the ordered vehicle.
 import type { VehicleResolvers } from '../__generated__/resolvers-types.js';
 import { toDateTime } from './mapping.js';
 
