@@ -17,7 +17,7 @@ import { combineObservers, createUpstreamHttp } from '../upstream/http.js';
 import { createOperations } from '../upstream/operations.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
-import type { Config } from './config.js';
+import type { GatewaySettings, HttpServerSettings } from './config.js';
 import { useGraphiQLPage, type DemoLogin } from './graphiql.js';
 import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
@@ -27,28 +27,7 @@ import { createResponseCache } from './response-cache.js';
 import { registeredDocuments, registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 import { createDocumentCache } from './document-cache.js';
 
-export type GatewayConfig = Pick<
-  Config,
-  | 'upstreamTimeoutMs'
-  | 'upstreamRetries'
-  | 'requestDeadlineMs'
-  | 'upstreamBudget'
-  | 'loginThrottle'
-  | 'refreshThrottle'
-  | 'trustedProxies'
-  | 'graphiql'
-  | 'introspection'
-  | 'trustedDocuments'
-  | 'corsOrigins'
-  | 'metricsPath'
-  | 'live'
-  | 'redisUrl'
-  | 'redisCommandTimeoutMs'
-  | 'responseCacheTtlMs'
-  | 'responseCacheBytes'
-  | 'documentCacheBytes'
-  | 'subgraph'
-> & {
+export type GatewayConfig = GatewaySettings & Pick<HttpServerSettings, 'trustedProxies'> & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
   /** The simulator's demo customers, offered by GraphiQL's sign-in bar. */
