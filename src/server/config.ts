@@ -88,7 +88,8 @@ const origins = z
     'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *',
   );
 
-const envSchema = z.object({
+/** Every environment variable the gateway reads, validated and defaulted (the README's tables are checked against it). */
+export const envSchema = z.object({
   PORT: integer('PORT', 0, 65535).default(4000),
   HOST: z.string().trim().min(1, 'HOST must not be empty').default('127.0.0.1'),
   UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 1, 600_000).default(5000),
