@@ -175,7 +175,7 @@ export const envSchema = z.object({
 });
 
 /** The environment's values, each validated (and defaulted) by the schema. */
-type Settings = z.infer<typeof envSchema>;
+type EnvValues = z.infer<typeof envSchema>;
 
 /** Every environment variable the gateway reads: anything else in its environment is not a setting. */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
@@ -206,12 +206,12 @@ export type HttpServerSettings = ReturnType<typeof httpServerSettings>;
 /** What createGateway reads (gateway.ts), besides `trustedProxies`, which the HTTP server reads too. */
 export type GatewaySettings = ReturnType<typeof gatewaySettings>;
 
-function toConfig(values: Settings) {
+function toConfig(values: EnvValues) {
   return { ...processSettings(values), ...httpServerSettings(values), ...gatewaySettings(values) };
 }
 
 /** What serve.ts itself reads: where to listen, the upstream or the simulator, how a stop goes, logs and traces. */
-function processSettings(values: Settings) {
+function processSettings(values: EnvValues) {
   return {
     port: values.PORT,
     host: values.HOST,
@@ -225,7 +225,7 @@ function processSettings(values: Settings) {
   };
 }
 
-function httpServerSettings(values: Settings) {
+function httpServerSettings(values: EnvValues) {
   return {
     /** A client must have sent its request headers within this, from connecting. */
     headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
@@ -248,7 +248,7 @@ function httpServerSettings(values: Settings) {
   };
 }
 
-function gatewaySettings(values: Settings) {
+function gatewaySettings(values: EnvValues) {
   const production = values.NODE_ENV === 'production';
   const upstreamBudget: BudgetLimits = {
     calls: values.UPSTREAM_CALLS_PER_REQUEST,
@@ -295,7 +295,7 @@ function gatewaySettings(values: Settings) {
   };
 }
 
-function throttles(values: Settings) {
+function throttles(values: EnvValues) {
   return {
     /**
      * Failed logins (attempts the upstream refused), in each window: per username and client
@@ -321,7 +321,7 @@ function throttles(values: Settings) {
 }
 
 /** All five upstream URLs (loadConfig refuses a part of them), or null: none set. */
-function upstreamUrls(values: Settings): UpstreamUrls | null {
+function upstreamUrls(values: EnvValues): UpstreamUrls | null {
   const urls = HOSTS.map((name) => [name, values[name]] as const);
   return urls.every(([, url]) => url !== undefined) ? (Object.fromEntries(urls) as UpstreamUrls) : null;
 }
@@ -330,7 +330,7 @@ function upstreamUrls(values: Settings): UpstreamUrls | null {
  * Tracing is on when an exporter is named, or an OTLP endpoint is set without one: with
  * nothing configured it stays off and costs nothing (the SDK is not even loaded).
  */
-function tracingSettings(values: Settings): TracingSettings | null {
+function tracingSettings(values: EnvValues): TracingSettings | null {
   const exporter = values.OTEL_TRACES_EXPORTER ?? (values.OTEL_EXPORTER_OTLP_ENDPOINT || values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : 'none');
   if (values.OTEL_SDK_DISABLED || exporter === 'none') return null;
   const base = values.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '') ?? 'http://localhost:4318';
