@@ -17,10 +17,13 @@ import { callAt } from './timer.js';
 
 type Customers = ReturnType<typeof createCustomers>;
 
+/** The live limits, stated here because live may not import the server; its config fills them from the LIVE_* settings. */
 export interface LiveLimits {
   /** How often a customer's order list is asked for while someone watches it. */
   pollIntervalMs: number;
+  /** Open streams per customer at most; past it a new one is refused (RATE_LIMITED). */
   perCustomer: number;
+  /** Open streams per client address at most; past it a new one is refused (RATE_LIMITED). */
   perAddress: number;
   /** The bytes the watched customers' last snapshots may take in this process, in all. */
   snapshotBytes: number;

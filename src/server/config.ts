@@ -1,79 +1,23 @@
+// The gateway's settings: the environment validated at once into the Config the server is given.
+//
+// One source per setting. The schema (envSchema) states each environment variable once: its
+// name, bounds, message and default; the README's tables are checked against it
+// (test/unit/config-readme.test.ts). The functions after loadConfig say where each value goes,
+// grouped by who reads it, and Config is inferred from them: no interface restates it, and
+// gateway.ts and http-server.ts take their part by name (GatewaySettings, HttpServerSettings)
+// instead of listing settings again. The layers below the server may not import this file, so
+// where one needs a shape (the upstream's BudgetLimits, the live hub's LiveLimits) that layer
+// states it, with what each limit means to it, and the part is typed as that shape here: the
+// compiler checks the mapping against it, and Config['live'] is LiveLimits, not a copy. Zod
+// schemas down there instead would restate those shapes in another form, while the bounds and
+// messages name environment variables, which only this file knows.
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { LiveLimits } from '../live/orders-hub.js';
 import { SAMPLERS, type TracingSettings } from '../observability/settings.js';
+import type { BudgetLimits } from '../upstream/budget.js';
 import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
-
-export interface Config {
-  port: number;
-  host: string;
-  /** null: the embedded simulator serves the upstream (never unless asked for in production). */
-  upstreamUrls: UpstreamUrls | null;
-  upstreamTimeoutMs: number;
-  upstreamRetries: number;
-  /** The whole request's budget: no upstream call outlives it, retries included. */
-  requestDeadlineMs: number;
-  /** What one request may make the upstream do (calls include retries). */
-  upstreamBudget: { calls: number; concurrency: number; retries: number };
-  /**
-   * Failed logins (attempts the upstream refused), in each window: per username and client
-   * address, `perUsernameAndAddress` free, then a delay before each further attempt
-   * (`firstDelaySeconds`, doubling, at most the window); per client address across usernames
-   * (`perAddress`) and per username from all addresses (`perUsername`, a ceiling well above
-   * what one address can reach), refused for the rest of the window past them.
-   */
-  loginThrottle: { perUsernameAndAddress: number; firstDelaySeconds: number; perUsername: number; perAddress: number; windowSeconds: number };
-  /** Failed token refreshes (tokens the upstream refused) allowed per client address and per refresh token in each window. */
-  refreshThrottle: { perAddress: number; perToken: number; windowSeconds: number };
-  /**
-   * The proxies in front of the gateway, by address (IPs, CIDR ranges, or proxy-addr's names
-   * `loopback`, `linklocal`, `uniquelocal`): only a connection from one of them has its
-   * X-Forwarded-For believed. Empty: the socket's address is the client's.
-   */
-  trustedProxies: readonly string[];
-  /** How long a stop waits for in-flight requests. */
-  shutdownGraceMs: number;
-  /** A client must have sent its request headers within this, from connecting. */
-  headersTimeoutMs: number;
-  /** A client must have sent its whole request (headers and body) within this. */
-  requestTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this. */
-  keepAliveTimeoutMs: number;
-  /** Open client connections at most; more are closed on arrival. */
-  maxConnections: number;
-  /** Open connections (requests, behind a trusted proxy) from one client address at most. */
-  maxConnectionsPerAddress: number;
-  /** A connection whose unsent answer stays above `maxUnsentBytes` for `timeoutMs` is closed: a reader that stopped reading. */
-  slowReader: { maxUnsentBytes: number; timeoutMs: number };
-  /** Heap the parsed, validated and compiled documents may take, estimated in bytes. */
-  documentCacheBytes: number;
-  /** Origins allowed cross-origin access: exact origins, `*` for any, or 'local' (localhost, any port). */
-  corsOrigins: readonly string[] | 'local';
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  graphiql: boolean;
-  introspection: boolean;
-  /** off: any document; allow: registered hashes and full documents; only: registered hashes alone. */
-  trustedDocuments: 'off' | 'allow' | 'only';
-  /** OpenTelemetry tracing from the standard OTEL_* variables; null when off (nothing configured). */
-  tracing: TracingSettings | null;
-  /** Where Prometheus metrics are served (`GET`); null when off. */
-  metricsPath: string | null;
-  /**
-   * Live order updates: how often a watched customer's orders are polled, how many streams
-   * are allowed, and the bytes the watched customers' last polls may take in this process.
-   */
-  live: { pollIntervalMs: number; perCustomer: number; perAddress: number; snapshotBytes: number };
-  /** Shared state across replicas (live polls, login counters, the response cache); null: each process alone. */
-  redisUrl: string | null;
-  /** How long any Redis command may take; past it the gateway acts as with Redis away. */
-  redisCommandTimeoutMs: number;
-  /** How long a caller's query answers are kept for that caller; 0: no response cache. */
-  responseCacheTtlMs: number;
-  /** The response cache's bytes: one answer at most, and all answers together (in this process, or in Redis for all replicas). */
-  responseCacheBytes: { entry: number; total: number };
-  /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */
-  subgraph: boolean;
-}
-
+import type { ResponseCacheBytes } from './response-cache.js';
 
 /** Thrown by loadConfig with every problem found, one line each. */
 export class ConfigError extends Error {
@@ -117,7 +61,7 @@ const MIB = 1024 * 1024;
  */
 const trustedProxies = z
   .string()
-  .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean))
+  .transform((value): readonly string[] => value.split(',').map((entry) => entry.trim()).filter(Boolean))
   .refine((list) => !list.some((entry) => /^\d+$/.test(entry)), 'TRUSTED_PROXIES takes the proxies\' addresses, not a hop count: e.g. 10.0.0.0/8 or loopback')
   .refine(
     (list) => list.every((entry) => /^\d+$/.test(entry) || PROXY_NAMES.includes(entry) || isAddressRange(entry)),
@@ -138,13 +82,14 @@ function isAddressRange(entry: string): boolean {
 /** An origin (`https://app.example.com`, `http://localhost:5173`) or `*`; never `null`. */
 const origins = z
   .string()
-  .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+  .transform((value): readonly string[] => value.split(',').map((origin) => origin.trim()).filter(Boolean))
   .refine(
     (list) => list.every((origin) => origin === '*' || (URL.canParse(origin) && new URL(origin).origin === origin)),
     'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *',
   );
 
-const envSchema = z.object({
+/** Every environment variable the gateway reads, validated and defaulted (the README's tables are checked against it). */
+export const envSchema = z.object({
   PORT: integer('PORT', 0, 65535).default(4000),
   HOST: z.string().trim().min(1, 'HOST must not be empty').default('127.0.0.1'),
   UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 1, 600_000).default(5000),
@@ -176,7 +121,7 @@ const envSchema = z.object({
   RESPONSE_CACHE_BYTES: integer('RESPONSE_CACHE_BYTES', 10_000, 4096 * MIB).default(32 * MIB),
   DOCUMENT_CACHE_BYTES: integer('DOCUMENT_CACHE_BYTES', 1_000_000, 4096 * MIB).default(32 * MIB),
   LIVE_SNAPSHOT_BYTES: integer('LIVE_SNAPSHOT_BYTES', 100_000, 4096 * MIB).default(32 * MIB),
-  SUBGRAPH: flag('SUBGRAPH').optional(),
+  SUBGRAPH: flag('SUBGRAPH').default(false),
   TRUSTED_PROXIES: trustedProxies.default([]),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600_000).default(10_000),
@@ -196,11 +141,11 @@ const envSchema = z.object({
     .regex(/^(off|\/[\w./-]*)$/, 'METRICS_PATH must be a path such as /metrics, or off')
     .default('/metrics'),
   // The OpenTelemetry SDK's standard variables (the ones this gateway supports).
-  OTEL_SDK_DISABLED: flag('OTEL_SDK_DISABLED').optional(),
+  OTEL_SDK_DISABLED: flag('OTEL_SDK_DISABLED').default(false),
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none'], { error: 'OTEL_TRACES_EXPORTER must be one of otlp, console, none' }).optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: z
     .enum(['http/protobuf', 'http/json'], { error: 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported)' })
-    .optional(),
+    .default('http/protobuf'),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
     .enum(['http/protobuf', 'http/json'], { error: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf or http/json (grpc is not supported)' })
     .optional(),
@@ -226,8 +171,11 @@ const envSchema = z.object({
   TRUSTED_DOCUMENTS: z
     .enum(['off', 'allow', 'only'], { error: 'TRUSTED_DOCUMENTS must be one of off, allow, only' })
     .default('off'),
-  ...Object.fromEntries(HOSTS.map((name) => [name, httpUrl(name).optional()])),
+  ...(Object.fromEntries(HOSTS.map((name) => [name, httpUrl(name).optional()])) as Record<HostName, z.ZodOptional<ReturnType<typeof httpUrl>>>),
 });
+
+/** The environment's values, each validated (and defaulted) by the schema. */
+type EnvValues = z.infer<typeof envSchema>;
 
 /** Every environment variable the gateway reads: anything else in its environment is not a setting. */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
@@ -248,21 +196,114 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)');
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  return toConfig(parsed.data);
+}
 
-  const values = parsed.data as z.infer<typeof envSchema> & Partial<Record<HostName, string>>;
+/** Every setting, in one object: serve.ts reads it and hands each part to its reader. */
+export type Config = ReturnType<typeof toConfig>;
+/** What the HTTP server reads (http-server.ts). */
+export type HttpServerSettings = ReturnType<typeof httpServerSettings>;
+/** What createGateway reads (gateway.ts), besides `trustedProxies`, which the HTTP server reads too. */
+export type GatewaySettings = ReturnType<typeof gatewaySettings>;
+
+function toConfig(values: EnvValues) {
+  return { ...processSettings(values), ...httpServerSettings(values), ...gatewaySettings(values) };
+}
+
+/** What serve.ts itself reads: where to listen, the upstream or the simulator, how a stop goes, logs and traces. */
+function processSettings(values: EnvValues) {
   return {
     port: values.PORT,
     host: values.HOST,
-    upstreamUrls:
-      setUrls.length === 0 ? null : (Object.fromEntries(HOSTS.map((n) => [n, values[n]!])) as UpstreamUrls),
+    /** null: the embedded simulator serves the upstream (never unless asked for in production). */
+    upstreamUrls: upstreamUrls(values),
+    /** How long a stop waits for in-flight requests. */
+    shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+    logLevel: values.LOG_LEVEL,
+    /** OpenTelemetry tracing from the standard OTEL_* variables; null when off (nothing configured). */
+    tracing: tracingSettings(values),
+  };
+}
+
+function httpServerSettings(values: EnvValues) {
+  return {
+    /** A client must have sent its request headers within this, from connecting. */
+    headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
+    /** A client must have sent its whole request (headers and body) within this. */
+    requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_MS,
+    /** Open client connections at most; more are closed on arrival. */
+    maxConnections: values.MAX_CONNECTIONS,
+    /** Open connections (requests, behind a trusted proxy) from one client address at most. */
+    maxConnectionsPerAddress: values.MAX_CONNECTIONS_PER_ADDRESS,
+    /** A connection whose unsent answer stays above `maxUnsentBytes` for `timeoutMs` is closed: a reader that stopped reading. */
+    slowReader: { maxUnsentBytes: values.SLOW_READER_BYTES, timeoutMs: values.SLOW_READER_TIMEOUT_MS },
+    /**
+     * The proxies in front of the gateway, by address (IPs, CIDR ranges, or proxy-addr's names
+     * `loopback`, `linklocal`, `uniquelocal`): only a connection from one of them has its
+     * X-Forwarded-For believed. Empty: the socket's address is the client's.
+     */
+    trustedProxies: values.TRUSTED_PROXIES,
+  };
+}
+
+function gatewaySettings(values: EnvValues) {
+  const production = values.NODE_ENV === 'production';
+  const upstreamBudget: BudgetLimits = {
+    calls: values.UPSTREAM_CALLS_PER_REQUEST,
+    concurrency: values.UPSTREAM_CONCURRENCY_PER_REQUEST,
+    retries: values.UPSTREAM_RETRIES_PER_REQUEST,
+  };
+  const live: LiveLimits = {
+    pollIntervalMs: values.LIVE_POLL_INTERVAL_MS,
+    perCustomer: values.LIVE_STREAMS_PER_CUSTOMER,
+    perAddress: values.LIVE_STREAMS_PER_ADDRESS,
+    snapshotBytes: values.LIVE_SNAPSHOT_BYTES,
+  };
+  const responseCacheBytes: ResponseCacheBytes = { entry: values.RESPONSE_CACHE_ENTRY_BYTES, total: values.RESPONSE_CACHE_BYTES };
+  return {
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     upstreamRetries: values.UPSTREAM_RETRIES,
+    /** The whole request's budget: no upstream call outlives it, retries included. */
     requestDeadlineMs: values.REQUEST_DEADLINE_MS,
-    upstreamBudget: {
-      calls: values.UPSTREAM_CALLS_PER_REQUEST,
-      concurrency: values.UPSTREAM_CONCURRENCY_PER_REQUEST,
-      retries: values.UPSTREAM_RETRIES_PER_REQUEST,
-    },
+    /** What one request may make the upstream do (calls include retries). */
+    upstreamBudget,
+    ...throttles(values),
+    /** Origins allowed cross-origin access: exact origins, `*` for any, or 'local' (localhost, any port). */
+    corsOrigins: values.CORS_ORIGINS ?? (production ? [] : ('local' as const)),
+    graphiql: values.GRAPHIQL ?? !production,
+    introspection: values.INTROSPECTION ?? !production,
+    /** off: any document; allow: registered hashes and full documents; only: registered hashes alone. */
+    trustedDocuments: values.TRUSTED_DOCUMENTS,
+    /** Heap the parsed, validated and compiled documents may take, estimated in bytes. */
+    documentCacheBytes: values.DOCUMENT_CACHE_BYTES,
+    /** Where Prometheus metrics are served (`GET`); null when off. */
+    metricsPath: values.METRICS_PATH === 'off' ? null : values.METRICS_PATH,
+    /** Live order updates: how often a watched customer is polled, how many streams are allowed, the bytes its last poll may take. */
+    live,
+    /** Shared state across replicas (live polls, login counters, the response cache); null: each process alone. */
+    redisUrl: values.REDIS_URL ?? null,
+    /** How long any Redis command may take; past it the gateway acts as with Redis away. */
+    redisCommandTimeoutMs: values.REDIS_COMMAND_TIMEOUT_MS,
+    /** How long a caller's query answers are kept for that caller; 0: no response cache. */
+    responseCacheTtlMs: values.RESPONSE_CACHE_TTL_MS,
+    /** The response cache's bytes: one answer at most, and all answers together (in this process, or in Redis for all replicas). */
+    responseCacheBytes,
+    /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */
+    subgraph: values.SUBGRAPH,
+  };
+}
+
+function throttles(values: EnvValues) {
+  return {
+    /**
+     * Failed logins (attempts the upstream refused), in each window: per username and client
+     * address, `perUsernameAndAddress` free, then a delay before each further attempt
+     * (`firstDelaySeconds`, doubling, at most the window); per client address across usernames
+     * (`perAddress`) and per username from all addresses (`perUsername`, a ceiling well above
+     * what one address can reach), refused for the rest of the window past them.
+     */
     loginThrottle: {
       perUsernameAndAddress: values.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS,
       firstDelaySeconds: values.LOGIN_FAILURE_DELAY_S,
@@ -270,52 +311,32 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perAddress: values.LOGIN_FAILURES_PER_ADDRESS,
       windowSeconds: values.LOGIN_FAILURE_WINDOW_S,
     },
+    /** Failed token refreshes (tokens the upstream refused) allowed per client address and per refresh token in each window. */
     refreshThrottle: {
       perAddress: values.REFRESH_FAILURES_PER_ADDRESS,
       perToken: values.REFRESH_FAILURES_PER_TOKEN,
       windowSeconds: values.REFRESH_FAILURE_WINDOW_S,
     },
-    trustedProxies: values.TRUSTED_PROXIES,
-    maxConnectionsPerAddress: values.MAX_CONNECTIONS_PER_ADDRESS,
-    slowReader: { maxUnsentBytes: values.SLOW_READER_BYTES, timeoutMs: values.SLOW_READER_TIMEOUT_MS },
-    documentCacheBytes: values.DOCUMENT_CACHE_BYTES,
-    redisCommandTimeoutMs: values.REDIS_COMMAND_TIMEOUT_MS,
-    responseCacheBytes: { entry: values.RESPONSE_CACHE_ENTRY_BYTES, total: values.RESPONSE_CACHE_BYTES },
-    shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
-    headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
-    requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
-    keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_MS,
-    maxConnections: values.MAX_CONNECTIONS,
-    corsOrigins: values.CORS_ORIGINS ?? (production ? [] : 'local'),
-    logLevel: values.LOG_LEVEL,
-    graphiql: values.GRAPHIQL ?? !production,
-    introspection: values.INTROSPECTION ?? !production,
-    trustedDocuments: values.TRUSTED_DOCUMENTS,
-    tracing: tracingSettings(values),
-    metricsPath: values.METRICS_PATH === 'off' ? null : values.METRICS_PATH,
-    redisUrl: values.REDIS_URL ?? null,
-    responseCacheTtlMs: values.RESPONSE_CACHE_TTL_MS,
-    subgraph: values.SUBGRAPH ?? false,
-    live: {
-      pollIntervalMs: values.LIVE_POLL_INTERVAL_MS,
-      perCustomer: values.LIVE_STREAMS_PER_CUSTOMER,
-      perAddress: values.LIVE_STREAMS_PER_ADDRESS,
-      snapshotBytes: values.LIVE_SNAPSHOT_BYTES,
-    },
   };
+}
+
+/** All five upstream URLs (loadConfig refuses a part of them), or null: none set. */
+function upstreamUrls(values: EnvValues): UpstreamUrls | null {
+  const urls = HOSTS.map((name) => [name, values[name]] as const);
+  return urls.every(([, url]) => url !== undefined) ? (Object.fromEntries(urls) as UpstreamUrls) : null;
 }
 
 /**
  * Tracing is on when an exporter is named, or an OTLP endpoint is set without one: with
  * nothing configured it stays off and costs nothing (the SDK is not even loaded).
  */
-function tracingSettings(values: z.infer<typeof envSchema>): TracingSettings | null {
+function tracingSettings(values: EnvValues): TracingSettings | null {
   const exporter = values.OTEL_TRACES_EXPORTER ?? (values.OTEL_EXPORTER_OTLP_ENDPOINT || values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : 'none');
   if (values.OTEL_SDK_DISABLED || exporter === 'none') return null;
   const base = values.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '') ?? 'http://localhost:4318';
   return {
     exporter,
-    protocol: values.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? values.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    protocol: values.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? values.OTEL_EXPORTER_OTLP_PROTOCOL,
     // The signal's own endpoint is used as it is; the general one gets the signal's path.
     endpoint: values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base}/v1/traces`,
     serviceName: values.OTEL_SERVICE_NAME,

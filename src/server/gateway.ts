@@ -16,7 +16,7 @@ import { createOperations } from '../upstream/operations.js';
 import { RequestScope } from '../upstream/scope.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
-import type { Config } from './config.js';
+import type { GatewaySettings, HttpServerSettings } from './config.js';
 import { createDocumentCache } from './document-cache.js';
 import { useEventContexts } from './event-contexts.js';
 import { useJitWhereItPays } from './executor.js';
@@ -30,28 +30,7 @@ import { trustedProxies, type RequestPolicy, type ServerContext } from './reques
 import { createResponseCache, type ResponseCache } from './response-cache.js';
 import { registeredDocuments, registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 
-export type GatewayConfig = Pick<
-  Config,
-  | 'upstreamTimeoutMs'
-  | 'upstreamRetries'
-  | 'requestDeadlineMs'
-  | 'upstreamBudget'
-  | 'loginThrottle'
-  | 'refreshThrottle'
-  | 'trustedProxies'
-  | 'graphiql'
-  | 'introspection'
-  | 'trustedDocuments'
-  | 'corsOrigins'
-  | 'metricsPath'
-  | 'live'
-  | 'redisUrl'
-  | 'redisCommandTimeoutMs'
-  | 'responseCacheTtlMs'
-  | 'responseCacheBytes'
-  | 'documentCacheBytes'
-  | 'subgraph'
-> & {
+export type GatewayConfig = GatewaySettings & Pick<HttpServerSettings, 'trustedProxies'> & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
   /** The simulator's demo customers, offered by GraphiQL's sign-in bar. */

@@ -2,15 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { HttpServerSettings } from './config.js';
 import { cutSlowReaders, limitPerAddress, type CutReason } from './connections.js';
 import { NoSniffResponse, rawAnswer } from './headers.js';
 import { trustedProxies } from './request-scope.js';
 
-export type HttpServerOptions = Pick<
-  Config,
-  'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'maxConnectionsPerAddress' | 'slowReader' | 'trustedProxies'
-> & {
+export type HttpServerOptions = HttpServerSettings & {
   logger?: Logger;
   /** Told of every connection the server cut, and why (the gateway's metrics count them). */
   onCut?: (reason: CutReason) => void;

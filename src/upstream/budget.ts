@@ -1,6 +1,7 @@
+// One request's upstream budget: how many calls, how many at once, how many retries.
 import pLimit from 'p-limit';
 
-/** What one request may make the upstream do. */
+/** What one request may make the upstream do (the server's config fills it from the UPSTREAM_*_PER_REQUEST settings). */
 export interface BudgetLimits {
   /** Calls at most, retries included. */
   calls: number;
