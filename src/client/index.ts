@@ -15,6 +15,7 @@ import {
   type WholeOrderDeferredQuery,
   type TokenSetFieldsFragment,
 } from './__generated__/graphql.js';
+import type { ApiErrorCode } from '../error-codes.js';
 import { OrderClientError, type OrderGraphError, type OrderResult } from './results.js';
 import { createStreamTransport, isTransportFailure } from './streams.js';
 
@@ -59,7 +60,7 @@ export interface WatchOptions {
 }
 
 /** Errors of the caller's own making: subscribing again cannot help, so watchOrders throws them. */
-const FINAL_CODES = new Set(['BAD_USER_INPUT', 'RATE_LIMITED', 'FORBIDDEN', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND']);
+const FINAL_CODES: ReadonlySet<string> = new Set<ApiErrorCode>(['BAD_USER_INPUT', 'RATE_LIMITED', 'FORBIDDEN', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND']);
 const MAX_RETRY_DELAY_MS = 30_000;
 /** The gateway's default LIVE_POLL_INTERVAL_MS. */
 const DEFAULT_MIN_INTERVAL_MS = 30_000;
