@@ -1,11 +1,12 @@
-import type { ErrorCode } from '../error-codes.js';
+// What the SDK's calls give back: a typed result with the API's errors, or an OrderClientError.
+import type { ApiErrorCode } from '../error-codes.js';
 
 /** An error as the API sends it; `extensions.code` is what to switch on. */
 export interface OrderGraphError {
   message: string;
   path?: ReadonlyArray<string | number>;
   extensions?: {
-    code?: ErrorCode | 'PERSISTED_QUERY_NOT_FOUND' | (string & {});
+    code?: ApiErrorCode | (string & {});
     operation?: string;
     upstreamStatus?: number;
     retryAfterSeconds?: number;

@@ -4,6 +4,7 @@
 import { createCounter, createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ApiErrorCode } from '../error-codes.js';
 import type { Loaders } from '../graph/loaders.js';
 import type { CallObserver, CallOutcome } from '../upstream/http.js';
 import type { RequestScope } from '../upstream/scope.js';
@@ -43,7 +44,7 @@ const OFF = {
 } as const;
 
 // The code the caller sees for an error that has none yet when it is counted.
-const PHASE_CODES: Record<string, string> = { parse: 'GRAPHQL_PARSE_FAILED', validate: 'GRAPHQL_VALIDATION_FAILED', execute: 'INTERNAL_SERVER_ERROR' };
+const PHASE_CODES: Record<string, ApiErrorCode> = { parse: 'GRAPHQL_PARSE_FAILED', validate: 'GRAPHQL_VALIDATION_FAILED', execute: 'INTERNAL_SERVER_ERROR' };
 
 /** An upstream call's status as a label: 2xx…5xx, or what went wrong without one (timeout, network…). */
 const statusClass = ({ status }: CallOutcome) => (typeof status === 'number' ? `${Math.floor(status / 100)}xx` : status);
@@ -127,7 +128,7 @@ function graphqlMetrics(registry: Registry, path: string, knownOperations: reado
         registry,
         counter: { name: 'graphql_envelop_error_result', help: 'GraphQL errors by extensions.code and the phase they came from.', labelNames: ['code', 'phase'] },
         fillLabelsFn: ({ error, errorPhase = 'execute' }) => ({
-          code: String((error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code ?? PHASE_CODES[errorPhase] ?? 'INTERNAL_SERVER_ERROR'),
+          code: String((error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code ?? PHASE_CODES[errorPhase] ?? PHASE_CODES.execute),
           phase: errorPhase,
         }),
       }),

@@ -1,5 +1,7 @@
+// Trusted documents: the SDK's registered documents by hash (TRUSTED_DOCUMENTS), and their operation names.
 import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { requestErrorExtensions, type RequestErrorCode } from '../error-codes.js';
 
 const TRUSTED_DOCUMENTS = new URL('../client/__generated__/persisted-documents.json', import.meta.url);
 
@@ -13,7 +15,7 @@ export const registeredDocuments = (): ReadonlyMap<string, string> =>
  */
 export function useTrustedDocuments(mode: 'allow' | 'only') {
   const manifest = registeredDocuments();
-  const refused = (message: string, code: string) => ({ message, extensions: { code, http: { status: 400 } } });
+  const refused = (message: string, code: RequestErrorCode) => ({ message, extensions: requestErrorExtensions(code) });
   return usePersistedOperations({
     // The manifest keys are "sha256:<hex>"; Apollo-style clients send the bare hex.
     getPersistedOperation: (key) => manifest.get(key) ?? manifest.get(`sha256:${key}`) ?? null,
@@ -28,7 +30,6 @@ export function useTrustedDocuments(mode: 'allow' | 'only') {
     },
   });
 }
-
 
 /** The operation names of the registered documents: the only ones metrics name (others are "other"). */
 export function registeredOperationNames(): string[] {

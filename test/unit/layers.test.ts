@@ -37,7 +37,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   server: ['redis', 'live', 'graph', 'upstream', 'errors', 'error-codes', 'simulator', 'client', 'observability'],
   redis: ['live', 'upstream', 'error-codes'],
   live: ['graph', 'upstream', 'errors', 'error-codes'],
-  observability: ['graph', 'upstream', 'errors'],
+  observability: ['graph', 'upstream', 'errors', 'error-codes'],
   graph: ['upstream', 'errors'],
   upstream: ['errors'],
   errors: ['upstream', 'error-codes'],

@@ -383,7 +383,11 @@ export type Product = {
   trim?: Maybe<Scalars['String']['output']>;
 };
 
-/** Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of UNAUTHENTICATED, FORBIDDEN, NOT_AVAILABLE, BAD_USER_INPUT, RATE_LIMITED, UPSTREAM_TIMEOUT or UPSTREAM_ERROR; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error. */
+/**
+ * Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_AVAILABLE`, `BAD_USER_INPUT`, `RATE_LIMITED`, `UPSTREAM_TIMEOUT`, `UPSTREAM_ERROR`, `UPSTREAM_BUDGET_EXCEEDED` (the request reached its budget of upstream calls: ask for fewer orders at a time) or `INTERNAL_SERVER_ERROR`; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error.
+ *
+ * A request refused before anything runs has no `data`, one error and an HTTP status: `GRAPHQL_PARSE_FAILED` / `GRAPHQL_VALIDATION_FAILED` (400, the query limits included), `OPERATION_RESOLUTION_FAILURE` (400, no one operation to run), `BAD_REQUEST` (400, not a GraphQL request the gateway takes), `BAD_USER_INPUT` (400, variables that do not fit), `PERSISTED_QUERY_ONLY` / `PERSISTED_QUERY_NOT_FOUND` / `PERSISTED_QUERY_ID_REQUIRED` (400, trusted documents), `CREDENTIAL_OPERATIONS_LIMIT` (400, more than one `login` or `refreshTokens`), `NOT_ACCEPTABLE` (406, a stream for a client that accepts none), `REQUEST_ENTITY_TOO_LARGE` (413), `UNSUPPORTED_CONTENT_ENCODING` (415, a compressed body), `RATE_LIMITED` (429, too many requests in flight from one address).
+ */
 export type Query = {
   __typename?: 'Query';
   /** The signed-in customer (upstream `GET /auth/me`). Requires `Authorization: Bearer <accessToken>` from `login`; without a valid token it is null with an UNAUTHENTICATED error. */
@@ -395,13 +399,21 @@ export type Query = {
 };
 
 
-/** Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of UNAUTHENTICATED, FORBIDDEN, NOT_AVAILABLE, BAD_USER_INPUT, RATE_LIMITED, UPSTREAM_TIMEOUT or UPSTREAM_ERROR; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error. */
+/**
+ * Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_AVAILABLE`, `BAD_USER_INPUT`, `RATE_LIMITED`, `UPSTREAM_TIMEOUT`, `UPSTREAM_ERROR`, `UPSTREAM_BUDGET_EXCEEDED` (the request reached its budget of upstream calls: ask for fewer orders at a time) or `INTERNAL_SERVER_ERROR`; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error.
+ *
+ * A request refused before anything runs has no `data`, one error and an HTTP status: `GRAPHQL_PARSE_FAILED` / `GRAPHQL_VALIDATION_FAILED` (400, the query limits included), `OPERATION_RESOLUTION_FAILURE` (400, no one operation to run), `BAD_REQUEST` (400, not a GraphQL request the gateway takes), `BAD_USER_INPUT` (400, variables that do not fit), `PERSISTED_QUERY_ONLY` / `PERSISTED_QUERY_NOT_FOUND` / `PERSISTED_QUERY_ID_REQUIRED` (400, trusted documents), `CREDENTIAL_OPERATIONS_LIMIT` (400, more than one `login` or `refreshTokens`), `NOT_ACCEPTABLE` (406, a stream for a client that accepts none), `REQUEST_ENTITY_TOO_LARGE` (413), `UNSUPPORTED_CONTENT_ENCODING` (415, a compressed body), `RATE_LIMITED` (429, too many requests in flight from one address).
+ */
 export type QueryOrderArgs = {
   id: Scalars['ID']['input'];
 };
 
 
-/** Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of UNAUTHENTICATED, FORBIDDEN, NOT_AVAILABLE, BAD_USER_INPUT, RATE_LIMITED, UPSTREAM_TIMEOUT or UPSTREAM_ERROR; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error. */
+/**
+ * Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_AVAILABLE`, `BAD_USER_INPUT`, `RATE_LIMITED`, `UPSTREAM_TIMEOUT`, `UPSTREAM_ERROR`, `UPSTREAM_BUDGET_EXCEEDED` (the request reached its budget of upstream calls: ask for fewer orders at a time) or `INTERNAL_SERVER_ERROR`; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error.
+ *
+ * A request refused before anything runs has no `data`, one error and an HTTP status: `GRAPHQL_PARSE_FAILED` / `GRAPHQL_VALIDATION_FAILED` (400, the query limits included), `OPERATION_RESOLUTION_FAILURE` (400, no one operation to run), `BAD_REQUEST` (400, not a GraphQL request the gateway takes), `BAD_USER_INPUT` (400, variables that do not fit), `PERSISTED_QUERY_ONLY` / `PERSISTED_QUERY_NOT_FOUND` / `PERSISTED_QUERY_ID_REQUIRED` (400, trusted documents), `CREDENTIAL_OPERATIONS_LIMIT` (400, more than one `login` or `refreshTokens`), `NOT_ACCEPTABLE` (406, a stream for a client that accepts none), `REQUEST_ENTITY_TOO_LARGE` (413), `UNSUPPORTED_CONTENT_ENCODING` (415, a compressed body), `RATE_LIMITED` (429, too many requests in flight from one address).
+ */
 export type QueryOrdersArgs = {
   after?: InputMaybe<Scalars['ID']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
