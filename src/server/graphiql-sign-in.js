@@ -3,27 +3,16 @@
 // mutation and keeps the access token in this page's memory only (never in storage): every
 // request the page sends to the endpoint carries it as `Authorization: Bearer …`, unless
 // the Headers pane sets an Authorization of its own. Closing or reloading the page forgets it.
-(() => {
+
+// A block, not a function: its names stay out of the page's globals, and each part below is
+// a small function of its own.
+{
   const { endpoint, login, demo } = window.orderGraphSignIn;
   const endpointUrl = new URL(endpoint, location.href).href;
+  const nativeFetch = window.fetch.bind(window);
   let session = null; // { username, token, expiresAt }
 
-  const nativeFetch = window.fetch.bind(window);
-  window.fetch = (input, init = {}) => {
-    const url = new URL(input instanceof Request ? input.url : String(input), location.href);
-    if (session && `${url.origin}${url.pathname}` === endpointUrl) {
-      const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
-      if (!headers.has('authorization')) headers.set('authorization', `Bearer ${session.token}`);
-      init = { ...init, headers };
-    }
-    return nativeFetch(input, init);
-  };
-
-  const bar = document.createElement('form');
-  bar.id = 'order-graph-sign-in';
-  bar.setAttribute('aria-label', 'Sign in');
-  const style = document.createElement('style');
-  style.textContent = `
+  const STYLE = `
     body { display: flex; flex-direction: column; height: 100vh; margin: 0; }
     #root { flex: 1; min-height: 0; height: auto !important; }
     #order-graph-sign-in { flex: none; display: flex; gap: 0.5rem; align-items: center; padding: 0.4rem 1rem;
@@ -35,6 +24,16 @@
     #order-graph-sign-in .status.error { color: #b3261e; }
     #order-graph-sign-in .credentials { display: contents; }
     #order-graph-sign-in [hidden] { display: none; }`;
+
+  /** The request's options with the session's bearer, for the endpoint and only while signed in. */
+  const withToken = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+    if (!session || `${url.origin}${url.pathname}` !== endpointUrl) return init;
+    const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
+    if (!headers.has('authorization')) headers.set('authorization', `Bearer ${session.token}`);
+    return { ...init, headers };
+  };
+
   const field = (html) => {
     const template = document.createElement('template');
     template.innerHTML = html.trim();
@@ -42,20 +41,28 @@
   };
   const text = (value) => String(value).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
-  bar.append(field('<strong>Order Graph</strong>'));
-  const credentials = document.createElement('span');
-  credentials.className = 'credentials';
-  if (demo.length > 0) {
-    const options = demo.map((c, i) => `<option value="${i}">${text(c.username)} — ${text(c.description)}</option>`).join('');
-    credentials.append(field(`<label>Demo customer <select name="demo">${options}</select></label>`));
-  } else {
-    credentials.append(field('<input name="username" autocomplete="username" placeholder="Username" required>'));
-    credentials.append(field('<input name="password" type="password" autocomplete="current-password" placeholder="Password" required>'));
-  }
+  /** The demo customers to pick from, or a username and password to type. */
+  const credentialFields = () => {
+    const credentials = document.createElement('span');
+    credentials.className = 'credentials';
+    if (demo.length > 0) {
+      const options = demo.map((c, i) => `<option value="${i}">${text(c.username)} — ${text(c.description)}</option>`).join('');
+      credentials.append(field(`<label>Demo customer <select name="demo">${options}</select></label>`));
+    } else {
+      credentials.append(field('<input name="username" autocomplete="username" placeholder="Username" required>'));
+      credentials.append(field('<input name="password" type="password" autocomplete="current-password" placeholder="Password" required>'));
+    }
+    return credentials;
+  };
+
+  const bar = document.createElement('form');
+  bar.id = 'order-graph-sign-in';
+  bar.setAttribute('aria-label', 'Sign in');
+  const credentials = credentialFields();
   const signIn = field('<button type="submit">Sign in</button>');
   const signOut = field('<button type="button" hidden>Sign out</button>');
   const status = field('<span class="status" role="status" aria-live="polite">Not signed in: sign in to run the queries as a customer.</span>');
-  bar.append(credentials, signIn, signOut, status);
+  bar.append(field('<strong>Order Graph</strong>'), credentials, signIn, signOut, status);
 
   const show = (message, error = false) => {
     status.textContent = message;
@@ -64,34 +71,48 @@
     signOut.hidden = session === null;
   };
 
-  bar.addEventListener('submit', async (event) => {
+  const chosenLogin = () =>
+    demo.length > 0 ? demo[Number(bar.elements.demo.value)] : { username: bar.elements.username.value, password: bar.elements.password.value };
+
+  /** Runs the Login mutation, keeps the token it returns and says how it went. */
+  const logIn = async (chosen) => {
+    const response = await nativeFetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query: login, variables: { username: chosen.username, password: chosen.password } }),
+    });
+    const { data, errors } = await response.json();
+    if (!data?.login) return show(`Sign-in refused: ${errors?.[0]?.message ?? `HTTP ${response.status}`}`, true);
+    session = { username: chosen.username, token: data.login.accessToken, expiresAt: new Date(data.login.accessTokenExpiresAt) };
+    if (demo.length === 0) bar.elements.password.value = '';
+    const until = session.expiresAt.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
+    show(`Signed in as ${session.username} (until ${until}): run a tab.`);
+  };
+
+  const onSubmit = async (event) => {
     event.preventDefault();
-    const chosen = demo.length > 0 ? demo[Number(bar.elements.demo.value)] : { username: bar.elements.username.value, password: bar.elements.password.value };
+    const chosen = chosenLogin();
     signIn.disabled = true;
     show('Signing in…');
     try {
-      const response = await nativeFetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
-        body: JSON.stringify({ query: login, variables: { username: chosen.username, password: chosen.password } }),
-      });
-      const { data, errors } = await response.json();
-      if (!data?.login) return show(`Sign-in refused: ${errors?.[0]?.message ?? `HTTP ${response.status}`}`, true);
-      session = { username: chosen.username, token: data.login.accessToken, expiresAt: new Date(data.login.accessTokenExpiresAt) };
-      if (demo.length === 0) bar.elements.password.value = '';
-      const until = session.expiresAt.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
-      show(`Signed in as ${session.username} (until ${until}): run a tab.`);
+      await logIn(chosen);
     } catch {
       show('Sign-in failed: the gateway could not be reached.', true);
     } finally {
       signIn.disabled = false;
     }
-  });
-  signOut.addEventListener('click', () => {
+  };
+
+  const onSignOut = () => {
     session = null;
     show('Signed out: the token is forgotten.');
-  });
+  };
 
+  window.fetch = (input, init = {}) => nativeFetch(input, withToken(input, init));
+  bar.addEventListener('submit', onSubmit);
+  signOut.addEventListener('click', onSignOut);
+  const style = document.createElement('style');
+  style.textContent = STYLE;
   document.head.append(style);
   document.body.prepend(bar);
-})();
+}

@@ -41,6 +41,50 @@ function expiryCheck({ userId, expiresAt }: VerifiedToken): AccessTokenCheck {
   return Math.floor(Date.now() / 1000) >= expiresAt ? { kind: 'expired', userId } : { kind: 'valid', userId };
 }
 
+/** A signed JWT; an already-expired one (tests) looks issued a full lifetime before it expired. */
+function signToken(key: Uint8Array, claims: Record<string, unknown>, subject: string, expiresInSeconds: number): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const expiresAt = now + expiresInSeconds;
+  const issuedAt = expiresInSeconds > 0 ? now : expiresAt - TOKEN_LIFETIME_SECONDS;
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(subject)
+    .setIssuer(ISSUER)
+    .setJti(randomUUID())
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(expiresAt)
+    .sign(key);
+}
+
+/** The id token's claims: what the user record holds of the email and the names. */
+function idTokenClaims(user: User): Record<string, unknown> {
+  return {
+    token_use: 'id',
+    ...(user.email ? { email: user.email } : {}),
+    email_verified: user.emailVerified ?? false,
+    ...(user.firstName ? { given_name: user.firstName } : {}),
+    ...(user.lastName ? { family_name: user.lastName } : {}),
+  };
+}
+
+/** A verified access token, or why it is not one: its signature, issuer and use, then its expiry. */
+async function verifyAccessToken(key: Uint8Array, token: string): Promise<VerifiedToken | Exclude<AccessTokenCheck, { kind: 'valid' }>> {
+  try {
+    const { payload } = await jwtVerify(token, key, { issuer: ISSUER, algorithms: ['HS256'] });
+    if (payload.token_use !== 'access' || typeof payload.sub !== 'string') return { kind: 'invalid' };
+    return { userId: payload.sub, expiresAt: payload.exp ?? Number.POSITIVE_INFINITY };
+  } catch (error) {
+    // jose checks the signature before the claims, so an expired token here is genuine.
+    if (error instanceof joseErrors.JWTExpired) {
+      const { payload } = error;
+      if (payload.token_use === 'access' && payload.iss === ISSUER && typeof payload.sub === 'string') {
+        return { kind: 'expired', userId: payload.sub };
+      }
+    }
+    return { kind: 'invalid' };
+  }
+}
+
 /** A token issuer signing with the given secret (any non-empty string) or a random one. */
 export function createTokenIssuer(secret?: string): TokenIssuer {
   const key = secret ? new TextEncoder().encode(secret) : new Uint8Array(randomBytes(32));
@@ -53,41 +97,15 @@ export function createTokenIssuer(secret?: string): TokenIssuer {
     verified.set(token, entry);
   };
 
-  function sign(claims: Record<string, unknown>, subject: string, expiresInSeconds: number): Promise<string> {
-    const now = Math.floor(Date.now() / 1000);
-    const expiresAt = now + expiresInSeconds;
-    // An already-expired token (tests) looks like one issued a full lifetime before it expired.
-    const issuedAt = expiresInSeconds > 0 ? now : expiresAt - TOKEN_LIFETIME_SECONDS;
-    return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(subject)
-      .setIssuer(ISSUER)
-      .setJti(randomUUID())
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(expiresAt)
-      .sign(key);
-  }
-
-  function issueAccessToken(userId: string, email: string | null, expiresInSeconds = TOKEN_LIFETIME_SECONDS) {
-    return sign({ token_use: 'access', ...(email ? { email } : {}) }, userId, expiresInSeconds);
-  }
+  const issueAccessToken = (userId: string, email: string | null, expiresInSeconds = TOKEN_LIFETIME_SECONDS) =>
+    signToken(key, { token_use: 'access', ...(email ? { email } : {}) }, userId, expiresInSeconds);
 
   return {
     async issueTokenSet(user) {
       const issuedAt = Math.floor(Date.now() / 1000);
       const [accessToken, idToken] = await Promise.all([
         issueAccessToken(user.id, user.email ?? null),
-        sign(
-          {
-            token_use: 'id',
-            ...(user.email ? { email: user.email } : {}),
-            email_verified: user.emailVerified ?? false,
-            ...(user.firstName ? { given_name: user.firstName } : {}),
-            ...(user.lastName ? { family_name: user.lastName } : {}),
-          },
-          user.id,
-          TOKEN_LIFETIME_SECONDS,
-        ),
+        signToken(key, idTokenClaims(user), user.id, TOKEN_LIFETIME_SECONDS),
       ]);
       // Long and opaque, like the encrypted refresh tokens of the real identity provider.
       const refreshToken = randomBytes(192).toString('base64url');
@@ -101,21 +119,10 @@ export function createTokenIssuer(secret?: string): TokenIssuer {
     async checkAccessToken(token) {
       const cached = verified.get(token);
       if (cached) return expiryCheck(cached);
-      try {
-        const { payload } = await jwtVerify(token, key, { issuer: ISSUER, algorithms: ['HS256'] });
-        if (payload.token_use !== 'access' || typeof payload.sub !== 'string') return { kind: 'invalid' };
-        remember(token, { userId: payload.sub, expiresAt: payload.exp ?? Number.POSITIVE_INFINITY });
-        return { kind: 'valid', userId: payload.sub };
-      } catch (error) {
-        // jose checks the signature before the claims, so an expired token here is genuine.
-        if (error instanceof joseErrors.JWTExpired) {
-          const { payload } = error;
-          if (payload.token_use === 'access' && payload.iss === ISSUER && typeof payload.sub === 'string') {
-            return { kind: 'expired', userId: payload.sub };
-          }
-        }
-        return { kind: 'invalid' };
-      }
+      const verifiedNow = await verifyAccessToken(key, token);
+      if ('kind' in verifiedNow) return verifiedNow;
+      remember(token, verifiedNow);
+      return { kind: 'valid', userId: verifiedNow.userId };
     },
 
     refreshTokenOwner(token) {
