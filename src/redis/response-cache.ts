@@ -97,13 +97,19 @@ end
 if redis.call('EXISTS', total) == 1 then redis.call('SET', total, math.max(used, 0), 'KEEPTTL') end
 return 1`;
 
+/** The bytes of one answer, and of all of them together (RESPONSE_CACHE_ENTRY_BYTES, RESPONSE_CACHE_BYTES). */
+export interface ResponseCacheBytes {
+  entry: number;
+  total: number;
+}
+
 /**
  * Answers under `order-graph:cache:answer:<key>` for their ttl, within `total` bytes for all
  * of them (the oldest evicted first) and `entry` each; for each entity with an id
  * (`Order:<id>`), the set of answers that hold it, expiring with the latest of them. While
  * Redis is unavailable or degraded nothing is cached and nothing is found.
  */
-export function redisAnswerStore(redis: RedisConnection, { entry: entryBytes, total: totalBytes }: { entry: number; total: number }): AnswerStore {
+export function redisAnswerStore(redis: RedisConnection, { entry: entryBytes, total: totalBytes }: ResponseCacheBytes): AnswerStore {
   const entityKey = (entity: string) => `${CACHE}entity:${entity}`;
   return {
     async set(key, text, entities, ttlMs) {

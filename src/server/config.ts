@@ -17,7 +17,7 @@ import type { LiveLimits } from '../live/orders-hub.js';
 import { SAMPLERS, type TracingSettings } from '../observability/settings.js';
 import type { BudgetLimits } from '../upstream/budget.js';
 import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
-import type { ResponseCacheBytes } from './response-cache.js';
+import type { ResponseCacheBytes } from '../redis/response-cache.js';
 
 /** Thrown by loadConfig with every problem found, one line each. */
 export class ConfigError extends Error {

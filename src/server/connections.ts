@@ -2,6 +2,7 @@
 // none for long once it stops reading what it is sent.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { REQUEST_ERRORS, type RequestErrorCode } from '../error-codes.js';
 import type { Config } from './config.js';
 import { clientAddress, type RequestPolicy } from './request-scope.js';
 
@@ -62,9 +63,9 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
     const release = proxied.take(client, limit);
     if (!release) {
       onCut('per_address');
-      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' });
+      response.writeHead(REQUEST_ERRORS.RATE_LIMITED.status, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' });
       const message = `Too many open requests from your address (${limit}): finish or close some first.`;
-      return void response.end(JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' } }] }));
+      return void response.end(JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' satisfies RequestErrorCode } }] }));
     }
     response.once('close', release);
     handler(request, response);

@@ -14,19 +14,13 @@ import { z } from 'zod';
 import { ignoredValues } from '../redis/connection.js';
 import { ERROR_CODES } from '../error-codes.js';
 import { ERROR_DETAILS } from '../redis/poll-messages.js';
-import { answerBytes, type AnswerStore } from '../redis/response-cache.js';
+import { answerBytes, type AnswerStore, type ResponseCacheBytes } from '../redis/response-cache.js';
 import type { RequestScope } from '../upstream/scope.js';
 
 export interface ResponseCache {
   plugins: Plugin[];
   /** Forgets every answer that holds one of these orders. */
   forgetOrders(orderIds: readonly string[]): Promise<void>;
-}
-
-/** The bytes of one answer, and of all of them together. */
-export interface ResponseCacheBytes {
-  entry: number;
-  total: number;
 }
 
 // The field the plugin adds to find each entity's id. It removes it again only when the id

@@ -12,13 +12,13 @@ import {
   type UpstreamErrorDetails,
 } from '../errors.js';
 import type { OperationName } from './contract.js';
-import type { UpstreamError } from './models.js';
+import type { UpstreamErrorBody } from './models.js';
 
 /**
  * How a call to the upstream failed, as the HTTP layer saw it. The body is kept only to
  * read its `message` for a 4xx; it never reaches a client, a log or a trace.
  */
-export type UpstreamFailure =
+export type CallFailure =
   | { kind: 'status'; status: number; body: string; retryAfter?: string | undefined }
   | { kind: 'timeout' }
   | { kind: 'network'; code?: string | undefined }
@@ -56,9 +56,9 @@ export function isPlainSentence(message: string): boolean {
 
 /** The upstream's own message, for a 4xx only, when it is a plain sentence. */
 function clientMessage(body: string): string | undefined {
-  let parsed: UpstreamError;
+  let parsed: UpstreamErrorBody;
   try {
-    parsed = JSON.parse(body) as UpstreamError;
+    parsed = JSON.parse(body) as UpstreamErrorBody;
   } catch {
     return undefined;
   }
@@ -68,7 +68,7 @@ function clientMessage(body: string): string | undefined {
 
 function upstreamCode(body: string): string | undefined {
   try {
-    const parsed = JSON.parse(body) as UpstreamError;
+    const parsed = JSON.parse(body) as UpstreamErrorBody;
     return typeof parsed?.code === 'string' ? parsed.code : undefined;
   } catch {
     return undefined;
@@ -87,7 +87,7 @@ function retryAfterSeconds(header: string | undefined): number | undefined {
  * docs/ARCHITECTURE.md). A 404 never gets here for nested lookups: the operation turns it
  * into null first.
  */
-export function toGraphQLError(operation: OperationName, failure: UpstreamFailure): GatewayError {
+export function toGraphQLError(operation: OperationName, failure: CallFailure): GatewayError {
   switch (failure.kind) {
     case 'timeout':
       return new UpstreamTimeoutError(`The upstream did not answer in time (${operation}).`, { operation });

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
-import type { UpstreamFailure } from './failures.js';
+import type { CallFailure } from './failures.js';
 import type { Transport, TransportOptions } from './http.js';
 import type { RequestScope } from './scope.js';
 
@@ -79,7 +79,7 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
           retries: response.retryCount,
         };
       } catch (error) {
-        const failure: UpstreamFailure = oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error);
+        const failure: CallFailure = oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error);
         return { result: { ok: false, failure }, retries: error instanceof RequestError ? (error.request?.retryCount ?? 0) : 0 };
       } finally {
         untrack();
@@ -94,7 +94,7 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
 // The gateway's own process is out of file handles: not the upstream's failure.
 const EXHAUSTED = new Set(['EMFILE', 'ENFILE']);
 
-function describeFailure(error: unknown): UpstreamFailure {
+function describeFailure(error: unknown): CallFailure {
   if (error instanceof HTTPError) {
     const retryAfter = error.response.headers['retry-after'];
     return {

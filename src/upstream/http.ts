@@ -2,7 +2,7 @@
 // unsendable parameters, observers, log lines) before its transport sends it.
 import type { Logger } from 'pino';
 import { CONTRACT, type OperationName, type UpstreamUrls } from './contract.js';
-import type { UpstreamFailure } from './failures.js';
+import type { CallFailure } from './failures.js';
 import type { RequestScope } from './scope.js';
 
 /** One call's arguments: the contract's parameters by name, a JSON body, the bearer to send. */
@@ -12,11 +12,11 @@ export interface UpstreamCall {
   bearer?: string;
 }
 
-export type UpstreamResult = { ok: true; status: number; body: string } | { ok: false; failure: UpstreamFailure };
+export type UpstreamResult = { ok: true; status: number; body: string } | { ok: false; failure: CallFailure };
 
 /** How a call ended, for whoever watches calls: the status (or the failure's kind), its retries, its time. */
 export interface CallOutcome {
-  status: number | UpstreamFailure['kind'];
+  status: number | CallFailure['kind'];
   retries: number;
   ms: number;
 }

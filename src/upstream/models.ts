@@ -7,7 +7,8 @@
 /** An amount in major units: a JSON number upstream (a decimal string is accepted too). */
 export type UpstreamMoney = number | string;
 
-export interface UpstreamError {
+/** The error body the upstream sends with a 4xx or 5xx (the contract's error schema). */
+export interface UpstreamErrorBody {
   statusCode?: number;
   error?: string;
   code?: string;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { toGraphQLError, type UpstreamFailure } from '../../src/upstream/failures.js';
+import { toGraphQLError, type CallFailure } from '../../src/upstream/failures.js';
 
 const body = (code: string, message: string) => JSON.stringify({ statusCode: 0, code, message });
 
 describe('toGraphQLError', () => {
-  it.each<[UpstreamFailure, string]>([
+  it.each<[CallFailure, string]>([
     [{ kind: 'status', status: 401, body: body('UNAUTHORIZED', 'Token invalid') }, 'UNAUTHENTICATED'],
     [{ kind: 'status', status: 403, body: body('FORBIDDEN', 'Not yours') }, 'FORBIDDEN'],
     [{ kind: 'status', status: 409, body: body('ORDER_STAGE_NOT_ELIGIBLE', 'Not yet') }, 'NOT_AVAILABLE'],

@@ -15,6 +15,7 @@ import {
   type ValidationContext,
 } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { requestErrorExtensions, type RequestErrorCode } from '../../error-codes.js';
 import { costRefusal } from '../cost.js';
 import { usesDeferOrStream } from '../executor.js';
 
@@ -68,13 +69,13 @@ export function useOperationRules(): Plugin {
       addValidationRule((context: ValidationContext) => ({
         Directive(node: DirectiveNode) {
           const count = streamCount(node);
-          if (typeof count === 'number' && count < 0) context.reportError(new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }));
+          if (typeof count === 'number' && count < 0) context.reportError(new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' satisfies RequestErrorCode } }));
         },
         OperationDefinition(node: OperationDefinitionNode) {
           const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
           if (credentials <= 1) return;
           context.reportError(
-            new GraphQLError(`One login or refreshTokens per request: this operation has ${credentials}.`, { nodes: [node], extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' } }),
+            new GraphQLError(`One login or refreshTokens per request: this operation has ${credentials}.`, { nodes: [node], extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' satisfies RequestErrorCode } }),
           );
         },
       }));
@@ -92,10 +93,10 @@ function variableRefusal({ document, variableValues, schema }: ExecutionArgs, op
   if (!errors) {
     // A literal is refused by validation; a count from a variable only now.
     if (!hasNegativeStreamCount(document, variableValues)) return undefined;
-    return { errors: [createGraphQLError(NEGATIVE_STREAM_COUNT, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })] };
+    return { errors: [createGraphQLError(NEGATIVE_STREAM_COUNT, { extensions: requestErrorExtensions('BAD_USER_INPUT') })] };
   }
   return {
-    errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })),
+    errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: requestErrorExtensions('BAD_USER_INPUT') })),
   };
 }
 
@@ -113,7 +114,7 @@ function refusal(args: ExecutionArgs): ExecutionResult | undefined {
     return {
       errors: [
         createGraphQLError('This operation answers with a stream: accept text/event-stream or multipart/mixed.', {
-          extensions: { code: 'NOT_ACCEPTABLE', http: { status: 406 } },
+          extensions: requestErrorExtensions('NOT_ACCEPTABLE'),
         }),
       ],
     };
@@ -124,7 +125,7 @@ function refusal(args: ExecutionArgs): ExecutionResult | undefined {
   // variables known, `first: $n` weighs what the same literal does.
   const tooCostly = costRefusal(schema, document, operation, variableValues);
   if (!tooCostly) return undefined;
-  return { errors: [createGraphQLError(tooCostly, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } })] };
+  return { errors: [createGraphQLError(tooCostly, { extensions: requestErrorExtensions('GRAPHQL_VALIDATION_FAILED') })] };
 }
 
 /**

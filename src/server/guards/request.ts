@@ -1,5 +1,6 @@
 // Guards on the HTTP request itself, before any GraphQL work: what it accepts, how its body and parameters come.
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { requestErrorExtensions, REQUEST_ERRORS, type RequestErrorCode } from '../../error-codes.js';
 import { LIMITS } from '../limits.js';
 
 // What a GraphQL answer can be sent as; text/html is GraphiQL's page.
@@ -23,8 +24,8 @@ export function useUncompressedBodies(): Plugin {
       if (!encoding || encoding.trim().toLowerCase() === 'identity') return;
       endResponse(
         new fetchAPI.Response(
-          JSON.stringify({ errors: [{ message: 'Request bodies are not accepted compressed: send them uncompressed.', extensions: { code: 'UNSUPPORTED_CONTENT_ENCODING' } }] }),
-          { status: 415, headers: { 'content-type': 'application/json', connection: 'close' } },
+          JSON.stringify({ errors: [{ message: 'Request bodies are not accepted compressed: send them uncompressed.', extensions: { code: 'UNSUPPORTED_CONTENT_ENCODING' satisfies RequestErrorCode } }] }),
+          { status: REQUEST_ERRORS.UNSUPPORTED_CONTENT_ENCODING.status, headers: { 'content-type': 'application/json', connection: 'close' } },
         ),
       );
     },
@@ -51,7 +52,7 @@ function checkNesting(params: unknown): void {
     const { variables, extensions } = single as { variables?: unknown; extensions?: unknown };
     if (nestsDeeperThan(variables, LIMITS.maxVariableDepth) || nestsDeeperThan(extensions, LIMITS.maxVariableDepth)) {
       throw createGraphQLError(`"variables" and "extensions" may nest ${LIMITS.maxVariableDepth} levels at most.`, {
-        extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+        extensions: requestErrorExtensions('BAD_USER_INPUT'),
       });
     }
   }
@@ -72,7 +73,7 @@ export function useJsonParameters(): Plugin {
         } catch (error) {
           if (!(error instanceof SyntaxError)) throw error;
           throw createGraphQLError('The request parameters are not valid JSON: check "variables" and "extensions".', {
-            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+            extensions: requestErrorExtensions('BAD_REQUEST'),
           });
         }
         checkNesting(params);
