@@ -1,3 +1,4 @@
+// The gateway's client-facing errors: one GraphQLError class per field code, and the messages an error rebuilt from its code says.
 import { GraphQLError } from 'graphql';
 import type { ErrorCode } from './error-codes.js';
 import type { OperationName } from './upstream/contract.js';

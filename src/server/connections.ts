@@ -4,13 +4,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { REQUEST_ERRORS, type RequestErrorCode } from '../error-codes.js';
 import type { Config } from './config.js';
-import { clientAddress, type RequestPolicy } from './request-scope.js';
+import { clientAddress, type ScopeSettings } from './request-scope.js';
 
 /** Why the server closed a connection itself. */
 export type CutReason = 'max_connections' | 'per_address' | 'slow_reader' | 'request_timeout';
 
 export interface ConnectionGuardOptions extends Pick<Config, 'maxConnectionsPerAddress' | 'slowReader'> {
-  trustProxy: RequestPolicy['trustProxy'];
+  trustProxy: ScopeSettings['trustProxy'];
   /** Told of every connection cut, and why (one log line per second, a metric). */
   onCut(reason: CutReason): void;
 }

@@ -26,7 +26,7 @@ import { HEALTH_PATH, READY_PATH, useHealthEndpoints } from './health.js';
 import { useRequestLifecycle } from './lifecycle.js';
 import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
-import { trustedProxies, type RequestPolicy, type ServerContext } from './request-scope.js';
+import { trustedProxies, type ScopeSettings, type ServerContext } from './request-scope.js';
 import { createResponseCache, type ResponseCache } from './response-cache.js';
 import { registeredDocuments, registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 
@@ -92,7 +92,7 @@ function sharedState(config: GatewayConfig) {
 }
 
 /** The plugins in the order they must run; `ready` is false once a stop has begun. */
-function gatewayPlugins(config: GatewayConfig, parts: { policy: RequestPolicy; ready: () => boolean; redis?: RedisConnection; metrics?: Metrics; responseCache?: ResponseCache; earnsCompilation: Parameters<typeof useJitWhereItPays>[0] }) {
+function gatewayPlugins(config: GatewayConfig, parts: { policy: ScopeSettings; ready: () => boolean; redis?: RedisConnection; metrics?: Metrics; responseCache?: ResponseCache; earnsCompilation: Parameters<typeof useJitWhereItPays>[0] }) {
   const { tracing, metricsPath } = config;
   const { policy, ready, redis, metrics, responseCache } = parts;
   return [
@@ -127,7 +127,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   const metrics = config.metricsPath ? createMetrics({ path: config.metricsPath, knownOperations: registeredOperationNames() }) : undefined;
   const http = upstreamClient(config, metrics);
   const { redis, loginThrottle, responseCache } = sharedState(config);
-  const policy: RequestPolicy = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
+  const policy: ScopeSettings = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
   const live = createOrdersHub({
     limits: config.live,
     requestLimits: { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget },

@@ -1,3 +1,4 @@
+// GraphiQL, self-hosted and precompressed, with the SDK's operations as tabs and a sign-in bar.
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';

@@ -1,3 +1,4 @@
+// The node:http server in front of yoga: client timeouts, connection limits, slow readers cut, a drain for stopping.
 import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';

@@ -4,11 +4,11 @@ import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { setAnswerHeaders } from './headers.js';
-import { scopeOf, type RequestPolicy, type ServerContext } from './request-scope.js';
+import { scopeOf, type ScopeSettings, type ServerContext } from './request-scope.js';
 
 export interface LifecycleOptions {
   logger?: Logger;
-  policy: RequestPolicy;
+  policy: ScopeSettings;
   /** Paths probed over and over (health, readiness, metrics): logged at debug, not info. */
   quietPaths: readonly string[];
   /** Whether a stop has begun: every answer then closes its connection. */

@@ -1,3 +1,4 @@
+// The logger: pino on a stdout that never blocks the event loop, with secrets redacted.
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 /**

@@ -8,7 +8,7 @@ import type { BudgetLimits } from '../upstream/budget.js';
 import { RequestScope } from '../upstream/scope.js';
 
 /** How requests are scoped: their deadline, their upstream budget, whose X-Forwarded-For to believe. */
-export interface RequestPolicy {
+export interface ScopeSettings {
   deadlineMs: number;
   budget: BudgetLimits;
   /** Whether a hop's address is one of the trusted proxies (proxy-addr's compiled TRUSTED_PROXIES). */
@@ -16,7 +16,7 @@ export interface RequestPolicy {
 }
 
 /** TRUSTED_PROXIES as a test of an address (none trusted for an empty list). */
-export const trustedProxies = (list: readonly string[]): RequestPolicy['trustProxy'] => proxyaddr.compile([...list]);
+export const trustedProxies = (list: readonly string[]): ScopeSettings['trustProxy'] => proxyaddr.compile([...list]);
 
 // A caller-chosen id goes into logs and upstream headers: accept only a short, plain one.
 const SAFE_ID = /^[\w.:-]{1,128}$/;
@@ -29,7 +29,7 @@ const SAFE_LANGUAGE = /^[\w\s,;=.*-]{1,200}$/;
  * (proxy-addr). A forwarded entry that is not an IP is ignored: the hop that sent it stands
  * for the client, so no header can switch the per-address limits off.
  */
-export function clientAddress(forwardedFor: string | null, socketAddress: string | undefined, trustProxy: RequestPolicy['trustProxy']): string | null {
+export function clientAddress(forwardedFor: string | null, socketAddress: string | undefined, trustProxy: ScopeSettings['trustProxy']): string | null {
   if (!socketAddress || !isIP(socketAddress)) return null;
   const chain = proxyaddr.all({ headers: { 'x-forwarded-for': forwardedFor ?? undefined }, socket: { remoteAddress: socketAddress } } as unknown as IncomingMessage, trustProxy);
   const trusted = chain.filter((address, hop) => hop === 0 || isIP(address));
@@ -47,7 +47,7 @@ export interface ServerContext {
 }
 
 /** Starts a request's scope on arrival (id from X-Request-Id when it is plain, the bearer read once); its deadline starts now. */
-export function startRequestScope(request: Request, policy: RequestPolicy, socketAddress: string | undefined): RequestScope {
+export function startRequestScope(request: Request, policy: ScopeSettings, socketAddress: string | undefined): RequestScope {
   const id = request.headers.get('x-request-id');
   const language = request.headers.get('accept-language');
   return new RequestScope({
@@ -64,6 +64,6 @@ export function startRequestScope(request: Request, policy: RequestPolicy, socke
  * The scope of the request in this server context, made on the spot if none was (yoga's own
  * plugins may answer before ours see the request: a CORS preflight).
  */
-export function scopeOf(serverContext: ServerContext, request: Request, policy: RequestPolicy): RequestScope {
+export function scopeOf(serverContext: ServerContext, request: Request, policy: ScopeSettings): RequestScope {
   return (serverContext.scope ??= startRequestScope(request, policy, serverContext.req?.socket?.remoteAddress));
 }

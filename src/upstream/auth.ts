@@ -1,3 +1,4 @@
+// The caller as the request presents it: the bearer, and its JWT's expiry decoded (not verified).
 import { decodeJwt } from 'jose';
 
 /** The caller as the request presents it: the bearer, and whether its JWT `exp` has passed. */

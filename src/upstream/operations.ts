@@ -1,3 +1,4 @@
+// The ten upstream calls bound to one request's scope: their arguments, bodies, and what each answer must hold.
 import { expiredTokenError, missingTokenError } from '../errors.js';
 import type { OperationName } from './contract.js';
 import { toGraphQLError } from './failures.js';

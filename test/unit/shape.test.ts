@@ -193,3 +193,10 @@ describe('the shape of src/', () => {
     expect(keyed).toEqual([]);
   });
 });
+
+describe('each file of src/ says what it is for', () => {
+  it('opens with a comment (after a shebang), before any code', () => {
+    const silent = files.filter(({ text }) => !/^(#![^\n]*\n)?\s*(\/\/|\/\*)/.test(text)).map(({ file }) => file);
+    expect(silent).toEqual([]);
+  });
+});
