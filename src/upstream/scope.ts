@@ -31,13 +31,18 @@ const ANONYMOUS: Auth = { token: null, expired: false, expiresAt: null };
  * long-lived signal would pile up for as long as the stream lives).
  */
 class RunningCalls {
-  readonly #cancels = new Set<() => void>();
-  constructor(signal: AbortSignal | undefined) {
-    signal?.addEventListener('abort', () => this.#cancels.forEach((cancel) => cancel()), { once: true });
-  }
+  #cancels: Set<() => void> | undefined;
+  constructor(readonly signal: AbortSignal) {}
   track(cancel: () => void): () => void {
-    this.#cancels.add(cancel);
-    return () => this.#cancels.delete(cancel);
+    if (!this.#cancels) {
+      const cancels = (this.#cancels = new Set());
+      // Listened to from the first call on: most requests that reach no call (health
+      // checks, refusals) then cost the signal nothing.
+      this.signal.addEventListener('abort', () => cancels.forEach((each) => each()), { once: true });
+    }
+    const cancels = this.#cancels;
+    cancels.add(cancel);
+    return () => cancels.delete(cancel);
   }
 }
 
@@ -65,7 +70,7 @@ export class RequestScope implements ScopeLimits {
   readonly errorCodes = new Set<string>();
   /** Fields that tie the log line to other records (the trace's ids). */
   readonly logFields: Record<string, string> = {};
-  readonly #running: RunningCalls;
+  readonly #running: RunningCalls | undefined;
 
   constructor(init: ScopeInit, running?: RunningCalls) {
     this.id = init.id;
@@ -75,7 +80,7 @@ export class RequestScope implements ScopeLimits {
     this.deadline = init.deadline;
     this.budget = init.budget;
     this.signal = init.signal;
-    this.#running = running ?? new RunningCalls(init.signal);
+    this.#running = running ?? (init.signal && new RunningCalls(init.signal));
   }
 
   /** A deadline `deadlineMs` from now and a new budget within `budget`. */
@@ -96,6 +101,6 @@ export class RequestScope implements ScopeLimits {
 
   /** Runs `cancel` if the client goes away before the returned function is called. */
   cancelOnAbort(cancel: () => void): () => void {
-    return this.signal ? this.#running.track(cancel) : () => undefined;
+    return this.#running ? this.#running.track(cancel) : () => undefined;
   }
 }
