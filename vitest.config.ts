@@ -13,8 +13,10 @@ export default defineConfig({
     // two share the machine's two cores well; vitest's default here would be one. Every test
     // holds on a loaded machine (counts and order, never wall times), which this relies on.
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A guard against hangs, not a measure: the longest tests take 15-20 s on a quiet
+    // machine, and a busy one runs them three to five times slower.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // The JSON report is what .ci/run counts from.
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
