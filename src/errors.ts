@@ -41,6 +41,7 @@ export class RateLimitedError extends withCode('RATE_LIMITED') {}
 export class UpstreamTimeoutError extends withCode('UPSTREAM_TIMEOUT') {}
 export class UpstreamFailedError extends withCode('UPSTREAM_ERROR') {}
 export class UpstreamBudgetExceededError extends withCode('UPSTREAM_BUDGET_EXCEEDED') {}
+export class InternalServerError extends withCode('INTERNAL_SERVER_ERROR') {}
 
 /** The request carried no bearer token: no upstream call is made. */
 export const missingTokenError = () =>

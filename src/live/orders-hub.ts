@@ -2,7 +2,7 @@
 // every process, with a shared coordinator); only what changed is pushed. The streams are
 // GraphQL subscriptions (graph/resolvers/subscription.ts).
 import type { Logger } from 'pino';
-import { errorFromCode, expiredTokenError, GatewayError } from '../errors.js';
+import { errorFromCode, expiredTokenError, GatewayError, InternalServerError } from '../errors.js';
 import type { LiveOrders, LiveWatcher } from '../graph/context.js';
 import { createCallBudget, type BudgetLimits, type CallBudget } from '../upstream/budget.js';
 import type { Order } from '../upstream/models.js';
@@ -124,7 +124,7 @@ export function createOrdersHub({ limits, requestLimits, fetchOrders, coordinato
 
   return {
     watch(watcher) {
-      if (!customers.open()) throw new GatewayError('INTERNAL_SERVER_ERROR', 'The gateway is stopping: subscribe again shortly.');
+      if (!customers.open()) throw new InternalServerError('The gateway is stopping: subscribe again shortly.');
       return openStream(watcher, customers, welcome);
     },
     async close() {

@@ -2,7 +2,7 @@
 // process that shares the coordinator, with the token of one of its watchers here, backing
 // off after failures. Each poll's outcome goes out through the coordinator.
 import type { Logger } from 'pino';
-import { GatewayError } from '../errors.js';
+import { errorFromCode, GatewayError } from '../errors.js';
 import type { ScopeLimits } from '../upstream/scope.js';
 import { orderChanges, orderFieldValues } from '../graph/order-changes.js';
 import type { Order } from '../upstream/models.js';
@@ -85,7 +85,7 @@ export function createPoller({ pollIntervalMs, fetchOrders, coordinator, newLimi
   }
 
   async function failed(customer: Customer, watch: Watch, error: unknown): Promise<void> {
-    const failure = error instanceof GatewayError ? error : new GatewayError('INTERNAL_SERVER_ERROR', 'Unexpected error.');
+    const failure = error instanceof GatewayError ? error : errorFromCode('INTERNAL_SERVER_ERROR');
     if (failure.code === 'UNAUTHENTICATED') {
       // That watcher's token no longer passes: its stream ends; the others poll on.
       refused(watch, failure);

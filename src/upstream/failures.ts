@@ -9,6 +9,7 @@ import {
   UpstreamBudgetExceededError,
   UpstreamTimeoutError,
   GatewayError,
+  InternalServerError,
   type UpstreamErrorDetails,
 } from '../errors.js';
 import type { OperationName } from './contract.js';
@@ -96,7 +97,7 @@ export function toGraphQLError(operation: OperationName, failure: CallFailure): 
     case 'oversized':
       return new UpstreamFailedError(`The upstream sent an answer too large to accept (${operation}).`, { operation });
     case 'exhausted':
-      return new GatewayError('INTERNAL_SERVER_ERROR', 'The gateway is short of resources right now: try again shortly.');
+      return new InternalServerError('The gateway is short of resources right now: try again shortly.');
     case 'budget':
       return new UpstreamBudgetExceededError(
         `This request reached its budget of ${failure.limit} upstream calls, so ${operation} was not asked: ask for fewer orders at a time (orders(first:, after:)).`,

@@ -1,23 +1,18 @@
-// The upstream transport on got: one instance and one keep-alive agent per upstream host.
+// The upstream transport on got: one instance and one keep-alive agent per upstream host, one attempt per call.
 import http from 'node:http';
 import https from 'node:https';
 import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
 import type { Transport, TransportOptions } from './http.js';
-import type { RequestScope } from './scope.js';
 
-// Network errors worth one more try on an idempotent GET. A timeout is not among them:
-// retrying it would double the worst case the caller already waited for.
-const RETRY_ERROR_CODES = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EHOSTUNREACH', 'EAI_AGAIN'];
-const RETRY_DELAY_MS = 50;
 // A burst of requests queues for a socket instead of opening thousands against one host.
 const AGENT_OPTIONS = { keepAlive: true, maxSockets: 256 };
 /** The most sockets the gateway opens to the upstream: file handles the process must keep for them. */
 export const MAX_UPSTREAM_SOCKETS = HOSTS.length * AGENT_OPTIONS.maxSockets;
 
 /** A got instance for one host, over its own keep-alive agent. */
-function hostClient(url: string, agent: http.Agent, { timeoutMs, retries }: TransportOptions): Got {
+function hostClient(url: string, agent: http.Agent): Got {
   const transport = url.startsWith('https:') ? https : http;
   return got.extend({
     agent: url.startsWith('https:') ? { https: agent as https.Agent } : { http: agent },
@@ -26,8 +21,8 @@ function hostClient(url: string, agent: http.Agent, { timeoutMs, retries }: Tran
     // matter to a plain keep-alive HTTP(S) call.
     request: (target: URL, options: http.RequestOptions, callback?: (response: http.IncomingMessage) => void) =>
       transport.request(target, { method: options.method, headers: options.headers, agent: options.agent, setHost: options.setHost }, callback),
-    timeout: { request: timeoutMs },
-    retry: { limit: retries, methods: ['GET'], statusCodes: [502, 503, 504], errorCodes: RETRY_ERROR_CODES },
+    // Retries are the upstream client's (http.ts), the same whichever transport makes the attempts.
+    retry: { limit: 0 },
     decompress: false,
     followRedirect: false,
     responseType: 'text',
@@ -36,23 +31,14 @@ function hostClient(url: string, agent: http.Agent, { timeoutMs, retries }: Tran
 }
 
 /**
- * got's retry delay for one request: retry only when a whole further attempt still fits
- * before the request's deadline, and its budget still has a retry and a call for it.
- */
-const retryDelay =
-  ({ deadline, budget }: RequestScope, attemptMs: number) =>
-  ({ computedValue }: { computedValue: number }) =>
-    computedValue !== 0 && Date.now() + RETRY_DELAY_MS + attemptMs <= deadline && budget.takeRetry() ? RETRY_DELAY_MS : 0;
-
-/**
  * One got instance and one keep-alive agent per upstream host, made once per gateway:
  * they hold connections, never data, so sharing them between requests is safe.
  */
 export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Transport {
   const agents = new Map<HostName, http.Agent>(HOSTS.map((name) => [name, urls[name].startsWith('https:') ? new https.Agent(AGENT_OPTIONS) : new http.Agent(AGENT_OPTIONS)]));
-  const clients = Object.fromEntries(HOSTS.map((name) => [name, hostClient(urls[name], agents.get(name)!, options)])) as Record<HostName, Got>;
+  const clients = Object.fromEntries(HOSTS.map((name) => [name, hostClient(urls[name], agents.get(name)!)])) as Record<HostName, Got>;
   return {
-    async call(operation, { params, json }, scope, headers, timeoutMs) {
+    async attempt(operation, { params, json }, scope, headers, timeoutMs) {
       let oversized = false;
       // A URL built here: got's searchParams handling, and its character-by-character check of
       // a URL string, cost more than the call needs.
@@ -61,7 +47,6 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
         json,
         headers,
         timeout: { request: timeoutMs },
-        retry: { calculateDelay: retryDelay(scope, timeoutMs) },
       });
       let clientRequest: http.ClientRequest | undefined;
       pending.on('request', (request) => void (clientRequest = request));
@@ -74,13 +59,9 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
       try {
         const response = await pending;
         const ok = response.statusCode >= 200 && response.statusCode <= 299;
-        return {
-          result: ok ? { ok, status: response.statusCode, body: response.body } : { ok, failure: { kind: 'malformed', status: response.statusCode } },
-          retries: response.retryCount,
-        };
+        return ok ? { ok, status: response.statusCode, body: response.body } : { ok, failure: { kind: 'malformed', status: response.statusCode } };
       } catch (error) {
-        const failure: CallFailure = oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error);
-        return { result: { ok: false, failure }, retries: error instanceof RequestError ? (error.request?.retryCount ?? 0) : 0 };
+        return { ok: false, failure: oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
       } finally {
         untrack();
       }

@@ -1,5 +1,6 @@
 // The upstream client: what every call goes through (cancellation, the deadline, the budget,
-// unsendable parameters, observers, log lines) before its transport sends it.
+// unsendable parameters, retries, observers, log lines) around its transport's attempts.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { CONTRACT, type OperationName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
@@ -60,22 +61,25 @@ export interface UpstreamHttp {
 
 /** What a transport is made with besides the hosts' URLs. */
 export interface TransportOptions {
-  /** Per call, before the request's deadline shortens it. */
-  timeoutMs: number;
-  /** Of an idempotent GET, while a whole attempt still fits and the budget has one. */
-  retries: number;
   /** Larger answers are cut off: no upstream body is worth holding a request's memory hostage. */
   maxBodyBytes: number;
 }
 
-/** Sends one call, with its retries, over connections it keeps per host. */
+/**
+ * Makes one attempt of a call, over connections it keeps per host: no retry, no redirect,
+ * cut off after `timeoutMs` or when the scope's client goes away.
+ */
 export interface Transport {
-  call(operation: OperationName, call: UpstreamCall, scope: RequestScope, headers: Record<string, string>, timeoutMs: number): Promise<{ result: UpstreamResult; retries: number }>;
+  attempt(operation: OperationName, call: UpstreamCall, scope: RequestScope, headers: Record<string, string>, timeoutMs: number): Promise<UpstreamResult>;
   close(): void;
 }
 
 export interface UpstreamHttpOptions extends TransportOptions {
   urls: UpstreamUrls;
+  /** Per attempt, before the request's deadline shortens it. */
+  timeoutMs: number;
+  /** Of an idempotent GET, while a whole attempt still fits and the budget has one. */
+  retries: number;
   /** The transport over the URLs (got's). */
   transport: (urls: UpstreamUrls, options: TransportOptions) => Transport;
   logger?: Logger;
@@ -104,22 +108,58 @@ function callHeaders(scope: RequestScope, bearer: string | undefined, watch: Cal
   return watch?.headers ? Object.assign(headers, watch.headers) : headers;
 }
 
+// Network errors worth one more try on an idempotent GET. A timeout is not among them:
+// retrying it would double the worst case the caller already waited for.
+const RETRY_ERROR_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EHOSTUNREACH', 'EAI_AGAIN']);
+const RETRY_STATUSES = new Set([502, 503, 504]);
+const RETRY_DELAY_MS = 50;
+
+/** Retry-After in ms (seconds or an HTTP date), when given. */
+const retryAfterMs = (value: string | undefined) => (value === undefined ? undefined : Number.isNaN(Number(value)) ? Date.parse(value) - Date.now() : Number(value) * 1000);
+
+/**
+ * Whether a failed attempt of a GET is worth another: a listed network error, or 502, 503,
+ * 504, unless the upstream asked for a longer wait than an attempt may take.
+ */
+function worthRetrying(failure: CallFailure, attemptMs: number): boolean {
+  if (failure.kind === 'network') return failure.code !== undefined && RETRY_ERROR_CODES.has(failure.code);
+  if (failure.kind !== 'status' || !RETRY_STATUSES.has(failure.status)) return false;
+  return !((retryAfterMs(failure.retryAfter) ?? 0) > attemptMs);
+}
+
 const statusOf = (result: UpstreamResult) => (result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind);
 
 /** The upstream client: calls within each request's scope, over a transport made once per gateway. */
-export function createUpstreamHttp({ urls, transport: makeTransport, logger, observer, ...options }: UpstreamHttpOptions): UpstreamHttp {
+export function createUpstreamHttp({ urls, transport: makeTransport, logger, observer, timeoutMs, retries: maxRetries, ...options }: UpstreamHttpOptions): UpstreamHttp {
   const transport = makeTransport(urls, options);
 
+  /**
+   * A call's attempts: the first, and for a GET that failed in a way worth another, more,
+   * while a whole further attempt still fits before the request's deadline and its budget
+   * still has a retry and a call for it.
+   */
+  async function attempts(operation: OperationName, call: UpstreamCall, scope: RequestScope, headers: Record<string, string>, attemptMs: number) {
+    let result = await transport.attempt(operation, call, scope, headers, attemptMs);
+    let retries = 0;
+    const retryable = CONTRACT[operation].method === 'GET';
+    while (!result.ok && retryable && retries < maxRetries && worthRetrying(result.failure, attemptMs)) {
+      if (Date.now() + RETRY_DELAY_MS + attemptMs > scope.deadline || !scope.budget.takeRetry()) break;
+      retries += 1;
+      await sleep(RETRY_DELAY_MS);
+      result = scope.signal?.aborted ? { ok: false, failure: { kind: 'cancelled' } } : await transport.attempt(operation, call, scope, headers, attemptMs);
+    }
+    return { result, retries };
+  }
+
   /** One call (with its retries), once the budget gave it a turn. */
-  async function attempt(operation: OperationName, call: UpstreamCall, scope: RequestScope): Promise<UpstreamResult> {
+  async function send(operation: OperationName, call: UpstreamCall, scope: RequestScope): Promise<UpstreamResult> {
     if (scope.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     const startedAt = Date.now();
     // What is left of the deadline: the time spent waiting for a turn is gone.
     const remaining = scope.deadline - startedAt;
     if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
     const watch = observer?.start(operation);
-    const headers = callHeaders(scope, call.bearer, watch);
-    const { result, retries } = await transport.call(operation, call, scope, headers, Math.min(options.timeoutMs, remaining));
+    const { result, retries } = await attempts(operation, call, scope, callHeaders(scope, call.bearer, watch), Math.min(timeoutMs, remaining));
     const status = statusOf(result);
     const ms = Date.now() - startedAt;
     watch?.end({ status, retries, ms });
@@ -141,7 +181,7 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, obs
         observer?.refused?.(operation, 'budget');
         return Promise.resolve({ ok: false, failure: { kind: 'budget', limit: scope.budget.limits.calls } });
       }
-      return scope.budget.run(() => attempt(operation, call, scope));
+      return scope.budget.run(() => send(operation, call, scope));
     },
     close: () => transport.close(),
   };
