@@ -195,7 +195,8 @@ describe.skipIf(!haveRedis)('the response cache (RESPONSE_CACHE_TTL_MS)', () => 
   }
 
   it('isolation under load with the cache on: 10 callers, 10 concurrent requests each, twice, through two gateways: zero foreign answers', async () => {
-    const [a, b] = await gateways(2, { responseCacheTtlMs: 30_000 });
+    // Deadlines no busy machine reaches: a timed-out answer would be neither foreign nor cached.
+    const [a, b] = await gateways(2, { responseCacheTtlMs: 30_000, upstreamTimeoutMs: 60_000, requestDeadlineMs: 60_000 });
     const customers = simulator.customers.filter((c) => c.username !== 'no-orders@demo.test');
     // Ten callers: every customer, and some of them again with a second token of their own.
     const callers = await Promise.all(

@@ -47,6 +47,11 @@ function wholeOrder(url: string, agent: Agent) {
   });
 }
 
+/** Resolves once the upstream has seen a call it had not seen when `since` was taken: a request is then in flight at the gateway. */
+async function upstreamReached(since: number, upstream: Simulator = slow) {
+  while (upstream.requestLog.length <= since) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 async function waitUntilGone(pid: number, timeoutMs = 15_000) {
   for (let waited = 0; isRunning(pid); waited += 50) {
     if (waited > timeoutMs) throw new Error(`process ${pid} is still running`);
@@ -108,8 +113,9 @@ describe('npm start', () => {
     const client = graphqlClient(url!, token);
 
     let answered = false;
+    const seen = slow.requestLog.length;
     const inFlight = execute(client, WholeOrderDocument).finally(() => (answered = true));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await upstreamReached(seen);
     const signalledAt = Date.now();
     started.child.kill('SIGTERM');
     // While it drains, a new connection (a load balancer's probe, say) is refused: before the
@@ -134,16 +140,19 @@ describe('npm start', () => {
   });
 
   it('a connection opened just before SIGTERM whose request comes after it (nginx opens one per request) is answered, with Connection: close', async () => {
-    const started = npmStart(slow.urls);
+    const started = npmStart({ ...slow.urls, LOG_LEVEL: 'info' });
     const [, url] = await started.output(LISTENING);
     const { port } = new URL(url!);
     // Something in flight keeps the drain going meanwhile.
+    const seen = slow.requestLog.length;
     const inFlight = execute(graphqlClient(url!, token), WholeOrderDocument);
     const socket = connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await upstreamReached(seen);
     started.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The request comes once the gateway has begun its drain (it logs that first), however
+    // long a busy machine takes to deliver the signal.
+    await started.output(/shutting down/);
     let received = '';
     socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
     const closed = new Promise((resolve) => socket.once('close', resolve));
@@ -209,8 +218,9 @@ describe('signals to the whole process group (a terminal’s Ctrl-C, a service m
       const started = npmStart({ ...slow.urls, LOG_LEVEL: 'info' }, { group: true });
       const [, url] = await started.output(LISTENING);
       const [server] = childrenOf(started.child.pid!);
+      const seen = slow.requestLog.length;
       const inFlight = execute(graphqlClient(url!, token), WholeOrderDocument);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await upstreamReached(seen);
       process.kill(-started.child.pid!, signal);
       const { data, errors } = await inFlight;
       expect(errors).toEqual([]);
@@ -229,15 +239,19 @@ describe('signals to the whole process group (a terminal’s Ctrl-C, a service m
     // An upstream slow enough that the drain would still be waiting.
     const slower = await startSimulator({ latencyMs: 5000 });
     try {
-      const started = startProcess('node', ['dist/src/server/main.js'], { ...slower.urls, PORT: '0', LOG_LEVEL: 'warn' });
+      const started = startProcess('node', ['dist/src/server/main.js'], { ...slower.urls, PORT: '0', LOG_LEVEL: 'info' });
       const [, url] = await started.output(LISTENING);
       const ready = slower.customers.find((c) => c.username === 'ready@demo.test')!;
+      const seen = slower.requestLog.length;
       const inFlight = execute(graphqlClient(url!, await slower.issueAccessToken(ready.userId)), WholeOrderDocument).then(
         () => 'answered',
         () => 'cut',
       );
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await upstreamReached(seen, slower);
       started.child.kill('SIGTERM');
+      // 1.3 s after the gateway took the first (it logs that at once), however late a busy
+      // machine delivered it.
+      await started.output(/shutting down/);
       await new Promise((resolve) => setTimeout(resolve, 1300));
       started.child.kill('SIGTERM');
       expect(await started.exited).toBe(1);
