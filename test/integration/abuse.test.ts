@@ -4,6 +4,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { WholeOrderDocument, type WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
 import { LIMITS } from '../../src/server/limits.js';
 import { buildCorpus, findLeaks, JSON_POST, wholeOrderPage, type HostileRequest } from '../helpers/abuse-corpus.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { callCounts, execute, startGateway, startHarness, type Harness } from '../helpers/harness.js';
 
 // The abuse corpus: hostile requests, generated as families × sizes, sent one by one over
@@ -20,7 +21,7 @@ beforeAll(async () => {
   harness = await startHarness();
   introspectionOff = await startGateway({ upstreamUrls: harness.simulator.urls, introspection: false, graphiql: false });
   token = await harness.login('ready@demo.test');
-  password = harness.simulator.customers.find((c) => c.username === 'ready@demo.test')!.password;
+  password = demoCustomer(harness.simulator, 'ready@demo.test').password;
   const { data, errors } = await execute(harness.client(token), WholeOrderDocument);
   expect(errors).toEqual([]);
   baseline = data!;

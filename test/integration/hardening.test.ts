@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator } from '../../src/simulator/server.js';
 import type { GatewayConfig } from '../../src/server/gateway.js';
+import { demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
@@ -73,8 +74,7 @@ describe('the request deadline', () => {
     cleanups.push(() => simulator.close());
     const gateway = await startGateway({ upstreamUrls: simulator.urls, upstreamTimeoutMs: 5_000, upstreamRetries: 3, requestDeadlineMs: 300 });
     cleanups.push(gateway.close);
-    const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-    const token = await simulator.issueAccessToken(ready.userId);
+    const token = await demoToken(simulator, 'ready@demo.test');
     simulator.setFault('priceEstimate', 'hang');
     const started = Date.now();
     const { data, errors } = await execute(graphqlClient(gateway.endpoint, token), WholeOrderDocument);

@@ -8,6 +8,7 @@ import { OrderUpdatesDocument } from '../../src/client/__generated__/graphql.js'
 import { createOrderClient, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator } from '../../src/simulator/server.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { startGateway, type ResponseError } from '../helpers/harness.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
 
@@ -52,7 +53,7 @@ describe('TRUSTED_PROXIES by address', () => {
     const gateway = await startGateway({ upstreamUrls: simulator.urls, trustedProxies: ['127.0.0.1'], live: { pollIntervalMs: 250, perAddress: 20 } });
     cleanups.push(gateway.close);
     const client = createOrderClient({ endpoint: gateway.endpoint });
-    const customer = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const customer = demoCustomer(simulator, 'ready@demo.test');
     await client.login(customer.username, customer.password);
     const token = client.tokens!.accessToken;
 
