@@ -163,16 +163,11 @@ describe('the request budget', () => {
 });
 
 describe('hostile parameters', () => {
-  it.each([
-    ['.', 'shippingAddresses', { order_id: '.' }],
-    ['..', 'shippingAddresses', { order_id: '..' }],
-    ['an empty path segment', 'shippingAddresses', { order_id: '' }],
-    ['a lone surrogate', 'priceEstimate', { orderID: 'o\ud800' }],
-    ['a control character', 'nearestPickupCenter', { orderId: 'o\u0000' }],
-    ['a line break', 'orderPayments', { order_id: 'o\r\nX-Injected: 1', fee_type: 'ORDER_FEE' }],
-  ] as const)('%s is never sent', async (_name, operation, params) => {
+  // The ids of an upstream answer that no call may carry are tested at the gateway
+  // (abuse.test.ts); an empty id never gets that far (the order list that holds one is refused).
+  it('an empty path segment is never sent', async () => {
     const { stub, http } = await setup((_request, res) => json(res, 200, {}));
-    expect(await http.send(operation, { params, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'unsendable' } });
+    expect(await http.send('shippingAddresses', { params: { order_id: '' }, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'unsendable' } });
     expect(stub.requests).toHaveLength(0);
   });
 });
