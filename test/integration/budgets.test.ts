@@ -14,25 +14,14 @@ const order = (id: string) => ({ id, reservationId: `R-${id}`, userId: 'u', stat
 
 /**
  * An upstream whose callers each have as many orders as their bearer says (`orders-2000`),
- * answering every call after `latencyMs`; it counts calls, and calls in flight, per bearer.
+ * answering every call after 20 ms; it counts calls, and calls in flight, per bearer.
  */
-async function hostileUpstream({
-  latencyMs = 20,
-  hangPerOrder = false,
-} = {}) {
+async function hostileUpstream() {
   const inFlight = new Map<string, number>();
   const mostInFlight = new Map<string, number>();
-  // With hangPerOrder, the per-order calls are held, never answered: how many, and how many the gateway closed.
-  let held = 0;
-  let closed = 0;
   const stub = await startStubUpstream((request, res) => {
     const bearer = request.authorization ?? '';
     const { path } = request;
-    if (hangPerOrder && !path.endsWith('/auth/me') && !path.endsWith('/v2/order/user')) {
-      held += 1;
-      res.on('close', () => (closed += 1));
-      return;
-    }
     inFlight.set(bearer, (inFlight.get(bearer) ?? 0) + 1);
     mostInFlight.set(bearer, Math.max(mostInFlight.get(bearer) ?? 0, inFlight.get(bearer)!));
     setTimeout(() => {
@@ -43,20 +32,11 @@ async function hostileUpstream({
       if (path.endsWith('/order/estimate')) return json(res, 200, { orderId: 'o', currencyCode: 'USD', total: 1, amountDue: 1 });
       if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
       json(res, 404, { code: 'NOT_FOUND' });
-    }, latencyMs);
+    }, 20);
   });
   cleanups.push(stub.close);
   const callsOf = (token: string) => stub.requests.filter((r) => r.authorization === `Bearer ${token}`).length;
-  return {
-    stub,
-    callsOf,
-    mostInFlight: (token: string) => mostInFlight.get(`Bearer ${token}`) ?? 0,
-    held: () => held,
-    /** Resolves once the gateway has closed every held call (checked every 20 ms). */
-    async allHeldClosed() {
-      while (closed < held) await new Promise((resolve) => setTimeout(resolve, 20));
-    },
-  };
+  return { stub, callsOf, mostInFlight: (token: string) => mostInFlight.get(`Bearer ${token}`) ?? 0 };
 }
 
 async function gatewayFor(upstream: { stub: { urls: Parameters<typeof startGateway>[0]['upstreamUrls'] } }, options: Partial<Parameters<typeof startGateway>[0]> = {}) {
@@ -130,21 +110,6 @@ describe('fan-out', () => {
     console.info(
       `one-order whole order: ${alone.ms.toFixed(0)} ms alone, ${beside.ms.toFixed(0)} ms beside three 100-order requests (they took ${heavyResults.map((r) => r.ms.toFixed(0)).join(', ')} ms)`,
     );
-  });
-
-  it('no upstream call outlives REQUEST_DEADLINE_MS, however far the request fans out: with the per-order calls never answered, every answer comes at the deadline and every call is cut', async () => {
-    const upstream = await hostileUpstream({ hangPerOrder: true });
-    // A per-call timeout far beyond the deadline: only the deadline can end these requests.
-    const gateway = await gatewayFor(upstream, { requestDeadlineMs: 1000, upstreamTimeoutMs: 600_000 });
-    const results = await Promise.all(['orders-2000a', 'orders-2000b', 'orders-2000c'].map((token) => timed(gateway.endpoint, token, WHOLE_ORDERS(100))));
-    for (const { ms, errors } of results) {
-      expect(ms).toBeGreaterThanOrEqual(1000 - 50);
-      expect(codes(errors).sort()).toEqual(['UPSTREAM_BUDGET_EXCEEDED', 'UPSTREAM_TIMEOUT']);
-    }
-    // Each held call was cut by the gateway (none answered, none left open).
-    await upstream.allHeldClosed();
-    expect(upstream.held()).toBeGreaterThan(0);
-    console.info(`deadline 1,000 ms, per-order calls never answered, three 100-order requests: answered after ${results.map((r) => r.ms.toFixed(0)).join(', ')} ms, ${upstream.held()} calls cut`);
   });
 
   it('retries are capped per request: a 503 on every per-order call adds at most UPSTREAM_RETRIES_PER_REQUEST calls', async () => {

@@ -1,5 +1,6 @@
 // The upstream HTTP layer on its own (src/upstream/http.ts) against a per-test stub:
-// what is retried, the request deadline, the answer size cap, and redirects.
+// what is retried, the answer size cap, redirects, the request budget, what a call sends and
+// what it never sends (the request deadline is tested at the gateway: deadline.test.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCallBudget, type BudgetLimits } from '../../src/upstream/budget.js';
 import { createUpstreamHttp, type RequestScope, type UpstreamHttpOptions } from '../../src/upstream/http.js';
@@ -60,29 +61,6 @@ describe('retries', () => {
     const { stub, http } = await setup(() => undefined, { timeoutMs: 200, retries: 3 });
     expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'timeout' } });
     expect(stub.requests).toHaveLength(1);
-  });
-
-  it('no retry when a whole further attempt would not fit before the deadline', async () => {
-    const { stub, http } = await setup((_request, res) => json(res, 503, {}), { timeoutMs: 1000, retries: 3 });
-    expect(await http.send('priceEstimate', estimate, scope(600))).toMatchObject({ ok: false, failure: { status: 503 } });
-    expect(stub.requests).toHaveLength(1);
-  });
-});
-
-describe('the request deadline', () => {
-  it('cuts a call that hangs at the deadline, not at the longer per-call timeout', async () => {
-    const { http } = await setup(() => undefined, { timeoutMs: 10_000, retries: 3 });
-    const started = Date.now();
-    expect(await http.send('priceEstimate', estimate, scope(300))).toEqual({ ok: false, failure: { kind: 'timeout' } });
-    // Cut by the deadline: the per-call timeout alone would have taken 10 s at the least (a
-    // structural bound, which load cannot break; not a speed claim).
-    expect(Date.now() - started).toBeLessThan(10_000);
-  });
-
-  it('makes no call once the deadline has passed', async () => {
-    const { stub, http } = await setup((_request, res) => json(res, 200, {}));
-    expect(await http.send('priceEstimate', estimate, scope(-1))).toEqual({ ok: false, failure: { kind: 'timeout' } });
-    expect(stub.requests).toHaveLength(0);
   });
 });
 
@@ -150,15 +128,6 @@ describe('the request budget', () => {
     // Six calls, and two retries among them rather than six.
     expect(stub.requests).toHaveLength(8);
     expect(request.budget).toMatchObject({ calls: 8, retries: 2 });
-  });
-
-  it('time spent waiting for a turn counts against the deadline', async () => {
-    const { stub, http } = await setup((_request, res) => setTimeout(() => json(res, 200, {}), 200));
-    const request = scope(300, { concurrency: 1 });
-    const results = await Promise.all(['a', 'b', 'c'].map((orderID) => http.send('priceEstimate', { params: { orderID }, bearer: 't' }, request)));
-    // The first takes 200 ms; the second is cut at the deadline; the third never starts.
-    expect(results.map((r) => (r.ok ? 'ok' : r.failure.kind))).toEqual(['ok', 'timeout', 'timeout']);
-    expect(stub.requests).toHaveLength(2);
   });
 });
 
