@@ -1,8 +1,10 @@
-// Abuse budgets, against a per-test hostile upstream over real HTTP: what one request can
-// make the gateway do downstream (fan-out, concurrency, retries, credential calls).
+// The request's upstream budget (UPSTREAM_BUDGET_*), against a per-test upstream over real
+// HTTP: what one request can make the gateway do downstream (fan-out, calls in flight,
+// retries, credential calls), and what it shows in the request's log line.
 import { afterEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { execute, graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
+import { capturedLogLines } from '../helpers/log-capture.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -48,12 +50,17 @@ async function gatewayFor(upstream: { stub: { urls: Parameters<typeof startGatew
 const WHOLE_ORDERS = (first: number) => `{ me { id orderCount orders(first: ${first}) {
   id vehicle { vin } pickup { name } estimate { total { amount } } shippingAddress { id } addresses { id } payments { id } tradeIn { id } } } }`;
 
-async function timed(endpoint: string, token: string, query: string) {
+async function timed(endpoint: string, token: string, query: string, requestId?: string) {
+  const client = graphqlClient(endpoint, token);
+  if (requestId) client.setHeader('x-request-id', requestId);
   const started = performance.now();
-  const response = await graphqlClient(endpoint, token).rawRequest<any>(query);
+  const response = await client.rawRequest<any>(query);
   return { data: response.data, errors: (response.errors ?? []) as unknown as ResponseError[], ms: performance.now() - started };
 }
 const codes = (errors: ResponseError[]) => [...new Set(errors.map((e) => e.extensions?.code))];
+/** The gateway's log line for the request sent with this X-Request-Id. */
+const requestLine = (requestId: string) =>
+  capturedLogLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'request' && line.requestId === requestId);
 
 describe('fan-out', () => {
   it('a 2,000-order customer: the whole order is its first page of 16 orders, within the budget of 100 calls', async () => {
@@ -73,10 +80,10 @@ describe('fan-out', () => {
     console.info(`2,000-order customer, whole order (first page): ${upstream.callsOf('orders-2000')} upstream calls, ${ms.toFixed(0)} ms, heap +${heapGrowthMb.toFixed(1)} MB`);
   });
 
-  it('asking for 100 whole orders: at most 100 calls, 16 in flight at once; the fields without a call are UPSTREAM_BUDGET_EXCEEDED', async () => {
+  it('asking for 100 whole orders: at most 100 calls, 16 in flight at once; the calls past the budget are refused without a request, their fields UPSTREAM_BUDGET_EXCEEDED', async () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
-    const { data, errors, ms } = await timed(gateway.endpoint, 'orders-2000', WHOLE_ORDERS(100));
+    const { data, errors, ms } = await timed(gateway.endpoint, 'orders-2000', WHOLE_ORDERS(100), 'hundred-orders');
     expect(upstream.callsOf('orders-2000')).toBe(100);
     expect(upstream.mostInFlight('orders-2000')).toBe(16);
     expect(data.me.orders).toHaveLength(100);
@@ -85,6 +92,8 @@ describe('fan-out', () => {
     const refusedFields = errors.length;
     expect(refusedFields).toBeGreaterThan(500);
     expect(errors[0]!.message).toMatch(/budget of 100 upstream calls/);
+    // The request's log line counts the calls made and those refused: 2 + 6 × 100 asked.
+    expect(requestLine('hundred-orders')).toMatchObject({ upstreamCalls: 100, upstreamCallsRefused: 2 + 6 * 100 - 100 });
     console.info(`100 whole orders asked: 100 upstream calls, at most ${upstream.mostInFlight('orders-2000')} in flight, ${refusedFields} fields UPSTREAM_BUDGET_EXCEEDED, ${ms.toFixed(0)} ms`);
   });
 
@@ -112,7 +121,7 @@ describe('fan-out', () => {
     );
   });
 
-  it('retries are capped per request: a 503 on every per-order call adds at most UPSTREAM_RETRIES_PER_REQUEST calls', async () => {
+  it('retries are capped per request, and count as calls: a 503 on every per-order call adds at most UPSTREAM_RETRIES_PER_REQUEST calls', async () => {
     const stub = await startStubUpstream((request, res) => {
       if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
       if (request.path.endsWith('/v2/order/user')) return json(res, 200, [order('a'), order('b')]);
@@ -120,9 +129,10 @@ describe('fan-out', () => {
     });
     cleanups.push(stub.close);
     const gateway = await gatewayFor({ stub }, { upstreamRetries: 1, upstreamBudget: { calls: 100, concurrency: 16, retries: 4 } });
-    await timed(gateway.endpoint, 't', WHOLE_ORDERS(16));
+    await timed(gateway.endpoint, 't', WHOLE_ORDERS(16), 'retried');
     // 2 + 6 × 2 calls, plus 4 retries rather than 12.
     expect(stub.requests).toHaveLength(2 + 12 + 4);
+    expect(requestLine('retried')).toMatchObject({ upstreamCalls: 2 + 12 + 4 });
   });
 });
 

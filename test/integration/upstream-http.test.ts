@@ -1,6 +1,6 @@
 // The upstream HTTP layer on its own (src/upstream/http.ts) against a per-test stub:
-// what is retried, the answer size cap, redirects, the request budget, what a call sends and
-// what it never sends (the request deadline is tested at the gateway: deadline.test.ts).
+// what is retried, the answer size cap, redirects, what a call sends and what it never sends
+// (the request deadline and budget are tested at the gateway: deadline.test.ts, budgets.test.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCallBudget, type BudgetLimits } from '../../src/upstream/budget.js';
 import { createUpstreamHttp, type RequestScope, type UpstreamHttpOptions } from '../../src/upstream/http.js';
@@ -98,36 +98,6 @@ describe('answers', () => {
     expect(seen).toMatchObject({ method: 'GET', path: '/prefix/order/order-payments', query: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, authorization: 'Bearer token-1' });
     expect(seen!.headers).toMatchObject({ 'x-request-id': 'req-1', 'accept-language': 'de-DE', 'x-forwarded-for': '203.0.113.7' });
     expect(request.budget.calls).toBe(1);
-  });
-});
-
-describe('the request budget', () => {
-  it('makes at most its calls, refusing the rest without a request, and at most its concurrency at once', async () => {
-    let inFlight = 0;
-    let most = 0;
-    const { stub, http } = await setup((_request, res) => {
-      most = Math.max(most, ++inFlight);
-      setTimeout(() => {
-        inFlight -= 1;
-        json(res, 200, {});
-      }, 30);
-    });
-    const request = scope(5000, { calls: 10, concurrency: 3 });
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => http.send('priceEstimate', { params: { orderID: `o${i}` }, bearer: 't' }, request)));
-    expect(results.filter((r) => r.ok)).toHaveLength(10);
-    expect(results.filter((r) => !r.ok)).toEqual(Array.from({ length: 15 }, () => ({ ok: false, failure: { kind: 'budget', limit: 10 } })));
-    expect(stub.requests).toHaveLength(10);
-    expect(most).toBe(3);
-    expect(request.budget).toMatchObject({ calls: 10, refused: 15 });
-  });
-
-  it('retries count against the calls and are capped per request', async () => {
-    const { stub, http } = await setup((_request, res) => json(res, 503, {}), { retries: 1 });
-    const request = scope(5000, { calls: 100, retries: 2 });
-    await Promise.all(Array.from({ length: 6 }, (_, i) => http.send('priceEstimate', { params: { orderID: `o${i}` }, bearer: 't' }, request)));
-    // Six calls, and two retries among them rather than six.
-    expect(stub.requests).toHaveLength(8);
-    expect(request.budget).toMatchObject({ calls: 8, retries: 2 });
   });
 });
 
