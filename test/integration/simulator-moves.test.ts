@@ -28,8 +28,6 @@ const movingOrder = (simulator: Simulator) => {
   const [order] = demoOrders(simulator, MOVING_CUSTOMER);
   return order!;
 };
-/** The stage after this one in the cycle (after the last: the first again). */
-const nextStage = (status: string) => MOVING_STAGES[(MOVING_STAGES.indexOf(status as never) + 1) % MOVING_STAGES.length]!;
 
 /**
  * Every status the moving order takes, with when (sampled every 5 ms: on the same event loop
@@ -61,7 +59,7 @@ describe('the simulator moves the demo order on its own', () => {
     await until(() => seen.length >= MOVING_STAGES.length + 2);
 
     const statuses = seen.map(({ status }) => status);
-    expect(statuses.slice(0, MOVING_STAGES.length + 2)).toEqual([...MOVING_STAGES, 'IN_PRODUCTION', 'IN_TRANSIT']);
+    expect(statuses.slice(0, MOVING_STAGES.length + 2)).toEqual([...MOVING_STAGES, ...MOVING_STAGES.slice(0, 2)]);
     for (const [index, { updatedAt }] of seen.entries()) if (index > 0) expect(Date.parse(updatedAt)).toBeGreaterThan(Date.parse(seen[index - 1]!.updatedAt));
     // The others are exactly as seeded: tests and docs rely on their stages.
     const seeded = createSeedData();
