@@ -8,6 +8,12 @@ export function demoCustomer(simulator: Simulator, username: string) {
   return customer;
 }
 
+/** What `/auth/me` answers for the demo customer, as the simulator holds it. */
+export function demoUser(simulator: Simulator, username: string) {
+  const { userId } = demoCustomer(simulator, username);
+  return simulator.data.users.find(({ user }) => user.id === userId)!.user;
+}
+
 /** The demo customer's orders as the simulator serves them now (its data is live: a test's changes show). */
 export function demoOrders(simulator: Simulator, username: string) {
   const { userId } = demoCustomer(simulator, username);
