@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
 
 // Debian's chromium (.ci/run installs it). On a developer machine without it the test is
@@ -141,7 +142,7 @@ describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
       await page.goto(real.endpoint, { waitUntil: 'load', timeout: 60_000 });
       await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
       expect(await page.locator('#order-graph-sign-in select').count()).toBe(0);
-      const { password } = simulator.customers.find((c) => c.username === 'two-orders@demo.test')!;
+      const { password } = demoCustomer(simulator, 'two-orders@demo.test');
       await page.getByPlaceholder('Username').fill('two-orders@demo.test');
       await page.getByPlaceholder('Password').fill('wrong-password');
       await page.getByRole('button', { name: 'Sign in' }).click();

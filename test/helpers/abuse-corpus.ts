@@ -410,6 +410,14 @@ function operationFamily(): HostileRequest[] {
     off(document(family, 'query __type: __type in a fragment (introspection off)', `query __type { ...F } fragment F on Query { __type(name: "Customer") { name } me { id } }`, disabled)),
     off(document(family, 'IntrospectionQuery (introspection off)', getIntrospectionQuery(), disabled)),
     off(document(family, 'unknown field: no suggestions (introspection off)', `{ mee { id } }`, invalid(/^Cannot query field "mee" on type "Query"\.(?!.*Did you mean)/))),
+    off(document(family, 'unknown enum value: no suggestions (introspection off)', `{ me { orders { payments(feeType: ORDER_FEES) { id } } } }`, invalid(/^Value "ORDER_FEES" does not exist in "FeeType" enum\.$/))),
+    off(
+      document(family, 'unknown enum value in a variable: no suggestions (introspection off)', `query ($f: FeeType!) { me { orders { payments(feeType: $f) { id } } } }`, {
+        status: 400,
+        code: 'BAD_USER_INPUT',
+        message: /^Variable "\$f" got invalid value "ORDER_FEES"; Value "ORDER_FEES" does not exist in "FeeType" enum\.$/,
+      }, { variables: { f: 'ORDER_FEES' } }),
+    ),
     // Operations named after meta fields, with something else wrong (introspection on).
     document(family, 'query __schema with 21 aliases', `query __schema { ${repeat(21, (i) => `a${i}: orders { id }`)} }`, armor('aliases')),
     document(family, 'query __type with a fragment cycle', `query __type { me { ...A } } fragment A on Customer { ...A }`, invalid(/within itself/)),

@@ -7,3 +7,20 @@ export function demoCustomer(simulator: Simulator, username: string) {
   if (!customer) throw new Error(`no demo customer ${username}`);
   return customer;
 }
+
+/** What `/auth/me` answers for the demo customer, as the simulator holds it. */
+export function demoUser(simulator: Simulator, username: string) {
+  const { userId } = demoCustomer(simulator, username);
+  return simulator.data.users.find(({ user }) => user.id === userId)!.user;
+}
+
+/** The demo customer's orders as the simulator serves them now (its data is live: a test's changes show). */
+export function demoOrders(simulator: Simulator, username: string) {
+  const { userId } = demoCustomer(simulator, username);
+  return simulator.data.orders.filter((order) => order.userId === userId);
+}
+
+/** An access token for the demo customer, issued by the simulator itself (no login through a gateway). */
+export function demoToken(simulator: Simulator, username: string, options?: { expiresInSeconds?: number }) {
+  return simulator.issueAccessToken(demoCustomer(simulator, username).userId, options);
+}

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
@@ -8,6 +8,7 @@ import { createGateway, type GatewayConfig } from '../../src/server/gateway.js';
 import { createHttpServer, type HttpServerOptions } from '../../src/server/http-server.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { LoginDocument } from '../../src/client/__generated__/graphql.js';
+import { demoCustomer } from './demo.js';
 import { captureLogger } from './log-capture.js';
 
 export interface Harness {
@@ -72,17 +73,14 @@ export async function startHarness(
 ): Promise<Harness> {
   const simulator = await startSimulator({ latencyMs: 0, ...options.simulator });
   const gateway = await startGateway({ upstreamUrls: simulator.urls, ...options.gateway });
-  const customers = new Map(simulator.customers.map((c) => [c.username, c]));
   return {
     simulator,
     endpoint: gateway.endpoint,
     client: (token) => graphqlClient(gateway.endpoint, token),
     async login(username) {
-      const customer = customers.get(username);
-      if (!customer) throw new Error(`no demo customer ${username}`);
       const { data, errors } = await execute(graphqlClient(gateway.endpoint), LoginDocument, {
         username,
-        password: customer.password,
+        password: demoCustomer(simulator, username).password,
       });
       if (!data?.login) throw new Error(`login failed: ${JSON.stringify(errors)}`);
       return data.login.accessToken;

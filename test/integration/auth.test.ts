@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LoginDocument, OrderSummaryDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { execute, startHarness, type Harness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -10,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 beforeEach(() => harness.simulator.clearLog());
 
-const customer = (username: string) => harness.simulator.customers.find((c) => c.username === username)!;
+const customer = (username: string) => demoCustomer(harness.simulator, username);
 
 describe('without a usable token, no upstream call', () => {
   it('no Authorization header: UNAUTHENTICATED on me, orders and order', async () => {

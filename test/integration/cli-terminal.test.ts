@@ -1,6 +1,7 @@
 // The CLI at its edges, as a real process: the password prompt on a terminal, upstream text made inert, answers bounded in size and in silence.
 import { createServer, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoCustomer, demoOrders, demoUser } from '../helpers/demo.js';
 import { listen, startHarness, type Harness } from '../helpers/harness.js';
 import { order, startFront, startOrder, startOrderOnTerminal, until } from '../helpers/order-cli.js';
 
@@ -23,8 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-const customer = (username: string) => harness.simulator.customers.find((c) => c.username === username)!;
-const orderOf = (username: string) => harness.simulator.data.orders.find((o) => o.userId === customer(username).userId)!;
+const customer = (username: string) => demoCustomer(harness.simulator, username);
+const orderOf = (username: string) => demoOrders(harness.simulator, username)[0]!;
 const as = (username: string, ...more: string[]) =>
   [['--username', username, '--endpoint', harness.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: customer(username).password } }] as const;
 
@@ -57,7 +58,7 @@ describe('the password prompt, on a terminal', () => {
 
 describe('text from upstream reaches the terminal inert', () => {
   it('the summary: no escape sequence, control or bidi character, and no forged line', async () => {
-    const user = harness.simulator.data.users.find((u) => u.username === 'production@demo.test')!.user;
+    const user = demoUser(harness.simulator, 'production@demo.test');
     const vehicle = harness.simulator.data.vehicleDetails.find((v) => v.orderId === orderOf('production@demo.test').id)!;
     const clean = await order(...as('production@demo.test'));
     const saved = { firstName: user.firstName, exterior: vehicle.exterior };

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
+import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { listen, startGateway, startHarness, type Harness } from '../helpers/harness.js';
 import { order, ROOT, startOrder, until, type Run } from '../helpers/order-cli.js';
 import { PROJECT_PATH } from '../helpers/process.js';
@@ -26,11 +27,7 @@ function startProcessRun(command: string, args: string[], env: Record<string, st
 }
 
 let harness: Harness;
-const passwordOf = (username: string) => {
-  const customer = harness.simulator.customers.find((c) => c.username === username);
-  if (!customer) throw new Error(`no demo customer ${username}`);
-  return customer.password;
-};
+const passwordOf = (username: string) => demoCustomer(harness.simulator, username).password;
 /** A demo customer's run as the README shows it: the password in ORDER_GRAPH_PASSWORD, never in the arguments. */
 const as = (username: string, ...more: string[]) =>
   [['--username', username, '--endpoint', harness.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: passwordOf(username) } }] as const;
@@ -57,13 +54,10 @@ describe('--watch', () => {
   });
   afterAll(() => live?.close());
   const liveAs = (username: string, ...more: string[]) => {
-    const { password } = live.simulator.customers.find((c) => c.username === username)!;
+    const { password } = demoCustomer(live.simulator, username);
     return [['--username', username, '--endpoint', live.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: password } }] as const;
   };
-  const orderOf = (username: string) => {
-    const { userId } = live.simulator.customers.find((c) => c.username === username)!;
-    return live.simulator.data.orders.find((o) => o.userId === userId)!;
-  };
+  const orderOf = (username: string) => demoOrders(live.simulator, username)[0]!;
 
   it('the summary, then one line per change until Ctrl-C, exit 0', async () => {
     const run = startOrder(...liveAs('production@demo.test', '--watch'));
@@ -101,7 +95,7 @@ describe('--watch', () => {
   it('--watch-interval: when the gateway keeps ending its streams (it is stopping), it subscribes again no sooner, backing off', async () => {
     const simulator = await startSimulator({ latencyMs: 0 });
     const gateway = await startGateway({ upstreamUrls: simulator.urls, live: { pollIntervalMs: 200 } });
-    const { password } = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const { password } = demoCustomer(simulator, 'ready@demo.test');
     const run = startOrder(['--username', 'ready@demo.test', '--endpoint', gateway.endpoint, '--watch', '--watch-interval', '0.5'], { env: { ORDER_GRAPH_PASSWORD: password } });
     try {
       await until(() => run.output.stderr, /watching your orders/);
@@ -138,8 +132,7 @@ describe('exit 0', () => {
     const run = await order(...as('ready@demo.test'));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe('');
-    const userId = harness.simulator.customers.find((c) => c.username === 'ready@demo.test')!.userId;
-    const orderIds = new Set(harness.simulator.data.orders.filter((o) => o.userId === userId).map((o) => o.id));
+    const orderIds = new Set(demoOrders(harness.simulator, 'ready@demo.test').map((o) => o.id));
     const vehicle = harness.simulator.data.vehicleDetails.find((v) => orderIds.has(v.orderId));
     expect(vehicle?.vin).toBeTruthy();
     expect(run.stdout).toContain(vehicle!.vin);
@@ -166,8 +159,7 @@ describe('exit 0', () => {
   it('--json: parses, and holds the order id', async () => {
     const run = await order(...as('ready@demo.test', '--json'));
     expect(run.code, run.stderr).toBe(0);
-    const userId = harness.simulator.customers.find((c) => c.username === 'ready@demo.test')!.userId;
-    const upstreamOrder = harness.simulator.data.orders.find((o) => o.userId === userId)!;
+    const upstreamOrder = demoOrders(harness.simulator, 'ready@demo.test')[0]!;
     const parsed = JSON.parse(run.stdout) as { customer: { email: string }; orders: Array<{ id: string }>; errors: unknown[] };
     expect(parsed.customer.email).toBe('ready@demo.test');
     expect(parsed.orders.map((o) => o.id)).toEqual([upstreamOrder.id]);

@@ -3,6 +3,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOrderClient, OrderClientError, type Tokens } from '../../src/client/index.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { listen, startHarness, type Harness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -12,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 beforeEach(() => harness.simulator.clearLog());
 
-const customer = (username: string) => harness.simulator.customers.find((c) => c.username === username)!;
+const customer = (username: string) => demoCustomer(harness.simulator, username);
 const refreshCalls = () => harness.simulator.requestLog.filter((e) => e.operation === 'refreshTokens');
 
 describe('createOrderClient', () => {

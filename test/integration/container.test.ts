@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient } from '../helpers/harness.js';
 import { childrenOf, isRunning, killStarted, PROJECT_PATH, ROOT, startProcess } from '../helpers/process.js';
 
@@ -132,8 +133,7 @@ describe('the Dockerfile’s steps, run as it runs them', () => {
     };
     expect(probe()).toBe(0);
 
-    const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-    const token = await simulator.issueAccessToken(ready.userId);
+    const token = await demoToken(simulator, 'ready@demo.test');
     const inFlight = execute(graphqlClient(url!, token), WholeOrderDocument);
     await new Promise((resolve) => setTimeout(resolve, 150));
     process.kill(server!.pid, 'SIGTERM');

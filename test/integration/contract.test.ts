@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MOVING_CUSTOMER, MOVING_STAGES, startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, OPERATION_NAMES, ORDER_STAGES, ORDER_STATUSES, operationUrl, type OperationName } from '../../src/upstream/contract.js';
+import { demoCustomer } from '../helpers/demo.js';
 
 type Json = Record<string, any>;
 const openapi = parse(readFileSync(new URL('../../upstream/openapi.yaml', import.meta.url), 'utf8')) as Json;
@@ -141,7 +142,7 @@ describe("the demo's moving order answers within the contract at every stage", (
   it(`${MOVING_CUSTOMER}: each stage of its cycle and back to the first, each operation answering as the stage rules say`, async () => {
     const moving = await startSimulator();
     try {
-      const { username, password } = moving.customers.find((customer) => customer.username === MOVING_CUSTOMER)!;
+      const { username, password } = demoCustomer(moving, MOVING_CUSTOMER);
       const { accessToken } = (await call('login', { json: { username, password } }, moving)).body;
       const seen: Record<string, Record<string, number>> = {};
       // Its seeded stage, then one move per stage: the last move starts it over.

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDeferredDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { createOrderClient, type OrderClient, type OrderResult, type WholeOrderDeferredQuery } from '../../src/client/index.js';
 import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
+import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { execute, startHarness, type Harness } from '../helpers/harness.js';
 
 const PER_ORDER_FIELDS = Object.keys(ORDER_FIELD_OPERATIONS);
@@ -18,7 +19,7 @@ afterAll(() => harness.close());
 
 async function signIn(username: string) {
   const client = createOrderClient({ endpoint: harness.endpoint });
-  await client.login(username, harness.simulator.customers.find((c) => c.username === username)!.password);
+  await client.login(username, demoCustomer(harness.simulator, username).password);
   return client;
 }
 
@@ -67,8 +68,7 @@ describe('WholeOrderDeferred', () => {
 
   it('an expired access token: the tokens are renewed once, then the deferred query starts again', async () => {
     const client = await signIn('two-orders@demo.test');
-    const { userId } = harness.simulator.customers.find((c) => c.username === 'two-orders@demo.test')!;
-    const expired = await harness.simulator.issueAccessToken(userId, { expiresInSeconds: -60 });
+    const expired = await demoToken(harness.simulator, 'two-orders@demo.test', { expiresInSeconds: -60 });
     const stale = createOrderClient({ endpoint: harness.endpoint, tokens: { ...client.tokens!, accessToken: expired } });
     const results = await collect(stale);
     expect(results[0]!.result.errors).toEqual([]);

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoToken } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
 
 let simulator: Simulator;
@@ -13,10 +14,9 @@ const tokens: Record<'a' | 'b' | 'aExpired', string> = { a: '', b: '', aExpired:
 beforeAll(async () => {
   simulator = await startSimulator({ latencyMs: 0 });
   gateway = await startGateway({ upstreamUrls: simulator.urls, responseCacheTtlMs: 30_000 });
-  const userId = (username: string) => simulator.customers.find((c) => c.username === username)!.userId;
-  tokens.a = await simulator.issueAccessToken(userId('ready@demo.test'), { expiresInSeconds: 3600 });
-  tokens.b = await simulator.issueAccessToken(userId('two-orders@demo.test'), { expiresInSeconds: 3600 });
-  tokens.aExpired = await simulator.issueAccessToken(userId('ready@demo.test'), { expiresInSeconds: -60 });
+  tokens.a = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
+  tokens.b = await demoToken(simulator, 'two-orders@demo.test', { expiresInSeconds: 3600 });
+  tokens.aExpired = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: -60 });
 });
 afterAll(async () => {
   await gateway?.close();

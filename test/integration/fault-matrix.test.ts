@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_MODES, startSimulator, type FaultMode, type Simulator } from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { CODE_OF_FAULT, ORDER_FIELDS_OF } from '../helpers/faults.js';
 import { graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
 
@@ -24,7 +25,7 @@ interface Probe {
 let simulator: Simulator;
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 let token: string;
-const ready = () => simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+const ready = () => demoCustomer(simulator, 'ready@demo.test');
 
 /** A fresh refresh token straight from the simulator (refresh tokens rotate on use). */
 async function freshRefreshToken(): Promise<string> {

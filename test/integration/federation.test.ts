@@ -10,6 +10,7 @@ import { parse } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { graphqlClient, listen, startGateway } from '../helpers/harness.js';
 
 let simulator: Simulator;
@@ -31,11 +32,9 @@ const DELIVERIES_SDL = `
 beforeAll(async () => {
   simulator = await startSimulator({ latencyMs: 0 });
   orders = await startGateway({ upstreamUrls: simulator.urls, subgraph: true });
-  const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-  const other = simulator.customers.find((c) => c.username === 'production@demo.test')!;
-  own = simulator.data.orders.find((o) => o.userId === ready.userId)!;
-  foreign = simulator.data.orders.find((o) => o.userId === other.userId)!;
-  token = await simulator.issueAccessToken(ready.userId);
+  own = demoOrders(simulator, 'ready@demo.test')[0]!;
+  foreign = demoOrders(simulator, 'production@demo.test')[0]!;
+  token = await demoToken(simulator, 'ready@demo.test');
   const schema = buildSubgraphSchema([
     {
       typeDefs: parse(DELIVERIES_SDL),
@@ -66,8 +65,8 @@ describe('SUBGRAPH=on', () => {
   });
 
   it('_entities honours ownership: the caller’s order and customer resolve, another customer’s do not, with no call for them', async () => {
-    const customerId = simulator.customers.find((c) => c.username === 'ready@demo.test')!.userId;
-    const otherCustomer = simulator.customers.find((c) => c.username === 'production@demo.test')!.userId;
+    const customerId = demoCustomer(simulator, 'ready@demo.test').userId;
+    const otherCustomer = demoCustomer(simulator, 'production@demo.test').userId;
     simulator.clearLog();
     const { data, errors } = await graphqlClient(orders.endpoint, token).rawRequest<{ _entities: unknown[] }>(
       `query ($representations: [_Any!]!) { _entities(representations: $representations) {

@@ -29,6 +29,7 @@ import {
 } from '../../src/client/__generated__/graphql.js';
 import { loadTypeDefs } from '../../src/graph/schema.js';
 import { findLeaks } from '../helpers/abuse-corpus.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { execute, startHarness, type Harness } from '../helpers/harness.js';
 
 // Fuzzing with fast-check: random bodies, random documents over the real schema, random
@@ -53,7 +54,7 @@ beforeAll(async () => {
   process.on('uncaughtException', onException);
   harness = await startHarness();
   token = await harness.login('ready@demo.test');
-  password = harness.simulator.customers.find((c) => c.username === 'ready@demo.test')!.password;
+  password = demoCustomer(harness.simulator, 'ready@demo.test').password;
   const { data, errors } = await execute(harness.client(token), WholeOrderDocument);
   expect(errors).toEqual([]);
   baseline = data!;

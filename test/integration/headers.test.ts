@@ -4,6 +4,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoToken } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
 import { rawHead } from '../helpers/raw-http.js';
 
@@ -16,8 +17,7 @@ beforeAll(async () => {
   simulator = await startSimulator({ latencyMs: 0 });
   // As behind nginx: one forwarded client may hold one request at a time (the 429 below).
   gateway = await startGateway({ upstreamUrls: simulator.urls, graphiql: true, metricsPath: '/metrics', trustedProxies: ['127.0.0.1'], maxConnectionsPerAddress: 1 });
-  const demo = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-  token = await simulator.issueAccessToken(demo.userId, { expiresInSeconds: 3600 });
+  token = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
 });
 afterAll(async () => {
   await gateway?.close();

@@ -10,6 +10,7 @@ import { createOrderClient, OrderClientError, type OrderResult } from '../../src
 import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import type { Order } from '../../src/upstream/models.js';
+import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { overIntervals } from '../helpers/intervals.js';
 
@@ -25,7 +26,7 @@ async function setup(gateway: TestGatewayConfig = {}) {
   cleanups.push(simulator.close);
   const started = await startGateway({ upstreamUrls: simulator.urls, live: { pollIntervalMs: POLL_MS }, ...gateway });
   cleanups.push(started.close);
-  const customer = (username: string) => simulator.customers.find((c) => c.username === username)!;
+  const customer = (username: string) => demoCustomer(simulator, username);
   /** An SDK client signed in as the demo customer. */
   const signIn = async (username: string) => {
     const client = createOrderClient({ endpoint: started.endpoint });
@@ -67,7 +68,6 @@ function reader<T>(stream: AsyncGenerator<OrderResult<T>>) {
   };
 }
 
-const ordersOf = (simulator: Simulator, userId: string) => simulator.data.orders.filter((order) => order.userId === userId);
 const pollsAfter = (simulator: Simulator, since: number) => simulator.requestLog.filter((entry) => entry.operation === 'orderDetails' && entry.at >= since).length;
 /** Resolves once the condition holds (checked every 20 ms), failing after 5 s. */
 async function until(condition: () => boolean) {
@@ -86,9 +86,9 @@ function advance(order: Order, status: string) {
 
 describe('orderUpdates', () => {
   it('first the current state of each order, then a change from the first poll after it, with each changed field', async () => {
-    const { simulator, signIn, customer } = await setup();
+    const { simulator, signIn } = await setup();
     const client = await signIn('two-orders@demo.test');
-    const orders = ordersOf(simulator, customer('two-orders@demo.test').userId);
+    const orders = demoOrders(simulator, 'two-orders@demo.test');
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
     const events = reader(client.watchOrders({ signal: abort.signal, minIntervalMs: POLL_MS }));
@@ -120,9 +120,9 @@ describe('orderUpdates', () => {
   });
 
   it('the rest of an event resolves afresh: a subscriber asking for the vehicle gets it with each event', async () => {
-    const { simulator, signIn, subscribe, customer } = await setup();
+    const { simulator, signIn, subscribe } = await setup();
     const client = await signIn('ready@demo.test');
-    const [order] = ordersOf(simulator, customer('ready@demo.test').userId);
+    const [order] = demoOrders(simulator, 'ready@demo.test');
     const document: TypedDocumentNode<{ orderUpdates: { changes: { field: string }[]; order: { id: string; vehicle: { vin: string } | null } } }, { id: string }> = parse(
       'subscription ($id: ID) { orderUpdates(orderId: $id) { changes { field } order { id vehicle { vin } } } }',
     );
@@ -183,15 +183,14 @@ describe('orderUpdates', () => {
     expect(refused.errors[0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', operation: 'customerDetails', upstreamStatus: 401 });
     expect(await attacker.ends()).toBe(true);
     // The customer's own poll goes on with the customer's token only.
-    advance(ordersOf(simulator, customer('ready@demo.test').userId)[0]!, 'DELIVERED');
+    advance(demoOrders(simulator, 'ready@demo.test')[0]!, 'DELIVERED');
     expect((await watching.next(POLL_MS * 4)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
     expect(simulator.requestLog.filter((entry) => entry.bearer === forged).map((entry) => entry.operation)).toEqual(['customerDetails']);
   });
 
   it('a token that expires ends its stream with UNAUTHENTICATED; the SDK renews the tokens and watches on', async () => {
-    const { simulator, signIn, subscribe, customer, gateway } = await setup();
-    const { userId } = customer('ready@demo.test');
-    const shortLived = await simulator.issueAccessToken(userId, { expiresInSeconds: 2 });
+    const { simulator, signIn, subscribe, gateway } = await setup();
+    const shortLived = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 2 });
     const raw = subscribe(shortLived, OrderUpdatesDocument, {}).results;
     expect((await raw.next()).errors).toEqual([]);
     const ended = await raw.next(4000);
@@ -201,7 +200,7 @@ describe('orderUpdates', () => {
 
     // The SDK, holding a refresh token beside the short-lived access token.
     const signedIn = await signIn('ready@demo.test');
-    const client = createOrderClient({ endpoint: gateway.endpoint, tokens: { ...signedIn.tokens!, accessToken: await simulator.issueAccessToken(userId, { expiresInSeconds: 2 }) } });
+    const client = createOrderClient({ endpoint: gateway.endpoint, tokens: { ...signedIn.tokens!, accessToken: await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 2 }) } });
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
     const events = reader(client.watchOrders({ signal: abort.signal, minIntervalMs: POLL_MS }));
@@ -211,22 +210,21 @@ describe('orderUpdates', () => {
     await until(() => simulator.requestLog.some((entry) => entry.operation === 'refreshTokens'));
     const resubscribed = simulator.requestLog.length;
     await until(() => simulator.requestLog.slice(resubscribed).some((entry) => entry.operation === 'orderDetails'));
-    advance(ordersOf(simulator, userId)[0]!, 'DELIVERED');
+    advance(demoOrders(simulator, 'ready@demo.test')[0]!, 'DELIVERED');
     // The state sent again on subscribing again is not repeated: the next event is the change.
     expect((await next).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
   });
 
   it('a token valid for 40 days holds its stream past the first polls (Node’s timers stop at 24.8 days)', async () => {
-    const { simulator, subscribe, customer } = await setup();
-    const { userId } = customer('ready@demo.test');
-    const token = await simulator.issueAccessToken(userId, { expiresInSeconds: 40 * 86_400 });
+    const { simulator, subscribe } = await setup();
+    const token = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 40 * 86_400 });
     const events = subscribe(token, OrderUpdatesDocument, {}).results;
     const subscribedAt = Date.now();
     expect((await events.next()).errors).toEqual([]);
     const polls = pollsAfter(simulator, 0);
     await until(() => pollsAfter(simulator, 0) >= polls + 3);
     // Past three more polls, the stream's next event is the change, not its end.
-    advance(ordersOf(simulator, userId)[0]!, 'DELIVERED');
+    advance(demoOrders(simulator, 'ready@demo.test')[0]!, 'DELIVERED');
     const next = await events.next(POLL_MS * 8);
     console.info(`a 40-day token's stream: its next event after ${Date.now() - subscribedAt} ms and ${pollsAfter(simulator, 0) - polls} polls: ${next.errors[0]?.message ?? 'the change'}`);
     expect(next.errors).toEqual([]);
@@ -234,7 +232,7 @@ describe('orderUpdates', () => {
   });
 
   it('an upstream failure is an event with its code and the stream stays open', async () => {
-    const { simulator, signIn, subscribe, customer } = await setup();
+    const { simulator, signIn, subscribe } = await setup();
     const client = await signIn('ready@demo.test');
     const events = subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {}).results;
     await events.next();
@@ -243,7 +241,7 @@ describe('orderUpdates', () => {
     expect(failed.data).toBeNull();
     expect(failed.errors[0]!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', operation: 'orderDetails', upstreamStatus: 500 });
     simulator.clearFaults();
-    advance(ordersOf(simulator, customer('ready@demo.test').userId)[0]!, 'DELIVERED');
+    advance(demoOrders(simulator, 'ready@demo.test')[0]!, 'DELIVERED');
     // The poll backs off (twice the interval after one failure), then the change arrives.
     expect((await events.next(POLL_MS * 8)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
   });
@@ -260,7 +258,7 @@ describe('orderUpdates', () => {
     expect(refused.errors[0]!.message).toMatch(/Too many live streams for this customer \(2\)/);
     expect(await third.ends()).toBe(true);
 
-    const someoneElses = ordersOf(simulator, customer('production@demo.test').userId)[0]!.id;
+    const someoneElses = demoOrders(simulator, 'production@demo.test')[0]!.id;
     const other = createOrderClient({ endpoint: gateway.endpoint });
     await other.login('two-orders@demo.test', customer('two-orders@demo.test').password);
     const error = await reader(other.watchOrders({ orderId: someoneElses }))

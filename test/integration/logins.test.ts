@@ -85,6 +85,15 @@ describe('failed logins', () => {
     expect(typos).toEqual([...Array(5).fill('UNAUTHENTICATED'), 'RATE_LIMITED']);
   });
 
+  it('per client address too, across usernames: 20 failures reach the upstream, the rest RATE_LIMITED; successful logins cost nothing', async () => {
+    const { endpoint, logins } = await setup();
+    for (let i = 0; i < 3; i++) expect(code(await login(endpoint, OWNER, 'me@example.test', 'right'))).toBe('OK');
+    const codes: unknown[] = [];
+    for (let i = 0; i < 25; i++) codes.push(code(await login(endpoint, OWNER, `user${i}@example.test`, 'wrong')));
+    expect(codes).toEqual([...Array(20).fill('UNAUTHENTICATED'), ...Array(5).fill('RATE_LIMITED')]);
+    expect(logins()).toHaveLength(3 + 20);
+  });
+
   it('the delays double from 30 s, each refused attempt without an upstream call; past the window the pair has its free failures again; the right password after a wait gets in and starts afresh', async () => {
     const { endpoint, logins } = await setup();
     // The gateway's clock (Date) is the test's: the delays are waited out without waiting, and

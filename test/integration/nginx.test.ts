@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { execute, graphqlClient, listen, startGateway } from '../helpers/harness.js';
 import { haveNginx, startNginx, type Nginx } from '../helpers/nginx.js';
 import { killStarted } from '../helpers/process.js';
@@ -52,7 +53,7 @@ describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () =
   });
 
   it('GraphQL is served: a login and a whole order, GET with a query string, GraphiQL’s page; the gateway’s headers come through', async () => {
-    const customer = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const customer = demoCustomer(simulator, 'ready@demo.test');
     const login = await fetch(nginx.endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

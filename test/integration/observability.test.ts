@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LoginDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startTracing } from '../../src/observability/tracing.js';
 import { startSimulator } from '../../src/simulator/server.js';
+import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, listen, startGateway } from '../helpers/harness.js';
 import { capturedLogLines, captureTracing } from '../helpers/log-capture.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
@@ -25,8 +26,7 @@ async function tracedGateway(options: Partial<Parameters<typeof startGateway>[0]
   const { tracing, spans } = await captureTracing();
   const gateway = await startGateway({ upstreamUrls: simulator.urls, tracing, ...options });
   cleanups.push(simulator.close, gateway.close);
-  const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-  return { simulator, gateway, spans, token: await simulator.issueAccessToken(ready.userId) };
+  return { simulator, gateway, spans, token: await demoToken(simulator, 'ready@demo.test') };
 }
 
 /** The spans as an indented tree, children under their parent, each with its key attributes. */
@@ -121,7 +121,7 @@ describe('traces', () => {
 
   it('no token or password in any span; health probes are not traced', async () => {
     const { simulator, gateway, spans } = await tracedGateway();
-    const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const ready = demoCustomer(simulator, 'ready@demo.test');
     const { data } = await execute(graphqlClient(gateway.endpoint), LoginDocument, { username: ready.username, password: ready.password });
     const client = graphqlClient(gateway.endpoint, data!.login.accessToken);
     await execute(client, WholeOrderDocument);
@@ -200,8 +200,7 @@ describe('OTLP export', () => {
     const simulator = await startSimulator();
     const gateway = await startGateway({ upstreamUrls: simulator.urls, tracing });
     cleanups.push(simulator.close, gateway.close);
-    const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-    await execute(graphqlClient(gateway.endpoint, await simulator.issueAccessToken(ready.userId)), WholeOrderDocument);
+    await execute(graphqlClient(gateway.endpoint, await demoToken(simulator, 'ready@demo.test')), WholeOrderDocument);
     await tracing.shutdown(); // flushes the batch
     expect(received.length).toBeGreaterThan(0);
     expect(received[0]).toMatchObject({ path: '/v1/traces', type: contentType });
@@ -223,8 +222,7 @@ describe('metrics', () => {
     const gateway = await startGateway({ upstreamUrls: simulator.urls, upstreamBudget: { calls: 5, concurrency: 16, retries: 4 } });
     const roomy = await startGateway({ upstreamUrls: simulator.urls, metricsPath: '/internal/metrics' });
     cleanups.push(simulator.close, gateway.close, roomy.close);
-    const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-    const token = await simulator.issueAccessToken(ready.userId);
+    const token = await demoToken(simulator, 'ready@demo.test');
 
     // Two whole orders on a roomy gateway: ok. One on a tight budget (5 calls): errors.
     await execute(graphqlClient(roomy.endpoint, token), WholeOrderDocument);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderByIdDocument } from '../../src/client/__generated__/graphql.js';
+import { demoOrders } from '../helpers/demo.js';
 import { execute, startHarness, type Harness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -8,8 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const userId = (username: string) => harness.simulator.customers.find((c) => c.username === username)!.userId;
-const ordersOf = (username: string) => harness.simulator.data.orders.filter((o) => o.userId === userId(username));
+const ordersOf = (username: string) => demoOrders(harness.simulator, username);
 
 describe('ownership by construction', () => {
   it('order(id:) of another customer is null, no error, and no upstream call names that order', async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { installOffline } from '../helpers/offline-install.js';
 import { checkoutCopy, PROJECT_NODE_BIN, PROJECT_PATH, ROOT } from '../helpers/process.js';
@@ -73,20 +74,20 @@ describe('npm pack', () => {
 
   it('the SDK works from the installed package against a running gateway: the whole order, deferred and live', async () => {
     writeFileSync(join(consumer, 'main.ts'), CONSUMER);
-    const ready = harness.simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const ready = demoCustomer(harness.simulator, 'ready@demo.test');
     const { stdout: output } = await run('node', ['main.ts'], {
       cwd: consumer,
       env: { ...env(), ENDPOINT: harness.endpoint, USERNAME: ready.username, PASSWORD: ready.password },
       timeout: 20_000,
     });
     const result = JSON.parse(output) as { email: string; vin: string; firstPayloadParts: string[]; payloads: number; watched: string };
-    const order = harness.simulator.data.orders.find((o) => o.userId === ready.userId)!;
-    expect(result).toEqual({ email: 'ready@demo.test', vin: expect.stringMatching(/^\w{17}$/), firstPayloadParts: [], payloads: expect.any(Number), watched: order.id });
+    const [order] = demoOrders(harness.simulator, 'ready@demo.test');
+    expect(result).toEqual({ email: 'ready@demo.test', vin: expect.stringMatching(/^\w{17}$/), firstPayloadParts: [], payloads: expect.any(Number), watched: order!.id });
     expect(result.payloads).toBeGreaterThan(1);
   });
 
   it('the order-graph command is installed: --json prints JSON only', async () => {
-    const ready = harness.simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const ready = demoCustomer(harness.simulator, 'ready@demo.test');
     const bin = join(consumer, 'node_modules', '.bin', 'order-graph');
     expect(readdirSync(join(consumer, 'node_modules', '.bin'))).toContain('order-graph');
     const { stdout } = await run(bin, ['--username', ready.username, '--endpoint', harness.endpoint, '--json'], { env: { ...env(), ORDER_GRAPH_PASSWORD: ready.password }, timeout: 20_000 });

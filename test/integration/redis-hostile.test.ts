@@ -10,6 +10,7 @@ import { OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__gen
 import { createOrderClient, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { execute, graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { haveRedis, startRedis, type RedisServer } from '../helpers/redis.js';
@@ -69,8 +70,8 @@ async function gateway(options: TestGatewayConfig = {}) {
   return started;
 }
 
-const customer = (username: string) => simulator.customers.find((c) => c.username === username)!;
-const ordersOf = (username: string) => simulator.data.orders.filter((order) => order.userId === customer(username).userId);
+const customer = (username: string) => demoCustomer(simulator, username);
+const ordersOf = (username: string) => demoOrders(simulator, username);
 const calls = (operation: string, since = 0) => simulator.requestLog.filter((entry) => entry.operation === operation && entry.at >= since).length;
 /** Warn lines, since the test began, saying a value of this kind from Redis was ignored. */
 let linesBefore = 0;

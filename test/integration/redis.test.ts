@@ -7,6 +7,7 @@ import { OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__gen
 import { createOrderClient, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { execute, graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { overIntervals } from '../helpers/intervals.js';
@@ -40,8 +41,8 @@ async function gateways(count: number, options: TestGatewayConfig = {}) {
   );
 }
 
-const customer = (username: string) => simulator.customers.find((c) => c.username === username)!;
-const ordersOf = (username: string) => simulator.data.orders.filter((order) => order.userId === customer(username).userId);
+const customer = (username: string) => demoCustomer(simulator, username);
+const ordersOf = (username: string) => demoOrders(simulator, username);
 const calls = (operation: string, since = 0) => simulator.requestLog.filter((entry) => entry.operation === operation && entry.at >= since).length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

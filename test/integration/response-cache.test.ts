@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoOrders, demoToken } from '../helpers/demo.js';
 import { graphqlClient, startGateway } from '../helpers/harness.js';
 import { argument, haveRedis, redisBytes, shippedRedis, startRedis } from '../helpers/redis.js';
 
@@ -50,12 +51,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function customerWithLargeOrders(count: number, bytes: number) {
   const simulator = await startSimulator({ latencyMs: 0 });
   cleanups.push(simulator.close);
-  const demo = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
-  const [template] = simulator.data.orders.filter((order) => order.userId === demo.userId);
+  const [template] = demoOrders(simulator, 'ready@demo.test');
   for (let i = 0; i < count; i++) {
     simulator.data.orders.push({ ...template!, id: `large-${i}`, reservationId: `OC-L${i}`, product: { ...template!.product, model: `M${i}`.padEnd(bytes, 'x') } });
   }
-  const token = await simulator.issueAccessToken(demo.userId, { expiresInSeconds: 3600 });
+  const token = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
   return { simulator, token };
 }
 

@@ -13,6 +13,7 @@ import { LoginDocument, OrderUpdatesDocument, WholeOrderDocument } from '../../s
 import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { HOSTS } from '../../src/upstream/contract.js';
+import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, listen } from '../helpers/harness.js';
 import { checkoutCopy, childrenOf, isRunning, killStarted, PROJECT_NODE_BIN, PROJECT_PATH, ROOT, rssMb, startProcess } from '../helpers/process.js';
 
@@ -27,8 +28,7 @@ beforeAll(async () => {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
   // An upstream slow enough (400 ms per call) that a whole order is still in flight when the signal comes.
   slow = await startSimulator({ latencyMs: 400 });
-  const ready = slow.customers.find((c) => c.username === 'ready@demo.test')!;
-  token = await slow.issueAccessToken(ready.userId);
+  token = await demoToken(slow, 'ready@demo.test');
 });
 afterAll(() => slow.close());
 afterEach(killStarted);
@@ -241,9 +241,8 @@ describe('signals to the whole process group (a terminal’s Ctrl-C, a service m
     try {
       const started = startProcess('node', ['dist/src/server/main.js'], { ...slower.urls, PORT: '0', LOG_LEVEL: 'info' });
       const [, url] = await started.output(LISTENING);
-      const ready = slower.customers.find((c) => c.username === 'ready@demo.test')!;
       const seen = slower.requestLog.length;
-      const inFlight = execute(graphqlClient(url!, await slower.issueAccessToken(ready.userId)), WholeOrderDocument).then(
+      const inFlight = execute(graphqlClient(url!, await demoToken(slower, 'ready@demo.test')), WholeOrderDocument).then(
         () => 'answered',
         () => 'cut',
       );
@@ -472,7 +471,7 @@ describe('Node.js version', () => {
 
 describe('out of file handles', () => {
   it('an upstream call the process has no file handle for is the gateway’s own error, logged as such, never UPSTREAM_ERROR', async () => {
-    const twoOrders = slow.customers.find((c) => c.username === 'two-orders@demo.test')!;
+    const twoOrders = demoCustomer(slow, 'two-orders@demo.test');
     const bearer = await slow.issueAccessToken(twoOrders.userId);
     // 60 file handles: enough to start and serve, not enough once 80 clients hold sockets.
     const started = startProcess('sh', ['-c', 'ulimit -n 60 && exec node dist/src/server/main.js'], { ...slow.urls, LOG_LEVEL: 'warn' });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { createOrderClient, type OrderClient } from '../../src/client/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { execute, graphqlClient } from '../helpers/harness.js';
 import { haveNginx, startNginx, type Nginx } from '../helpers/nginx.js';
 import { checkoutCopy, killStarted, startProcess, type Started } from '../helpers/process.js';
@@ -85,7 +86,7 @@ beforeAll(async () => {
   replicas = await Promise.all([1, 2, 3].map(() => startReplica(app)));
   balancer = await startNginx(join(work, 'nginx'), replicas.map((replica) => new URL(replica.origin).host));
   await until(async () => (await Promise.all(replicas.map(readiness))).every((state) => state.redis === 'available'));
-  const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+  const ready = demoCustomer(simulator, 'ready@demo.test');
   const login = createOrderClient({ endpoint: balancer.endpoint });
   token = (await login.login(ready.username, ready.password)).accessToken;
 }, 120_000);
@@ -177,7 +178,7 @@ describe.skipIf(!haveRedis || !haveNginx)('three replicas, one Redis, nginx', ()
     await until(async () => (await Promise.all(replicas.map(readiness))).every((state) => state.redis === 'unavailable'));
     const answers = await Promise.all(Array.from({ length: 10 }, () => execute(graphqlClient(balancer.endpoint, token), WholeOrderDocument)));
     expect(answers.every(({ errors }) => errors.length === 0)).toBe(true);
-    const two = simulator.customers.find((c) => c.username === 'two-orders@demo.test')!;
+    const two = demoCustomer(simulator, 'two-orders@demo.test');
     expect((await createOrderClient({ endpoint: balancer.endpoint }).login(two.username, two.password)).accessToken).toMatch(/^eyJ/);
 
     const order = simulator.data.orders.find((o) => o.reservationId === 'OC-ACBDE')!;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrderClient, WholeOrderDocument } from '../../src/client/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
 
 const manifest = JSON.parse(
@@ -18,7 +19,7 @@ beforeAll(async () => {
   for (const mode of ['off', 'allow', 'only'] as const) {
     gateways[mode] = await startGateway({ upstreamUrls: simulator.urls, trustedDocuments: mode });
   }
-  const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+  const ready = demoCustomer(simulator, 'ready@demo.test');
   token = (await createOrderClient({ endpoint: gateways.off!.endpoint }).login(ready.username, ready.password)).accessToken;
 });
 afterAll(async () => {
@@ -86,7 +87,7 @@ describe('TRUSTED_DOCUMENTS', () => {
       return fetch(input, init);
     };
     const client = createOrderClient({ endpoint: gateways.only!.endpoint, persistedDocuments: true, fetch: spy });
-    const ready = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const ready = demoCustomer(simulator, 'ready@demo.test');
     await client.login(ready.username, ready.password);
     return { client, sent };
   }

@@ -8,6 +8,7 @@ import { OrderUpdatesDocument } from '../../src/client/__generated__/graphql.js'
 import { createOrderClient, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator } from '../../src/simulator/server.js';
+import { demoCustomer } from '../helpers/demo.js';
 import { startGateway, type ResponseError } from '../helpers/harness.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
 
@@ -46,13 +47,27 @@ describe('TRUSTED_PROXIES by address', () => {
     expect(new Set(stub.requests.map((request) => request.headers['x-forwarded-for']))).toEqual(new Set(['127.0.0.1']));
   });
 
+  it('the client is the entry the trusted proxy added (entries before it are ignored), the socket address without one; it is what the upstream is told, and one address’s flood does not throttle another', async () => {
+    const stub = await refusingUpstream();
+    const direct = await startGateway({ upstreamUrls: stub.urls });
+    const behindOne = await startGateway({ upstreamUrls: stub.urls, trustedProxies: ['loopback'] });
+    cleanups.push(direct.close, behindOne.close);
+    await login(direct.endpoint, 'a@x.test', '198.51.100.1');
+    await login(behindOne.endpoint, 'a@x.test', '203.0.113.9, 198.51.100.1');
+    expect(stub.requests.map((request) => request.headers['x-forwarded-for'])).toEqual(['127.0.0.1', '198.51.100.1']);
+    // Twenty failures from one forwarded address (the per-address limit): that address waits, another does not.
+    for (let i = 0; i < 20; i++) await login(behindOne.endpoint, `u${i}@x.test`, '198.51.100.66');
+    expect((await login(behindOne.endpoint, 'u0@x.test', '198.51.100.66')).errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect((await login(behindOne.endpoint, 'other@x.test', '198.51.100.77')).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
   it('a forwarded value that is not an IP leaves the per-address stream limit on: past LIVE_STREAMS_PER_ADDRESS, RATE_LIMITED', async () => {
     const simulator = await startSimulator({ latencyMs: 0 });
     cleanups.push(simulator.close);
     const gateway = await startGateway({ upstreamUrls: simulator.urls, trustedProxies: ['127.0.0.1'], live: { pollIntervalMs: 250, perAddress: 20 } });
     cleanups.push(gateway.close);
     const client = createOrderClient({ endpoint: gateway.endpoint });
-    const customer = simulator.customers.find((c) => c.username === 'ready@demo.test')!;
+    const customer = demoCustomer(simulator, 'ready@demo.test');
     await client.login(customer.username, customer.password);
     const token = client.tokens!.accessToken;
 

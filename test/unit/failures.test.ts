@@ -36,15 +36,6 @@ describe('toGraphQLError', () => {
     expect(fiveHundred.message).not.toContain('hunter2');
   });
 
-  it('drops a 4xx message that quotes a URL', () => {
-    const error = toGraphQLError('nearestPickupCenter', {
-      kind: 'status',
-      status: 400,
-      body: body('VALIDATION_ERROR', 'bad request to http://internal/api?orderId=1&token=abc'),
-    });
-    expect(error.message).not.toMatch(/http|token=abc/);
-  });
-
   it('turns Retry-After into retryAfterSeconds, in seconds or as a date', () => {
     expect(toGraphQLError('login', { kind: 'status', status: 429, body: '', retryAfter: '7' }).extensions.retryAfterSeconds).toBe(7);
     const inTen = new Date(Date.now() + 10_000).toUTCString();
@@ -53,5 +44,53 @@ describe('toGraphQLError', () => {
     expect(seconds).toBeGreaterThanOrEqual(8);
     expect(seconds).toBeLessThanOrEqual(10);
     expect(toGraphQLError('login', { kind: 'status', status: 429, body: '' }).extensions).not.toHaveProperty('retryAfterSeconds');
+  });
+});
+
+/** Upstream messages that must never reach a caller, each with what it leaks. */
+const LEAKY_MESSAGES: [string, string][] = [
+  ['an internal host name', 'Could not reach orders-db.internal.example'],
+  ['a bare host name with a port', 'Connection refused by pricing-svc:8443'],
+  ['an IP and port', 'upstream 10.0.3.7:5432 refused the connection'],
+  ['an IPv6 address', 'timeout talking to [fd00::12]'],
+  ['a path with a query string', 'GET /api/v1/orders?id=42&token=abc failed'],
+  ['an http URL', 'see http://wiki.internal/runbooks/42'],
+  ['an https URL', 'https://auth.internal/oauth/token rejected the grant'],
+  ['a jdbc URL', 'jdbc:postgresql://db-primary:5432/orders rejected the query'],
+  ['a mailto URL', 'contact mailto:oncall@corp.example'],
+  ['a redis URL', 'redis://cache-1 is down'],
+  ['a file path', 'could not open /etc/secrets/service.key'],
+  ['a Windows path', 'C:\\services\\orders\\config.json is missing'],
+  ['a JWT', 'token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ is invalid'],
+  ['a long opaque token', 'refresh token dGhpcy1pcy1hLWxvbmctb3BhcXVlLXJlZnJlc2gtdG9rZW4tdmFsdWU was revoked'],
+  ['a stack frame', 'TypeError: Cannot read properties of undefined (reading "id")\n    at handler (/srv/app/index.js:10:5)'],
+  ['an exception name', 'NullPointerException in OrderService'],
+  ['markup', '<b>Bad</b> request'],
+  ['a SQL fragment', 'SELECT * FROM orders WHERE id = 42'],
+  ['a template', 'invalid value ${orderId}'],
+  ['a line break', 'invalid\nrequest'],
+  ['an email address', 'escalate to ops@corp.example'],
+  ['a JSON fragment', 'invalid body {"password":"x"}'],
+  ['a URL with a token in its query', 'bad request to http://internal/api?orderId=1&token=abc'],
+];
+
+describe('the upstream’s own message in a 4xx: passed on only when it is a plain sentence', () => {
+  const messageFor = (status: number, message: string) => toGraphQLError('nearestPickupCenter', { kind: 'status', status, body: body('X', message) }).message;
+
+  it.each(LEAKY_MESSAGES.flatMap(([what, message]) => [400, 403, 409, 422].map((status) => [what, status, message] as const)))(
+    '%s in a %i message: the fixed message instead',
+    (_what, status, message) => {
+      const answered = messageFor(status, message);
+      expect(answered).not.toContain(message);
+      expect(answered).toMatch(/^(The upstream rejected the request as invalid\.|Not allowed to see this\.|The upstream reported a conflict \(nearestPickupCenter\)\.)$/);
+    },
+  );
+
+  it.each([
+    'Pickup scheduling is not available for order status ORDER_CONFIRMED',
+    'fee_type must be one of: ORDER_FEE',
+    'Order 8df30a96-e5ea-4810-9653-331f5f30c97b does not belong to the authenticated user',
+  ])('a plain sentence passes: %s', (message) => {
+    expect(messageFor(400, message)).toBe(message);
   });
 });

@@ -1,0 +1,119 @@
+// The request deadline (REQUEST_DEADLINE_MS), against a real gateway: it cuts what hangs
+// whatever the per-call timeout, however far the request fans out; time spent waiting for a
+// turn counts against it, no call starts once it has passed, and no retry is made that would
+// not fit before it.
+import { afterEach, describe, expect, it } from 'vitest';
+import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
+import { startSimulator } from '../../src/simulator/server.js';
+import { demoToken } from '../helpers/demo.js';
+import { execute, graphqlClient, startGateway, type ResponseError, type TestGatewayConfig } from '../helpers/harness.js';
+import { json, startStubUpstream, type StubHandler } from '../helpers/stub-upstream.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+const order = (id: string) => ({ id, reservationId: `R-${id}`, userId: 'u', status: 'READY_FOR_PICKUP', product: { currencyCode: 'USD' } });
+const FIRST_WAVE = ['/auth/me', '/v2/order/user'];
+const isFirstWave = (path: string) => FIRST_WAVE.some((suffix) => path.endsWith(suffix));
+/** The per-order calls of one whole order: one per operation (shippingAddress and addresses share theirs). */
+const PER_ORDER_CALLS = new Set(Object.values(ORDER_FIELD_OPERATIONS)).size;
+
+/** A stub upstream and a gateway in front of it, both closed after the test. */
+async function gatewayOver(handler: StubHandler, config: TestGatewayConfig) {
+  const stub = await startStubUpstream(handler);
+  const gateway = await startGateway({ upstreamUrls: stub.urls, ...config });
+  cleanups.push(stub.close, gateway.close);
+  return { stub, gateway };
+}
+
+/** The first wave answered at once: `/auth/me`, and as many orders as the bearer says (`orders-2000`), else one. */
+function answerFirstWave(request: { path: string; authorization?: string | undefined }, res: Parameters<StubHandler>[1]) {
+  if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
+  const count = Number(/orders-(\d+)/.exec(request.authorization ?? '')?.[1] ?? 1);
+  return json(res, 200, Array.from({ length: count }, (_, i) => order(`o${i}`)));
+}
+
+async function ask(endpoint: string, token: string, query: string) {
+  const started = performance.now();
+  const response = await graphqlClient(endpoint, token).rawRequest<any>(query);
+  return { data: response.data, errors: (response.errors ?? []) as unknown as ResponseError[], ms: performance.now() - started };
+}
+const codes = (errors: ResponseError[]) => [...new Set(errors.map((e) => e.extensions?.code))].sort();
+
+const WHOLE_ORDERS = (first: number) => `{ me { id orderCount orders(first: ${first}) {
+  id vehicle { vin } pickup { name } estimate { total { amount } } shippingAddress { id } addresses { id } payments { id } tradeIn { id } } } }`;
+
+describe('the request deadline', () => {
+  it('cuts a hung upstream call at REQUEST_DEADLINE_MS, not at the longer per-call timeout, retries or not; the rest of the order is answered', async () => {
+    const simulator = await startSimulator({ latencyMs: 0 });
+    cleanups.push(() => simulator.close());
+    const gateway = await startGateway({ upstreamUrls: simulator.urls, upstreamTimeoutMs: 5_000, upstreamRetries: 3, requestDeadlineMs: 300 });
+    cleanups.push(gateway.close);
+    const token = await demoToken(simulator, 'ready@demo.test');
+    simulator.setFault('priceEstimate', 'hang');
+    const started = Date.now();
+    const { data, errors } = await execute(graphqlClient(gateway.endpoint, token), WholeOrderDocument);
+    const elapsed = Date.now() - started;
+    expect(data?.me?.orders?.[0]?.estimate).toBeNull();
+    expect(data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
+    expect(errors.map((e) => [e.path?.at(-1), e.extensions?.code])).toEqual([['estimate', 'UPSTREAM_TIMEOUT']]);
+    // Cut by the deadline: the per-call timeout alone would have taken 5 s at the least (a
+    // structural bound, which load cannot break; not a speed claim).
+    expect(elapsed).toBeLessThan(5_000);
+  });
+
+  it('no upstream call outlives it, however far the request fans out: with the per-order calls never answered, every answer comes at the deadline and every call is cut', async () => {
+    // The per-order calls are held, never answered: how many, and how many the gateway closed.
+    let held = 0;
+    let closed = 0;
+    const { gateway } = await gatewayOver(
+      (request, res) => {
+        if (isFirstWave(request.path)) return answerFirstWave(request, res);
+        held += 1;
+        res.on('close', () => (closed += 1));
+      },
+      // A per-call timeout far beyond the deadline: only the deadline can end these requests.
+      { requestDeadlineMs: 1000, upstreamTimeoutMs: 600_000 },
+    );
+    const results = await Promise.all(['orders-2000a', 'orders-2000b', 'orders-2000c'].map((token) => ask(gateway.endpoint, token, WHOLE_ORDERS(100))));
+    for (const { ms, errors } of results) {
+      expect(ms).toBeGreaterThanOrEqual(1000 - 50);
+      // The fields whose calls were cut, and (past the budget of 100 calls) those never asked.
+      expect(codes(errors)).toEqual(['UPSTREAM_BUDGET_EXCEEDED', 'UPSTREAM_TIMEOUT']);
+    }
+    // Each held call was cut by the gateway (none answered, none left open).
+    while (closed < held) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(held).toBeGreaterThan(0);
+    console.info(`deadline 1,000 ms, per-order calls never answered, three 100-order requests: answered after ${results.map((r) => r.ms.toFixed(0)).join(', ')} ms, ${held} calls cut`);
+  });
+
+  it('time spent waiting for a turn counts against it, and no call starts once it has passed: one call at a time, 200 ms each, a 500 ms deadline makes at most 3 of the 6', async () => {
+    const { stub, gateway } = await gatewayOver(
+      (request, res) => (isFirstWave(request.path) ? answerFirstWave(request, res) : setTimeout(() => !res.destroyed && json(res, 404, {}), 200)),
+      { requestDeadlineMs: 500, upstreamTimeoutMs: 5_000, upstreamBudget: { calls: 100, concurrency: 1, retries: 4 } },
+    );
+    const { data, errors } = await ask(gateway.endpoint, 't', WHOLE_ORDERS(1));
+    const made = stub.requests.filter((request) => !isFirstWave(request.path)).length;
+    // The fourth call could start only after 600 ms: whatever the machine's load, it never does.
+    expect(made).toBeLessThanOrEqual(3);
+    // The fields whose calls waited past the deadline are cut without a call, as the one in flight then.
+    expect(data.me.orders).toHaveLength(1);
+    expect(codes(errors)).toEqual(['UPSTREAM_TIMEOUT']);
+    const cutOperations = new Set(errors.map((e) => ORDER_FIELD_OPERATIONS[e.path?.[3] as keyof typeof ORDER_FIELD_OPERATIONS]));
+    expect(cutOperations.size).toBeGreaterThanOrEqual(PER_ORDER_CALLS - made);
+  });
+
+  it('no retry that would not fit before it: a 503 is not retried when a whole further attempt (UPSTREAM_TIMEOUT_MS) would end past the deadline', async () => {
+    const { stub, gateway } = await gatewayOver((request, res) => (isFirstWave(request.path) ? answerFirstWave(request, res) : json(res, 503, {})), {
+      requestDeadlineMs: 600,
+      upstreamTimeoutMs: 1000,
+      upstreamRetries: 3,
+    });
+    const { errors } = await ask(gateway.endpoint, 't', '{ me { orders { estimate { total { amount } } } } }');
+    expect(errors.map((e) => [e.path?.at(-1), e.extensions?.code, e.extensions?.upstreamStatus])).toEqual([['estimate', 'UPSTREAM_ERROR', 503]]);
+    expect(stub.requests.filter((request) => request.path.endsWith('/order/estimate'))).toHaveLength(1);
+  });
+});
