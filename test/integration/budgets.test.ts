@@ -16,9 +16,9 @@ const order = (id: string) => ({ id, reservationId: `R-${id}`, userId: 'u', stat
 
 /**
  * An upstream whose callers each have as many orders as their bearer says (`orders-2000`),
- * answering every call after 20 ms; it counts calls, and calls in flight, per bearer.
+ * answering every call after `latencyMs`; it counts calls, and calls in flight, per bearer.
  */
-async function hostileUpstream() {
+async function hostileUpstream(latencyMs = 20) {
   const inFlight = new Map<string, number>();
   const mostInFlight = new Map<string, number>();
   const stub = await startStubUpstream((request, res) => {
@@ -34,7 +34,7 @@ async function hostileUpstream() {
       if (path.endsWith('/order/estimate')) return json(res, 200, { orderId: 'o', currencyCode: 'USD', total: 1, amountDue: 1 });
       if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
       json(res, 404, { code: 'NOT_FOUND' });
-    }, 20);
+    }, latencyMs);
   });
   cleanups.push(stub.close);
   const callsOf = (token: string) => stub.requests.filter((r) => r.authorization === `Bearer ${token}`).length;
@@ -81,7 +81,9 @@ describe('fan-out', () => {
   });
 
   it('asking for 100 whole orders: at most 100 calls, 16 in flight at once; the calls past the budget are refused without a request, their fields UPSTREAM_BUDGET_EXCEEDED', async () => {
-    const upstream = await hostileUpstream();
+    // Calls held 300 ms: a turn's sixteen are all in flight before the first is answered,
+    // however busy the machine.
+    const upstream = await hostileUpstream(300);
     const gateway = await gatewayFor(upstream);
     const { data, errors, ms } = await timed(gateway.endpoint, 'orders-2000', WHOLE_ORDERS(100), 'hundred-orders');
     expect(upstream.callsOf('orders-2000')).toBe(100);

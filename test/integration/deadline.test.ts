@@ -76,18 +76,20 @@ describe('the request deadline', () => {
         res.on('close', () => (closed += 1));
       },
       // A per-call timeout far beyond the deadline: only the deadline can end these requests.
-      { requestDeadlineMs: 1000, upstreamTimeoutMs: 600_000 },
+      // (Two seconds: the first waves, answered at once, reach the per-order calls well
+      // within it however busy the machine.)
+      { requestDeadlineMs: 2000, upstreamTimeoutMs: 600_000 },
     );
-    const results = await Promise.all(['orders-2000a', 'orders-2000b', 'orders-2000c'].map((token) => ask(gateway.endpoint, token, WHOLE_ORDERS(100))));
+    const results = await Promise.all(['orders-150a', 'orders-150b', 'orders-150c'].map((token) => ask(gateway.endpoint, token, WHOLE_ORDERS(100))));
     for (const { ms, errors } of results) {
-      expect(ms).toBeGreaterThanOrEqual(1000 - 50);
+      expect(ms).toBeGreaterThanOrEqual(2000 - 50);
       // The fields whose calls were cut, and (past the budget of 100 calls) those never asked.
       expect(codes(errors)).toEqual(['UPSTREAM_BUDGET_EXCEEDED', 'UPSTREAM_TIMEOUT']);
     }
     // Each held call was cut by the gateway (none answered, none left open).
     while (closed < held) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(held).toBeGreaterThan(0);
-    console.info(`deadline 1,000 ms, per-order calls never answered, three 100-order requests: answered after ${results.map((r) => r.ms.toFixed(0)).join(', ')} ms, ${held} calls cut`);
+    console.info(`deadline 2,000 ms, per-order calls never answered, three 100-order requests: answered after ${results.map((r) => r.ms.toFixed(0)).join(', ')} ms, ${held} calls cut`);
   });
 
   it('time spent waiting for a turn counts against it, and no call starts once it has passed: one call at a time, 200 ms each, a 500 ms deadline makes at most 3 of the 6', async () => {
