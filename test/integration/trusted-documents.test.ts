@@ -76,6 +76,10 @@ describe('TRUSTED_DOCUMENTS', () => {
     const unknown = await post('only', byHash('sha256:' + 'f'.repeat(64)));
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    // Neither a query nor a hash.
+    const nothing = await post('only', {});
+    expect(nothing.status).toBe(400);
+    expect(nothing.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
     expect(simulator.requestLog).toEqual([]);
   });
 
