@@ -2,8 +2,10 @@
 // none for long once it stops reading what it is sent.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { REQUEST_ERRORS, type RequestErrorCode } from '../error-codes.js';
 import type { Config } from './config.js';
+import { rawAnswer } from './headers.js';
 import { clientAddress, type ScopeSettings } from './request-scope.js';
 
 /** Why the server closed a connection itself. */
@@ -38,9 +40,10 @@ function openCounts() {
 
 /**
  * Connections per client address: a socket from an address that already holds
- * `maxConnectionsPerAddress` is closed on arrival. A trusted proxy's sockets carry many
- * clients: there the limit applies to each request's forwarded client address (its requests
- * open at once), answered 429 past it. `wrap` puts the second check in front of a handler.
+ * `maxConnectionsPerAddress` is closed on arrival (a WebSocket is one of them: the same
+ * socket, upgraded). A trusted proxy's sockets carry many clients: there the limit applies
+ * to each request's forwarded client address (its requests and WebSockets open at once),
+ * answered 429 past it. `requests` and `upgrades` put that check in front of a handler.
  */
 export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limit, trustProxy, onCut }: ConnectionGuardOptions) {
   const sockets = openCounts();
@@ -55,20 +58,33 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
     }
     socket.once('close', release);
   });
-  return (handler: (request: IncomingMessage, response: ServerResponse) => void) => (request: IncomingMessage, response: ServerResponse) => {
+  /** For a request through a trusted proxy: the release of its forwarded client's share, or null when that client holds its limit (counted as a cut). */
+  const takeProxied = (request: IncomingMessage) => {
     const socketAddress = request.socket.remoteAddress;
-    if (!socketAddress || !trustProxy(socketAddress, 0)) return handler(request, response);
+    if (!socketAddress || !trustProxy(socketAddress, 0)) return () => undefined;
     const forwarded = request.headers['x-forwarded-for'];
     const client = clientAddress(Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? null), socketAddress, trustProxy) ?? socketAddress;
     const release = proxied.take(client, limit);
-    if (!release) {
-      onCut('per_address');
-      response.writeHead(REQUEST_ERRORS.RATE_LIMITED.status, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' });
-      const message = `Too many open requests from your address (${limit}): finish or close some first.`;
-      return void response.end(JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' satisfies RequestErrorCode } }] }));
-    }
-    response.once('close', release);
-    handler(request, response);
+    if (!release) onCut('per_address');
+    return release;
+  };
+  const message = `Too many open requests from your address (${limit}): finish or close some first.`;
+  return {
+    requests: (handler: (request: IncomingMessage, response: ServerResponse) => void) => (request: IncomingMessage, response: ServerResponse) => {
+      const release = takeProxied(request);
+      if (!release) {
+        response.writeHead(REQUEST_ERRORS.RATE_LIMITED.status, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' });
+        return void response.end(JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' satisfies RequestErrorCode } }] }));
+      }
+      response.once('close', release);
+      handler(request, response);
+    },
+    upgrades: (handler: (request: IncomingMessage, socket: Duplex, head: Buffer) => void) => (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const release = takeProxied(request);
+      if (!release) return void socket.end(rawAnswer(REQUEST_ERRORS.RATE_LIMITED.status));
+      socket.once('close', release);
+      handler(request, socket, head);
+    },
   };
 }
 

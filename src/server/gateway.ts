@@ -29,8 +29,9 @@ import { createLoginThrottle } from './login-throttle.js';
 import { trustedProxies, type ScopeSettings, type ServerContext } from './request-scope.js';
 import { createResponseCache, type ResponseCache } from './response-cache.js';
 import { registeredDocuments, registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
+import { createWebSocketEndpoint, type WebSocketEndpoint } from './websocket.js';
 
-export type GatewayConfig = GatewaySettings & Pick<HttpServerSettings, 'trustedProxies'> & {
+export type GatewayConfig = GatewaySettings & Pick<HttpServerSettings, 'trustedProxies' | 'headersTimeoutMs'> & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
   /** The simulator's demo customers, offered by GraphiQL's sign-in bar. */
@@ -41,16 +42,29 @@ export type GatewayConfig = GatewaySettings & Pick<HttpServerSettings, 'trustedP
 
 export interface Gateway {
   yoga: YogaServerInstance<ServerContext, GraphQLContext>;
-  /** Marks the gateway as stopping: /readyz answers 503, every answer closes its connection, live streams end and their polls are handed over. */
+  /**
+   * Marks the gateway as stopping: /readyz answers 503, every answer closes its connection,
+   * live streams end and their polls are handed over, and each WebSocket closes (1001) once
+   * its operations have ended. Resolves when the streams have ended and the sockets are gone.
+   */
   drain(): Promise<void>;
+  /** The HTTP server's `upgrade` listener: GraphQL over WebSocket on /graphql (websocket.ts). */
+  onUpgrade: WebSocketEndpoint['upgrade'];
   /** Closes the upstream and Redis connections; call after the HTTP server stopped taking requests. */
   close(): Promise<void>;
   /** Counts a connection the HTTP server cut (its `onCut`). */
   onConnectionCut(reason: string): void;
 }
 
+// Where GraphQL is served: HTTP, SSE and WebSocket alike.
+const GRAPHQL_PATH = '/graphql';
+
 // Any port of the machine itself: the development default, for a frontend's dev server.
 const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+
+/** Whether CORS_ORIGINS lets a page from `origin` in: for HTTP (corsPolicy) and WebSocket upgrades alike. */
+const originAllowed = (origins: GatewayConfig['corsOrigins']) => (origin: string) =>
+  origins === 'local' ? LOCAL_ORIGIN.test(origin) : origins.includes('*') || origins.includes(origin);
 
 /**
  * Cross-origin access for the allowed origins only, and without credentials: the API takes a
@@ -59,7 +73,7 @@ const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
  * so every answer depends on the request's Origin: each carries `Vary: Origin` (headers.ts).
  */
 function corsPolicy(origins: GatewayConfig['corsOrigins']) {
-  const allowed = (origin: string) => (origins === 'local' ? LOCAL_ORIGIN.test(origin) : origins.includes('*') || origins.includes(origin));
+  const allowed = originAllowed(origins);
   return (request: Request): CORSOptions => {
     const origin = request.headers.get('origin');
     if (!origin || !allowed(origin)) return false;
@@ -145,7 +159,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     // The scope was made when the request arrived (useRequestLifecycle).
     context: ({ scope }) => createContext(scope!, services),
     cors: corsPolicy(config.corsOrigins),
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     logging: config.logger ?? false,
     // Unexpected errors become "Unexpected error." with no stack or original message, in
@@ -158,12 +172,25 @@ export function createGateway(config: GatewayConfig): Gateway {
     graphiql: false,
     plugins: gatewayPlugins(config, { policy, ready: () => ready, redis, metrics, responseCache, earnsCompilation: documents.earnsCompilation }),
   });
+  const sockets = createWebSocketEndpoint({
+    yoga,
+    policy,
+    path: GRAPHQL_PATH,
+    originAllowed: originAllowed(config.corsOrigins),
+    trustedDocuments: config.trustedDocuments,
+    hideSuggestions: !config.introspection,
+    initTimeoutMs: config.headersTimeoutMs,
+    isReady: () => ready,
+    logger: config.logger,
+  });
   return {
     yoga,
-    drain: () => {
+    drain: async () => {
       ready = false;
-      return live.close();
+      // A socket's operations end within a request's deadline, its subscriptions with the hub.
+      await Promise.all([live.close(), sockets.drain(config.requestDeadlineMs)]);
     },
+    onUpgrade: sockets.upgrade,
     close: async () => {
       http.close();
       await redis?.close();

@@ -1,7 +1,8 @@
 // The node:http server in front of yoga: client timeouts, connection limits, slow readers cut, a drain for stopping.
 import { readFileSync } from 'node:fs';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { HttpServerSettings } from './config.js';
 import { cutSlowReaders, limitPerAddress, type CutReason } from './connections.js';
@@ -12,6 +13,8 @@ export type HttpServerOptions = HttpServerSettings & {
   logger?: Logger;
   /** Told of every connection the server cut, and why (the gateway's metrics count them). */
   onCut?: (reason: CutReason) => void;
+  /** Takes the upgrade requests (the gateway's WebSockets); without it an upgrade is refused. */
+  onUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 };
 
 export interface HttpServer {
@@ -91,7 +94,8 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
   });
   // Behind a trusted proxy, the per-address limit applies to the forwarded client address.
   const perAddress = limitPerAddress(server, { ...options, trustProxy: trustedProxies(options.trustedProxies), onCut: cut });
-  server.on('request', perAddress(handler));
+  server.on('request', perAddress.requests(handler));
+  if (options.onUpgrade) server.on('upgrade', perAddress.upgrades(options.onUpgrade));
   const stopCuttingSlowReaders = cutSlowReaders(server, { slowReader: options.slowReader, onCut: cut });
   server.once('close', stopCuttingSlowReaders);
   server.maxConnections = options.maxConnections;

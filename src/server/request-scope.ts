@@ -67,3 +67,30 @@ export function startRequestScope(request: Request, policy: ScopeSettings, socke
 export function scopeOf(serverContext: ServerContext, request: Request, policy: ScopeSettings): RequestScope {
   return (serverContext.scope ??= startRequestScope(request, policy, serverContext.req?.socket?.remoteAddress));
 }
+
+/** What a WebSocket operation's scope is made from: the upgrade request, the connection's bearer, the operation's signal. */
+export interface SocketOperation {
+  upgrade: IncomingMessage;
+  /** connection_init's `authorization` (or `Authorization`), `Bearer ` optional. */
+  authorization: string | null;
+  signal: AbortSignal;
+}
+
+/**
+ * Starts the scope of one operation over a WebSocket, as a request's would start: a new id
+ * (a connection carries many operations), the caller read from the connection's bearer, the
+ * client address from the upgrade (TRUSTED_PROXIES alike), and its deadline from now.
+ */
+export function startSocketScope({ upgrade, authorization, signal }: SocketOperation, policy: ScopeSettings): RequestScope {
+  const language = upgrade.headers['accept-language'];
+  const forwarded = upgrade.headers['x-forwarded-for'];
+  const bearer = authorization && !/^\s*bearer\s/i.test(authorization) ? `Bearer ${authorization}` : authorization;
+  return new RequestScope({
+    id: randomUUID(),
+    auth: readAuth(bearer),
+    acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
+    clientAddress: clientAddress(Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? null), upgrade.socket.remoteAddress, policy.trustProxy),
+    signal,
+    ...RequestScope.limits(policy.deadlineMs, policy.budget),
+  });
+}

@@ -66,7 +66,7 @@ const tracing = config.tracing
   ? (await import('../observability/tracing.js')).startTracing(config.tracing, [HEALTH_PATH, READY_PATH, ...(config.metricsPath ? [config.metricsPath] : [])])
   : undefined;
 const gateway = createGateway({ ...config, upstreamUrls, logger, tracing, demoLogins });
-const http = createHttpServer(gateway.yoga, { ...config, logger, onCut: gateway.onConnectionCut });
+const http = createHttpServer(gateway.yoga, { ...config, logger, onCut: gateway.onConnectionCut, onUpgrade: gateway.onUpgrade });
 
 /** The same signal can come twice at once (to the process group, and forwarded by npm): only a later one means "stop now". */
 const REPEAT_AFTER_MS = 1000;

@@ -31,6 +31,30 @@ export function useTrustedDocuments(mode: 'allow' | 'only') {
   });
 }
 
+/** What a GraphQL request sends: the parameters the trusted-documents rule reads and may replace. */
+export interface OperationParams {
+  query?: string;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+  extensions?: Record<string, unknown> | null;
+}
+
+/**
+ * The same rule for an operation that does not come through yoga's HTTP handling (a
+ * WebSocket message): the plugin's own `onParams` decides, so both transports accept and
+ * refuse alike. Returns the parameters to run (a hash replaced by its document); throws the
+ * plugin's GraphQLError for a refusal.
+ */
+export function trustedParams(mode: 'allow' | 'only'): (params: OperationParams) => OperationParams {
+  const { onParams } = useTrustedDocuments(mode);
+  return (params) => {
+    let resolved = params;
+    // With the manifest in memory the plugin decides at once: no promise to wait for.
+    void onParams!({ params, setParams: (next: OperationParams) => (resolved = next), context: {} } as unknown as Parameters<NonNullable<typeof onParams>>[0]);
+    return resolved;
+  };
+}
+
 /** The operation names of the registered documents: the only ones metrics name (others are "other"). */
 export function registeredOperationNames(): string[] {
   const documents = [...registeredDocuments().values()];

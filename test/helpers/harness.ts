@@ -46,7 +46,7 @@ export async function startGateway(config: TestGatewayConfig & Pick<GatewayConfi
     live: { ...defaults.live, ...config.live },
   };
   const gateway = createGateway(settings);
-  const http = createHttpServer(gateway.yoga, { ...settings, onCut: gateway.onConnectionCut });
+  const http = createHttpServer(gateway.yoga, { ...settings, onCut: gateway.onConnectionCut, onUpgrade: gateway.onUpgrade });
   const origin = `http://127.0.0.1:${await http.listen(0, '127.0.0.1')}`;
   return {
     origin,

@@ -44,8 +44,8 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** Throws BAD_USER_INPUT when a request's `variables` or `extensions` nest too deep. */
-function checkNesting(params: unknown): void {
+/** Throws BAD_USER_INPUT when a request's `variables` or `extensions` nest too deep (an HTTP request's or a WebSocket message's). */
+export function checkNesting(params: unknown): void {
   // (An array is a batch, which yoga refuses next; its items may be anything.)
   for (const single of Array.isArray(params) ? params : [params]) {
     if (single === null || typeof single !== 'object') continue;
