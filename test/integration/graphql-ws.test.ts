@@ -202,7 +202,7 @@ describe('graphql-ws on /graphql', () => {
   });
 
   it('drain: each subscription completes, then its socket closes with 1001', async () => {
-    const { gateway, connect, closes, token } = await setup();
+    const { gateway, url, connect, closes, token } = await setup();
     const seen: string[] = [];
     const client = connect({ authorization: `Bearer ${await token('ready@demo.test')}` });
     const first = new Promise<void>((resolve) =>
@@ -213,6 +213,16 @@ describe('graphql-ws on /graphql', () => {
     await gateway.drain();
     expect(seen).toEqual(['next', 'complete', 'closed 1001']);
     expect(closes[0]).toEqual([1001]);
+    expect(await rawSocket(url).refused).toBe(503);
+  });
+
+  it('behind a trusted proxy, an upgrade counts in its forwarded client’s share', async () => {
+    const { url } = await setup({ trustedProxies: ['127.0.0.1'], maxConnectionsPerAddress: 1 });
+    const first = rawSocket(url, { 'x-forwarded-for': '203.0.113.9' });
+    await first.opened;
+    expect(await rawSocket(url, { 'x-forwarded-for': '203.0.113.9' }).refused).toBe(429);
+    const other = rawSocket(url, { 'x-forwarded-for': '203.0.113.10' });
+    await other.opened;
   });
 
   it('a socket counts as its connection: MAX_CONNECTIONS_PER_ADDRESS holds WebSockets and requests together', async () => {
