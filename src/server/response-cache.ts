@@ -271,7 +271,9 @@ export function createResponseCache({ ttlMs, bytes, store, logger }: { ttlMs: nu
     ttl: ttlMs,
     cache,
     session: caller,
-    enabled: (request, context) => caller(request, context) !== null,
+    // HTTP requests only: the plugin keys its work by the Request, which a WebSocket
+    // operation has none of (it runs afresh).
+    enabled: (request, context) => request !== undefined && caller(request, context) !== null,
     buildResponseCacheKey: cacheKey,
     // login and refreshTokens answer token sets, nothing any query shows.
     invalidateViaMutation: false,

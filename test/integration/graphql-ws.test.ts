@@ -151,6 +151,17 @@ describe('graphql-ws on /graphql', () => {
     expect((result.data as { me: { orders: unknown[] } }).me.orders).toHaveLength(1);
   });
 
+  it('with the response cache on, a query over the socket runs afresh each time (the cache is HTTP’s)', async () => {
+    const { simulator, connect, token } = await setup({ responseCacheTtlMs: 60_000 });
+    const client = connect({ authorization: `Bearer ${await token('ready@demo.test')}` });
+    const first = await reader(client.iterate({ query: WHOLE_ORDER })).next();
+    const calls = simulator.requestLog.length;
+    const second = await reader(client.iterate({ query: WHOLE_ORDER })).next();
+    expect(first.errors).toBeUndefined();
+    expect(second).toEqual(first);
+    expect(simulator.requestLog.length).toBe(2 * calls);
+  });
+
   it('the HTTP guards apply: a document past the limits is refused before it runs', async () => {
     const { connect } = await setup();
     const client = connect();
