@@ -8,8 +8,8 @@ import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { getMainDefinition } from '@apollo/client/utilities';
 import { __DEV__ } from '@apollo/client/utilities/environment';
 import { cacheExchange, Client as UrqlClient, fetchExchange } from '@urql/core';
-import { createClient as createSseClient } from 'graphql-sse';
 import { print } from 'graphql';
+import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -201,6 +201,8 @@ describe('Apollo Client 4 @defer over multipart (needs its documented incrementa
   it.each(CUSTOMERS)('%s: the deferred whole order arrives in parts; the final data is the whole order’s, with no cache warning', async (username) => {
     const warnings = consoleWarnings();
     const { expected, authorization } = await sdkWholeOrder(username);
+    const fetches = vi.spyOn(globalThis, 'fetch');
+    cleanups.push(() => fetches.mockRestore());
     const client = new ApolloClient({
       link: new HttpLink({ uri: harness.endpoint, headers: { authorization } }),
       cache: new InMemoryCache(),
@@ -216,6 +218,9 @@ describe('Apollo Client 4 @defer over multipart (needs its documented incrementa
       if (result.dataState === 'complete') break;
     }
 
+    // One request, answered as multipart: the handler merged the parts, not the server.
+    expect(fetches).toHaveBeenCalledOnce();
+    expect((await fetches.mock.results[0]!.value as Response).headers.get('content-type')).toMatch(/^multipart\/mixed/);
     // The first data came before the per-order parts: the customer and the order records only.
     const streaming = seen.filter((result) => result.dataState === 'streaming');
     expect(streaming.length).toBeGreaterThan(0);
@@ -264,7 +269,8 @@ describe('urql with its default exchanges (needs nothing beyond its defaults and
     expect(withoutTypename(data)).toEqual(expected);
   });
 
-  // Waits for the server to let a GET query through the CSRF check (issue 20, item 2).
+  // Skipped until the gateway lets a GET query through the CSRF check (issue 20, item 2): today
+  // it answers "Required CSRF header(s) not present". Unskip once that is merged.
   it.skip('a query within the URL limit goes as GET, urql’s default, and gets what the SDK gets', async () => {
     const { sdk, authorization } = await signIn('two-orders@demo.test');
     const fetches = vi.spyOn(globalThis, 'fetch');
@@ -277,7 +283,8 @@ describe('urql with its default exchanges (needs nothing beyond its defaults and
 });
 
 describe('Apollo Client 4 subscriptions through GraphQLWsLink (needs nothing beyond its defaults)', () => {
-  // Waits for graphql-ws on the gateway's /graphql (issue 20, item 1).
+  // Skipped until the gateway speaks graphql-ws on /graphql (issue 20, item 1): today the socket
+  // closes at once. Unskip once that is merged.
   it.skip('orderUpdates over graphql-ws with the documented split link: the first state, then the change, as the SDK sees them', async () => {
     const warnings = consoleWarnings();
     const { sdk, authorization } = await signIn('production@demo.test');
