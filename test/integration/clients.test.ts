@@ -1,0 +1,329 @@
+// The GraphQL clients frontends already use, each set up as its documentation shows, against a
+// gateway on port 0: each gets the whole order exactly as the project's SDK does. What a
+// client needs beyond its documented defaults (and the caller's bearer header) is named in its
+// describe: nothing, but for Apollo's cache shared with the SDK's OrderSummary (Product merged).
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
+import { Defer20220824Handler } from '@apollo/client/incremental';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { getMainDefinition } from '@apollo/client/utilities';
+import { __DEV__ } from '@apollo/client/utilities/environment';
+import { cacheExchange, Client as UrqlClient, fetchExchange } from '@urql/core';
+import { print } from 'graphql';
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient as createWsClient } from 'graphql-ws';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createOrderClient,
+  OrderByIdDocument,
+  OrderSummaryDocument,
+  OrderUpdatesDocument,
+  WholeOrderDeferredDocument,
+  WholeOrderDocument,
+  type OrderUpdatesSubscription,
+  type WholeOrderQuery,
+} from '../../src/client/index.js';
+import { demoCustomer } from '../helpers/demo.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+
+/** How often the live poll runs here: a change reaches the subscribers within a few of these. */
+const POLL_MS = 200;
+/** The demo customers whose whole orders the queries compare: two orders; one order with every part. */
+const CUSTOMERS = ['two-orders@demo.test', 'ready@demo.test'];
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({ gateway: { live: { pollIntervalMs: POLL_MS } } });
+});
+afterAll(() => harness.close());
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/** The project's SDK signed in as the demo customer: the reference every other client is compared with. */
+async function signIn(username: string) {
+  const sdk = createOrderClient({ endpoint: harness.endpoint });
+  await sdk.login(username, demoCustomer(harness.simulator, username).password);
+  const authorization = `Bearer ${sdk.tokens!.accessToken}`;
+  return { sdk, authorization };
+}
+
+/** The whole order as the SDK gets it (client.test.ts tests the SDK itself). */
+async function sdkWholeOrder(username: string) {
+  const { sdk, authorization } = await signIn(username);
+  const { data, errors } = await sdk.wholeOrder();
+  expect(errors).toEqual([]);
+  expect(data!.me!.orders!.length).toBeGreaterThan(0);
+  return { expected: data!, authorization, sdk };
+}
+
+/**
+ * The data without the `__typename` fields that a normalising cache (Apollo's, urql's) adds to
+ * every selection set: what is left is what the document selected.
+ */
+function withoutTypename<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutTypename) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== '__typename').map(([key, field]) => [key, withoutTypename(field)])) as T;
+}
+
+/** What console.warn and console.error are given while a test runs (Apollo's cache warnings go there). */
+function consoleWarnings() {
+  const warnings: unknown[][] = [];
+  for (const method of ['warn', 'error'] as const) {
+    const spy = vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void warnings.push(args));
+    cleanups.push(() => spy.mockRestore());
+  }
+  return warnings;
+}
+
+/** Reads pushed values on demand: `next()` is the next one, failing after `timeoutMs`. */
+function queue<T>() {
+  const values: T[] = [];
+  const waiting: Array<(value: T) => void> = [];
+  return {
+    push(value: T) {
+      const resolve = waiting.shift();
+      if (resolve) resolve(value);
+      else values.push(value);
+    },
+    next(timeoutMs = 5000): Promise<T> {
+      if (values.length) return Promise.resolve(values.shift()!);
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`nothing within ${timeoutMs} ms`)), timeoutMs);
+        waiting.push((value) => {
+          clearTimeout(timer);
+          resolve(value);
+        });
+      });
+    },
+  };
+}
+
+/** A subscription's result as any of the clients gives it: data, or errors, or an error. */
+interface UpdateResult {
+  data?: OrderUpdatesSubscription | null;
+  errors?: readonly unknown[];
+  error?: unknown;
+}
+
+/** An order update, checked free of errors, without the time it was observed (each subscriber's first state has its own). */
+function update(result: UpdateResult) {
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.error).toBeUndefined();
+  const { observedAt, ...rest } = result.data!.orderUpdates;
+  expect(Date.parse(observedAt)).not.toBeNaN();
+  return rest;
+}
+
+/** Pushes every result of an async iterable into a queue, and a failure as a result with that error. */
+function drain(results: AsyncIterable<UpdateResult>) {
+  const events = queue<UpdateResult>();
+  void (async () => {
+    for await (const result of results) events.push(result);
+  })().catch((error: unknown) => events.push({ error }));
+  return events;
+}
+
+/**
+ * The SDK watching the moving demo order (production@demo.test's, which `simulator.advance()`
+ * moves one stage): its first state and each change, to compare a client's with.
+ */
+function watchMovingOrder(sdk: Awaited<ReturnType<typeof signIn>>['sdk']) {
+  const abort = new AbortController();
+  cleanups.push(() => abort.abort());
+  return drain(sdk.watchOrders({ signal: abort.signal }));
+}
+
+describe('Apollo Client 4 with InMemoryCache (the whole order needs nothing beyond its defaults)', () => {
+  const apollo = (authorization: string, cache = new InMemoryCache()) =>
+    new ApolloClient({ link: new HttpLink({ uri: harness.endpoint, headers: { authorization } }), cache });
+
+  beforeEach(() => {
+    // Apollo warns only in development builds; vitest resolves the `development` condition, as
+    // a frontend's dev server does. Without it the no-warning checks below would prove nothing.
+    expect(__DEV__).toBe(true);
+  });
+
+  it.each(CUSTOMERS)('%s: the whole order, written to the cache and read back, is the SDK’s, with no cache warning', async (username) => {
+    const warnings = consoleWarnings();
+    const { expected, authorization } = await sdkWholeOrder(username);
+    const cache = new InMemoryCache();
+    const client = apollo(authorization, cache);
+
+    const { data } = await client.query({ query: WholeOrderDocument });
+    expect(withoutTypename(data)).toEqual(expected);
+    // Every object with an id is its own cache entry, keyed by that id; what has none is embedded.
+    const me = expected.me!;
+    const orders = me.orders!;
+    const keyed = (typename: string, objects: ReadonlyArray<{ id?: string | null } | null | undefined>) =>
+      objects.flatMap((object) => (object?.id ? [`${typename}:${object.id}`] : []));
+    const entities = new Set([
+      'ROOT_QUERY',
+      ...keyed('Customer', [me]),
+      ...keyed('Order', orders),
+      ...keyed('Payment', orders.flatMap((order) => order.payments ?? [])),
+      ...keyed('TradeIn', orders.map((order) => order.tradeIn)),
+      ...keyed('Address', [me.address, ...orders.flatMap((order) => [order.shippingAddress, order.pickup?.address, ...(order.addresses ?? [])])]),
+    ]);
+    expect(entities.size).toBeGreaterThan(orders.length + 3);
+    expect(Object.keys(cache.extract()).sort()).toEqual([...entities].sort());
+    // The same whole order from the cache alone, after each order was fetched again on its own.
+    for (const order of orders) {
+      const { data: one } = await client.query({ query: OrderByIdDocument, variables: { id: order.id }, fetchPolicy: 'network-only' });
+      expect(withoutTypename(one!.order)).toEqual(order);
+    }
+    const cached = await client.query({ query: WholeOrderDocument, fetchPolicy: 'cache-only' });
+    expect(withoutTypename(cached.data)).toEqual(expected);
+    expect(warnings).toEqual([]);
+  });
+
+  // The SDK's OrderSummary selects `product { model trim }`, WholeOrder the whole product: with
+  // the default cache the summary replaces the order's product (an object without an id, so
+  // embedded) with the smaller one, Apollo warns "Cache data may be lost when replacing the
+  // product field of a Order object", and the whole order is no longer in the cache. The
+  // documented remedy for an object its parent owns is `merge: true` on its type, used here.
+  it('the order summary beside the whole order on one cache (with Product merged, as Apollo documents): both read back whole, no cache warning', async () => {
+    const warnings = consoleWarnings();
+    const { expected, authorization, sdk } = await sdkWholeOrder('two-orders@demo.test');
+    const client = apollo(authorization, new InMemoryCache({ typePolicies: { Product: { merge: true } } }));
+    await client.query({ query: WholeOrderDocument });
+    const summary = await client.query({ query: OrderSummaryDocument, fetchPolicy: 'network-only' });
+    expect(withoutTypename(summary.data)).toEqual((await sdk.orderSummary()).data);
+    const cached = await client.query({ query: WholeOrderDocument, fetchPolicy: 'cache-only' });
+    expect(withoutTypename(cached.data)).toEqual(expected);
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('Apollo Client 4 @defer over multipart (needs its documented incremental handler: nothing more)', () => {
+  it.each(CUSTOMERS)('%s: the deferred whole order arrives in parts; the final data is the whole order’s, with no cache warning', async (username) => {
+    const warnings = consoleWarnings();
+    const { expected, authorization } = await sdkWholeOrder(username);
+    const fetches = vi.spyOn(globalThis, 'fetch');
+    cleanups.push(() => fetches.mockRestore());
+    const client = new ApolloClient({
+      link: new HttpLink({ uri: harness.endpoint, headers: { authorization } }),
+      cache: new InMemoryCache(),
+      incrementalHandler: new Defer20220824Handler(),
+    });
+
+    const results = queue<ApolloClient.QueryResult<unknown> & { dataState: string }>();
+    const seen: Array<{ dataState: string; data: unknown }> = [];
+    const subscription = client.watchQuery({ query: WholeOrderDeferredDocument }).subscribe((result) => results.push(result));
+    cleanups.push(() => subscription.unsubscribe());
+    for (let result = await results.next(); ; result = await results.next()) {
+      seen.push({ dataState: result.dataState, data: result.data });
+      if (result.dataState === 'complete') break;
+    }
+
+    // One request, answered as multipart: the handler merged the parts, not the server.
+    expect(fetches).toHaveBeenCalledOnce();
+    expect((await fetches.mock.results[0]!.value as Response).headers.get('content-type')).toMatch(/^multipart\/mixed/);
+    // The first data came before the per-order parts: the customer and the order records only.
+    const streaming = seen.filter((result) => result.dataState === 'streaming');
+    expect(streaming.length).toBeGreaterThan(0);
+    const first = withoutTypename(streaming[0]!.data as WholeOrderQuery);
+    expect(first.me!.orders!.every((order) => !('vehicle' in order) && !('payments' in order))).toBe(true);
+    expect(withoutTypename(seen.at(-1)!.data)).toEqual(expected);
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('graphql-sse client, distinct connections mode (needs nothing beyond its defaults and an auth header)', () => {
+  it('orderUpdates: the first state, then the change when the order moves, as the SDK sees them', async () => {
+    const { sdk, authorization } = await signIn('production@demo.test');
+    const reference = watchMovingOrder(sdk);
+    const client = createSseClient({ url: harness.endpoint, headers: { authorization } });
+    cleanups.push(() => client.dispose());
+    const iterator = client.iterate<OrderUpdatesSubscription>({ query: print(OrderUpdatesDocument) });
+    cleanups.push(() => iterator.return?.());
+    const events = drain(iterator);
+
+    const first = update(await events.next());
+    expect(first.changes).toEqual([]);
+    expect(first).toEqual(update(await reference.next()));
+    // The order record in the event is the whole order's (whose pickup is not available yet).
+    expect((await sdk.wholeOrder()).data!.me!.orders![0]).toMatchObject(first.order);
+
+    const move = harness.simulator.advance();
+    const changed = update(await events.next());
+    expect(changed.order).toMatchObject({ id: move.orderId, rawStatus: move.to, updatedAt: move.at });
+    expect(changed.changes).toContainEqual({ field: 'rawStatus', from: move.from, to: move.to });
+    expect(changed).toEqual(update(await reference.next()));
+  });
+});
+
+describe('urql with its default exchanges (needs nothing beyond its defaults and an auth header)', () => {
+  const urql = (authorization: string) =>
+    new UrqlClient({ url: harness.endpoint, exchanges: [cacheExchange, fetchExchange], fetchOptions: () => ({ headers: { authorization } }) });
+
+  it.each(CUSTOMERS)('%s: the whole order (sent as POST: its document is longer than urql’s URL limit for GET)', async (username) => {
+    const { expected, authorization } = await sdkWholeOrder(username);
+    const fetches = vi.spyOn(globalThis, 'fetch');
+    cleanups.push(() => fetches.mockRestore());
+    const { data, error } = await urql(authorization).query(WholeOrderDocument, {}).toPromise();
+    expect(fetches.mock.calls.map(([, init]) => init?.method)).toEqual(['POST']);
+    expect(error).toBeUndefined();
+    expect(withoutTypename(data)).toEqual(expected);
+  });
+
+  // Skipped until the gateway lets a GET query through the CSRF check (issue 20, item 2): today
+  // it answers "Required CSRF header(s) not present". Unskip once that is merged.
+  it.skip('a query within the URL limit goes as GET, urql’s default, and gets what the SDK gets', async () => {
+    const { sdk, authorization } = await signIn('two-orders@demo.test');
+    const fetches = vi.spyOn(globalThis, 'fetch');
+    cleanups.push(() => fetches.mockRestore());
+    const { data, error } = await urql(authorization).query(OrderSummaryDocument, {}).toPromise();
+    expect(fetches.mock.calls.map(([, init]) => init?.method)).toEqual(['GET']);
+    expect(error).toBeUndefined();
+    expect(withoutTypename(data)).toEqual((await sdk.orderSummary()).data);
+  });
+});
+
+describe('Apollo Client 4 subscriptions through GraphQLWsLink (needs nothing beyond its defaults)', () => {
+  // Skipped until the gateway speaks graphql-ws on /graphql (issue 20, item 1): today the socket
+  // closes at once. Unskip once that is merged.
+  it.skip('orderUpdates over graphql-ws with the documented split link: the first state, then the change, as the SDK sees them', async () => {
+    const warnings = consoleWarnings();
+    const { sdk, authorization } = await signIn('production@demo.test');
+    const reference = watchMovingOrder(sdk);
+    const ws = createWsClient({ url: harness.endpoint.replace(/^http/, 'ws'), connectionParams: { authorization } });
+    cleanups.push(() => ws.dispose());
+    const link = ApolloLink.split(
+      ({ query }) => {
+        const definition = getMainDefinition(query);
+        return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+      },
+      new GraphQLWsLink(ws),
+      new HttpLink({ uri: harness.endpoint, headers: { authorization } }),
+    );
+    const client = new ApolloClient({ link, cache: new InMemoryCache() });
+    const events = queue<UpdateResult>();
+    const subscription = client.subscribe({ query: OrderUpdatesDocument }).subscribe({
+      next: (result) => events.push({ ...result, data: withoutTypename(result.data) }),
+      error: (error: unknown) => events.push({ error }),
+    });
+    cleanups.push(() => subscription.unsubscribe());
+
+    const first = update(await events.next());
+    expect(first.changes).toEqual([]);
+    expect(first).toEqual(update(await reference.next()));
+    const move = harness.simulator.advance();
+    const changed = update(await events.next());
+    expect(changed.changes).toContainEqual({ field: 'rawStatus', from: move.from, to: move.to });
+    expect(changed).toEqual(update(await reference.next()));
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('the project’s SDK', () => {
+  // Its whole order, deferred whole order and live watch are tested in client.test.ts,
+  // defer.test.ts and live.test.ts; here it is the reference every client above is compared with.
+  it('is the reference: its whole order has every part of each order', async () => {
+    const { expected } = await sdkWholeOrder('ready@demo.test');
+    const [order] = expected.me!.orders!;
+    for (const part of ['vehicle', 'pickup', 'estimate', 'shippingAddress', 'payments', 'tradeIn'] as const) expect(order![part]).toBeTruthy();
+  });
+});
