@@ -48,7 +48,8 @@ export async function* multipartParts(body: ReadableStream<Uint8Array>, boundary
 export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let buffer = '';
   for await (const text of texts(body)) {
-    buffer += text.replaceAll('\r\n', '\n');
+    // On the whole buffer: a CR LF may be cut between two chunks.
+    buffer = (buffer + text).replaceAll('\r\n', '\n');
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const lines = buffer.slice(0, end).split('\n');
       buffer = buffer.slice(end + 2);
