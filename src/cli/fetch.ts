@@ -1,6 +1,6 @@
 // The CLI's fetch, handed to the SDK: bounds what one answer may cost (its bytes, its silences) as it streams.
 /**
- * The SDK (graphql-request, @graphql-tools/executor-http) reads whatever a fetch gives it:
+ * The SDK (graphql-request, and its own stream reader) reads whatever a fetch gives it:
  * a plain answer whole into one string, an event stream event by event, with no limit and
  * no clock. Bounding the body here, as its bytes arrive, keeps the SDK as it is (and free
  * of Node) and keeps every bound in the one program that needs it.
@@ -55,7 +55,7 @@ function idleTimer(idleMs: number | undefined, fire: () => void) {
 /**
  * How many bytes the reader above holds at once, counted chunk by chunk: everything so far,
  * or for an event stream the largest event (complete in this chunk, or still open) from its
- * first byte to the blank line ("\n\n", what executor-http splits events on) that ends it.
+ * first byte to the blank line ("\n\n", what the SDK splits events on) that ends it.
  */
 export function heldBytes(eventStream: boolean) {
   let held = 0;
@@ -87,7 +87,7 @@ function boundedBody(body: ReadableStream<Uint8Array>, eventStream: boolean, bou
     {
       async pull(controller) {
         timer.arm();
-        let next: ReadableStreamReadResult<Uint8Array>;
+        let next: Awaited<ReturnType<typeof reader.read>>;
         try {
           next = await reader.read();
         } finally {

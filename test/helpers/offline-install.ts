@@ -10,6 +10,22 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_PATH, ROOT } from './process.js';
 
+/** What a packed package's manifest says about what it needs. */
+export interface PackedManifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  overrides?: Record<string, string>;
+  bin?: Record<string, string>;
+}
+
+export interface InstallOptions {
+  /** The consumer's own dev dependencies (tools such as codegen), at this project's locked versions. */
+  devDependencies?: Record<string, string>;
+  /** The PATH npm runs with: the project's Node by default; another to install under another Node. */
+  path?: string;
+}
+
 interface LockEntry {
   version?: string;
   integrity?: string;
@@ -52,17 +68,22 @@ function closure(dependencies: Record<string, string>): Record<string, LockEntry
 
 /**
  * Writes `consumer`'s package.json (depending on the tarball) and a lockfile, then runs
- * `npm ci --offline` there. The tarball's own dependencies must be this project's (or a
+ * `npm ci --offline` there; resolves with npm's stderr (its warnings). The tarball's own
+ * dependencies and peers, and the consumer's dev dependencies, must be this project's (or a
  * subset): their versions come from this project's lockfile.
  */
-export async function installOffline(
-  consumer: string,
-  tarball: string,
-  packageJson: { name: string; dependencies?: Record<string, string>; overrides?: Record<string, string>; bin?: Record<string, string> },
-) {
+export async function installOffline(consumer: string, tarball: string, packageJson: PackedManifest, { devDependencies = {}, path = PROJECT_PATH }: InstallOptions = {}): Promise<string> {
   const spec = `file:${tarball}`;
   // The tarball's own overrides (pinned versions of its dependencies' dependencies) hold for the consumer too.
-  const manifest = { name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies: { [packageJson.name]: spec }, overrides: packageJson.overrides ?? {} };
+  const manifest = {
+    name: 'consumer',
+    version: '1.0.0',
+    private: true,
+    type: 'module',
+    dependencies: { [packageJson.name]: spec },
+    devDependencies,
+    overrides: packageJson.overrides ?? {},
+  };
   writeFileSync(join(consumer, 'package.json'), JSON.stringify(manifest, null, 2));
   const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
   const lock = {
@@ -71,16 +92,24 @@ export async function installOffline(
     lockfileVersion: 3,
     requires: true,
     packages: {
-      '': { name: 'consumer', version: '1.0.0', dependencies: manifest.dependencies },
+      '': { name: 'consumer', version: '1.0.0', dependencies: manifest.dependencies, devDependencies },
       // npm ci links a package's commands from what the lockfile says it has.
-      [`node_modules/${packageJson.name}`]: { version: basename(tarball).replace(/^.*-(\d+\.\d+\.\d+)\.tgz$/, '$1'), resolved: spec, integrity, dependencies: packageJson.dependencies, bin: packageJson.bin },
-      ...closure(packageJson.dependencies ?? {}),
+      [`node_modules/${packageJson.name}`]: {
+        version: basename(tarball).replace(/^.*-(\d+\.\d+\.\d+)\.tgz$/, '$1'),
+        resolved: spec,
+        integrity,
+        dependencies: packageJson.dependencies,
+        peerDependencies: packageJson.peerDependencies,
+        bin: packageJson.bin,
+      },
+      ...closure({ ...packageJson.dependencies, ...packageJson.peerDependencies, ...devDependencies }),
     },
   };
   writeFileSync(join(consumer, 'package-lock.json'), JSON.stringify(lock, null, 2));
-  await promisify(execFile)('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+  const { stderr } = await promisify(execFile)('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
     cwd: consumer,
-    env: { PATH: PROJECT_PATH, HOME: process.env.HOME ?? consumer },
+    env: { PATH: path, HOME: process.env.HOME ?? consumer },
     timeout: 120_000,
   });
+  return stderr;
 }

@@ -1,49 +1,150 @@
-import { readFileSync } from 'node:fs';
-import { generate, type CodegenConfig } from '@graphql-codegen/cli';
+// The README's frontend recipe as a new user follows it: its codegen.ts block taken from
+// README.md as it stands, in a project with the compiler settings of Vite's `react-ts`
+// template, the SDK package installed from its tarball (offline), codegen run from the
+// file the package ships and from the running endpoint, and the project type-checked with
+// `tsc -b`. The recipe and this test cannot drift: the test has no configuration of its own.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { buildSchema, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTypeDefs } from '../../src/graph/schema.js';
+import { packClient } from '../helpers/client-package.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { installOffline } from '../helpers/offline-install.js';
+import { PROJECT_PATH, ROOT } from '../helpers/process.js';
 
-const SCHEMA_FILE = new URL('../../schema.graphql', import.meta.url);
+const run = promisify(execFile);
+
+/** The README's codegen.ts: the TypeScript block that starts with `// codegen.ts`. */
+function readmeCodegenConfig(readme: string): string {
+  const block = /```ts\n(\/\/ codegen\.ts\n[\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error('README.md has no ```ts block starting with // codegen.ts');
+  return block;
+}
+
+/** Vite's react-ts template's compiler settings (tsconfig.app.json), less its vite/client types. */
+const VITE_APP_TSCONFIG = {
+  compilerOptions: {
+    tsBuildInfoFile: './node_modules/.tmp/tsconfig.app.tsbuildinfo',
+    target: 'ES2022',
+    useDefineForClassFields: true,
+    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    module: 'ESNext',
+    types: [],
+    skipLibCheck: true,
+    moduleResolution: 'bundler',
+    allowImportingTsExtensions: true,
+    verbatimModuleSyntax: true,
+    moduleDetection: 'force',
+    noEmit: true,
+    jsx: 'react-jsx',
+    strict: true,
+    noUnusedLocals: true,
+    noUnusedParameters: true,
+    erasableSyntaxOnly: true,
+    noFallthroughCasesInSwitch: true,
+    noUncheckedSideEffectImports: true,
+  },
+  include: ['src'],
+};
+
+/** The app's own code: a generated document and its typed result, beside the SDK. */
+const APP = `import { print } from 'graphql';
+import { createOrderClient } from '@order-graph/client';
+import { WholeOrderDocument, type OrderStatus, type WholeOrderQuery } from './gql/graphql';
+
+export const query: string = print(WholeOrderDocument);
+export const vin = (data: WholeOrderQuery): string | undefined => data.me?.orders?.[0]?.vehicle?.vin;
+export const status = (data: WholeOrderQuery): OrderStatus | undefined => data.me?.orders?.[0]?.status;
+export const amountDue = (data: WholeOrderQuery): string | undefined => data.me?.orders?.[0]?.estimate?.amountDue.amount;
+export const client = createOrderClient({ endpoint: '/graphql' });
+`;
 
 let harness: Harness;
+let work: string;
+let app: string;
+let config: string;
+const env = () => ({ PATH: PROJECT_PATH, HOME: process.env.HOME ?? work });
+
 beforeAll(async () => {
   harness = await startHarness();
+  work = mkdtempSync(join(tmpdir(), 'order-graph-frontend-'));
+  const { tarball, manifest } = await packClient(work);
+  app = join(work, 'app');
+  mkdirSync(join(app, 'src'), { recursive: true });
+  const project = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; overrides: Record<string, string> };
+  const tools = ['@graphql-codegen/cli', '@graphql-codegen/client-preset', 'typescript'];
+  // Offline, from npm's cache: the suite never reaches the registry. The tools come at this
+  // project's locked versions, so this project's overrides hold for them too.
+  await installOffline(app, tarball, { ...manifest, overrides: project.overrides }, {
+    devDependencies: Object.fromEntries(tools.map((name) => [name, project.devDependencies[name]!])),
+  });
+  config = readmeCodegenConfig(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ files: [], references: [{ path: './tsconfig.app.json' }] }, null, 2));
+  writeFileSync(join(app, 'tsconfig.app.json'), JSON.stringify(VITE_APP_TSCONFIG, null, 2));
+  writeFileSync(join(app, 'src', 'main.ts'), APP);
+}, 240_000);
+afterAll(async () => {
+  await harness?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
 });
-afterAll(() => harness.close());
 
-// The consumer codegen.ts the README shows, with the schema taken from either source.
-const consumerConfig = (schema: string): CodegenConfig => ({
-  schema,
-  documents: 'src/client/documents/*.graphql',
-  silent: true,
-  generates: {
-    'gql/': {
-      preset: 'client',
-      presetConfig: { fragmentMasking: false },
-      config: { enumsAsTypes: true, scalars: { DateTime: 'string', Date: 'string', Decimal: 'string' } },
-    },
-  },
-});
+/** Runs the app's codegen with this codegen.ts; resolves with the generated src/gql/graphql.ts. */
+async function codegen(codegenTs: string): Promise<string> {
+  writeFileSync(join(app, 'codegen.ts'), codegenTs);
+  rmSync(join(app, 'src', 'gql'), { recursive: true, force: true });
+  await run(join(app, 'node_modules', '.bin', 'graphql-codegen'), [], { cwd: app, env: env(), timeout: 120_000 });
+  return readFileSync(join(app, 'src', 'gql', 'graphql.ts'), 'utf8');
+}
 
-describe('types for a consumer project', () => {
+/** The app's TypeScript errors from `tsc -b` ('' when none). */
+async function tscBuild(): Promise<string> {
+  rmSync(join(app, 'node_modules', '.tmp'), { recursive: true, force: true });
+  try {
+    await run(join(app, 'node_modules', '.bin', 'tsc'), ['-b'], { cwd: app, env: env(), timeout: 120_000 });
+    return '';
+  } catch (error) {
+    return String((error as { stdout: string }).stdout);
+  }
+}
+
+describe("the README's frontend recipe, verbatim", () => {
   it('schema.graphql is up to date with schema/ (run npm run schema:print)', () => {
-    const printed = readFileSync(SCHEMA_FILE, 'utf8');
+    const printed = readFileSync(join(ROOT, 'schema.graphql'), 'utf8');
     expect(printed).toContain(printSchema(buildSchema(loadTypeDefs().join('\n'))));
   });
 
-  it.each([
-    ['the printed SDL', () => 'schema.graphql'],
-    ['the running endpoint (introspection)', () => harness.endpoint],
-  ])('codegen from %s gives the same typed WholeOrder', async (_name, schema) => {
-    const outputs = await generate(consumerConfig(schema()), false);
-    const graphql = outputs.find((o: { filename: string }) => o.filename.endsWith('gql/graphql.ts'))!.content;
+  it("codegen from the SDK package's schema file: typed results, string scalars, the gateway's hashes, and `tsc -b` passes", async () => {
+    const graphql = await codegen(config);
     expect(graphql).toMatch(/export type WholeOrderQuery = \{ me: \{ id: string, email: string \| null/);
+    // The scalars as strings (DateTime, Date, Decimal), none left as any.
+    expect(graphql).toMatch(/paidAt: string \| null/);
+    expect(graphql).toMatch(/earliestPickupDate: string \| null/);
+    expect(graphql).toMatch(/amountDue: \{ amount: string, currencyCode: string \}/);
+    expect(graphql).not.toMatch(/:\s*any\b/);
     // Enums as string unions.
-    const orderStatus = graphql.slice(graphql.indexOf('export type OrderStatus ='), graphql.indexOf('export type', graphql.indexOf('export type OrderStatus =') + 1));
-    expect(orderStatus).toContain("| 'READY_FOR_PICKUP'");
-    expect(orderStatus).toContain("| 'UNKNOWN'");
-    expect(graphql).toContain('export const WholeOrderDocument');
+    expect(graphql).toMatch(/export type OrderStatus =[\s\S]*\| 'READY_FOR_PICKUP'/);
+    expect(graphql).toMatch(/^import type /m);
+    // The SDK's documents come out under the hashes the gateway registers (TRUSTED_DOCUMENTS).
+    const hashes = JSON.parse(readFileSync(join(app, 'src', 'gql', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
+    const registered = JSON.parse(readFileSync(join(app, 'node_modules', '@order-graph', 'client', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
+    expect(hashes).toEqual(registered);
+    expect(await tscBuild()).toBe('');
+  });
+
+  it('the project is as strict as Vite makes it: without useTypeImports, tsc -b fails with TS1484', async () => {
+    const withoutTypeImports = config.replace(/^\s*useTypeImports: true,\n/m, '');
+    expect(withoutTypeImports).not.toBe(config);
+    await codegen(withoutTypeImports);
+    expect(await tscBuild()).toMatch(/error TS1484/);
+  });
+
+  it('codegen from the running endpoint (introspection, as the block says) gives the same types', async () => {
+    const fromFile = await codegen(config);
+    const fromEndpoint = await codegen(config.replace("schema: 'node_modules/@order-graph/client/schema.graphql'", `schema: '${harness.endpoint}'`));
+    expect(fromEndpoint).toBe(fromFile);
   });
 });

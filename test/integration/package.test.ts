@@ -1,16 +1,20 @@
-// The packed package as another project gets it: `npm pack` on a copy of the checkout, the
-// tarball installed into a new project, the SDK imported with its types (type-checked with
-// the strictest settings) and used against a running gateway, and the `order-graph` command.
+// The SDK package (packages/client) as a frontend gets it: `npm pack` on a copy of the
+// checkout, the tarball installed into a new project under the system's Node.js (no engine
+// warning; its size and package count measured), the SDK imported with its types
+// (type-checked with the strictest settings) and used against a running gateway, the schema
+// and documents imported through its exports, and the `order-graph` command.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { packClient } from '../helpers/client-package.js';
 import { installOffline } from '../helpers/offline-install.js';
-import { checkoutCopy, PROJECT_NODE_BIN, PROJECT_PATH, ROOT } from '../helpers/process.js';
+import { PROJECT_NODE_BIN, PROJECT_PATH, ROOT } from '../helpers/process.js';
 
 // The gateway runs in this process: commands that talk to it must not block its event loop.
 const run = promisify(execFile);
@@ -19,23 +23,24 @@ let harness: Harness;
 let work: string;
 let tarball: string;
 let files: string[];
+let manifest: Awaited<ReturnType<typeof packClient>>['manifest'];
 let consumer: string;
+let installWarnings: string;
+let systemNode: string;
 const env = () => ({ PATH: PROJECT_PATH, HOME: process.env.HOME ?? work });
+/** The PATH without the project's Node: the system's Node.js (Node 20 on the CI image), as a frontend developer has. */
+const SYSTEM_PATH = (process.env.PATH ?? '').split(':').filter((dir) => dir && !dir.includes('node_modules')).join(':');
 
 beforeAll(async () => {
   harness = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
   work = mkdtempSync(join(tmpdir(), 'order-graph-pack-'));
-  // Packing builds in a copy, not in the dist/ other tests run.
-  const checkout = checkoutCopy(join(work, 'checkout'));
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: checkout, env: env(), timeout: 120_000 });
-  const [packed] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
-  tarball = join(work, packed.filename);
-  files = packed.files.map((file) => file.path);
+  ({ tarball, files, manifest } = await packClient(work));
 
   consumer = join(work, 'consumer');
   mkdirSync(consumer);
+  systemNode = (await run('node', ['--version'], { env: { PATH: SYSTEM_PATH } })).stdout.trim();
   // Offline, from npm's cache: the suite never reaches the registry.
-  await installOffline(consumer, tarball, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> });
+  installWarnings = await installOffline(consumer, tarball, manifest, { path: SYSTEM_PATH });
 }, 180_000);
 afterAll(async () => {
   await harness?.close();
@@ -52,15 +57,60 @@ function typecheck(): string {
   }
 }
 
-describe('npm pack', () => {
-  it('holds the compiled SDK with its types, the CLI, the schema and the licence; no sources, tests or tools', () => {
+/** Every package under node_modules (scoped and nested ones too), by its folder. */
+function installedPackages(modules: string): string[] {
+  return readdirSync(modules)
+    .filter((name) => !name.startsWith('.'))
+    .flatMap((name) => (name.startsWith('@') ? readdirSync(join(modules, name)).map((scoped) => `${name}/${scoped}`) : [name]))
+    .flatMap((name) => {
+      const nested = join(modules, name, 'node_modules');
+      return [join(modules, name), ...(lstatSync(nested, { throwIfNoEntry: false })?.isDirectory() ? installedPackages(nested) : [])];
+    });
+}
+
+/** The bytes of every file under a folder. */
+function bytesUnder(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((sum, entry) => {
+    const path = join(entry.parentPath, entry.name);
+    return sum + (entry.isDirectory() ? bytesUnder(path) : entry.isFile() ? lstatSync(path).size : 0);
+  }, 0);
+}
+
+describe('npm pack of @order-graph/client', () => {
+  it('holds the compiled SDK with its types, the CLI, the schema, the documents and the licence; no sources or tools', () => {
     expect(files).toEqual(
-      expect.arrayContaining(['dist/src/client/index.js', 'dist/src/client/index.d.ts', 'dist/src/cli/order.js', 'schema.graphql', 'LICENSE', 'README.md', 'package.json']),
+      expect.arrayContaining([
+        'dist/client/index.js',
+        'dist/client/index.d.ts',
+        'dist/cli/order.js',
+        'schema.graphql',
+        'documents/whole-order.graphql',
+        'persisted-documents.json',
+        'LICENSE',
+        'package.json',
+      ]),
     );
-    expect(files.filter((file) => /^(test|bench|src\/(?!tools\/require-node))|\.ts$(?<!\.d\.ts)/.test(file))).toEqual([]);
+    expect(files.filter((file) => !/^(dist\/.*\.js|dist\/.*\.d\.ts|documents\/[\w-]+\.graphql|schema\.graphql|persisted-documents\.json|LICENSE|package\.json)$/.test(file))).toEqual([]);
   });
 
-  it('another project imports order-graph/client with its types, strictly type-checked', () => {
+  it(`installs without the gateway: at most 15 packages and 10 MB, and no engine warning on the system's Node.js`, () => {
+    const modules = join(consumer, 'node_modules');
+    const packages = installedPackages(modules).map((dir) => dir.slice(modules.length + 1));
+    expect(packages.length).toBeLessThanOrEqual(15);
+    expect(packages).not.toContain('graphql-yoga');
+    expect(bytesUnder(modules)).toBeLessThanOrEqual(10_000_000);
+    expect({ systemNode, warnings: installWarnings.split('\n').filter((line) => /EBADENGINE|engine/i.test(line)) }).toEqual({ systemNode, warnings: [] });
+    // Its own engines: any maintained Node.js (20, 22, 24), not the gateway's.
+    expect(manifest.engines).toEqual({ node: '>=20' });
+  });
+
+  it('ships the schema and the operation documents through its exports', () => {
+    const resolve = createRequire(join(consumer, 'main.js')).resolve;
+    expect(readFileSync(resolve('@order-graph/client/schema.graphql'), 'utf8')).toBe(readFileSync(join(ROOT, 'schema.graphql'), 'utf8'));
+    expect(readFileSync(resolve('@order-graph/client/documents/whole-order.graphql'), 'utf8')).toBe(readFileSync(join(ROOT, 'src/client/documents/whole-order.graphql'), 'utf8'));
+  });
+
+  it('another project imports @order-graph/client with its types, strictly type-checked', () => {
     writeFileSync(
       join(consumer, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { target: 'es2024', module: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, include: ['main.ts'] }),
@@ -86,11 +136,14 @@ describe('npm pack', () => {
     expect(result.payloads).toBeGreaterThan(1);
   });
 
-  it('the order-graph command is installed: --json prints JSON only', async () => {
+  it(`the order-graph command is installed and runs on the system's Node.js: --json prints JSON only`, async () => {
     const ready = demoCustomer(harness.simulator, 'ready@demo.test');
     const bin = join(consumer, 'node_modules', '.bin', 'order-graph');
     expect(readdirSync(join(consumer, 'node_modules', '.bin'))).toContain('order-graph');
-    const { stdout } = await run(bin, ['--username', ready.username, '--endpoint', harness.endpoint, '--json'], { env: { ...env(), ORDER_GRAPH_PASSWORD: ready.password }, timeout: 20_000 });
+    const { stdout } = await run(bin, ['--username', ready.username, '--endpoint', harness.endpoint, '--json'], {
+      env: { PATH: SYSTEM_PATH, HOME: process.env.HOME ?? work, ORDER_GRAPH_PASSWORD: ready.password },
+      timeout: 20_000,
+    });
     expect(JSON.parse(stdout).customer.email).toBe('ready@demo.test');
   });
 });
@@ -98,7 +151,7 @@ describe('npm pack', () => {
 // What a frontend developer writes: typed results, no casts, and no Node types (a browser
 // project has none; this script declares the one global it reads).
 const CONSUMER = `declare const process: { env: Record<string, string | undefined> };
-import { createOrderClient, ORDER_STAGES, type WholeOrderQuery } from 'order-graph/client';
+import { createOrderClient, ORDER_STAGES, type WholeOrderQuery } from '@order-graph/client';
 
 const client = createOrderClient({ endpoint: process.env.ENDPOINT ?? '' });
 await client.login(process.env.USERNAME ?? '', process.env.PASSWORD ?? '');
