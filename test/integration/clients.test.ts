@@ -283,9 +283,7 @@ describe('urql with its default exchanges (needs nothing beyond its defaults and
 });
 
 describe('Apollo Client 4 subscriptions through GraphQLWsLink (needs nothing beyond its defaults)', () => {
-  // Skipped until the gateway speaks graphql-ws on /graphql (issue 20, item 1): today the socket
-  // closes at once. Unskip once that is merged.
-  it.skip('orderUpdates over graphql-ws with the documented split link: the first state, then the change, as the SDK sees them', async () => {
+  it('orderUpdates over graphql-ws with the documented split link: the first state, then the change, as the SDK sees them', async () => {
     const warnings = consoleWarnings();
     const { sdk, authorization } = await signIn('production@demo.test');
     const reference = watchMovingOrder(sdk);
