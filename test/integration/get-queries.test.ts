@@ -2,7 +2,7 @@
 // while mutations over GET and the "simple" POSTs a foreign page can send stay refused.
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrderByIdDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { OrderByIdDocument, OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoOrders, demoToken } from '../helpers/demo.js';
 import { callCounts, startGateway } from '../helpers/harness.js';
@@ -57,6 +57,22 @@ describe('GET queries without a CSRF header', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.errors).toBeUndefined();
     expect(answer.body.data.order).toMatchObject({ id: order!.id, vehicle: expect.any(Object), estimate: expect.any(Object) });
+  });
+
+  it('a subscription over SSE (as an EventSource or graphql-sse sends it): the current state first', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${gateways.off.endpoint}?${new URLSearchParams({ query: print(OrderUpdatesDocument) })}`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!/^data: .*\n/m.test(text)) text += (await reader.read()).value ?? '';
+    controller.abort();
+    const event = JSON.parse(/^data: (.*)$/m.exec(text)![1]!);
+    expect(event.errors).toBeUndefined();
+    expect(event.data.orderUpdates.order.id).toBe(demoOrders(simulator, 'ready@demo.test')[0]!.id);
   });
 
   it('a mutation over GET is refused (405) and never runs', async () => {
