@@ -164,10 +164,13 @@ describe('selection order', () => {
   });
 
   it.each([
-    ['a @defer document of its own', parse(DEFERRED)],
-    ['WholeOrderDeferred', WholeOrderDeferredDocument],
-  ])('%s: the first payload and each deferred one in selection order', async (_, document) => {
-    const { payloads } = await send({ query: print(document) }, 'multipart/mixed');
+    ['a @defer document of its own', parse(DEFERRED), false],
+    ['WholeOrderDeferred', WholeOrderDeferredDocument, false],
+    ['WholeOrderDeferred by its hash', WholeOrderDeferredDocument, true],
+  ])('%s: the first payload and each deferred one in selection order', async (_, document, byHash) => {
+    const hash = (document as { __meta__?: { hash?: string } }).__meta__?.hash;
+    const body = byHash ? { extensions: { persistedQuery: { version: 1, sha256Hash: hash } } } : { query: print(document) };
+    const { payloads } = await send(body, 'multipart/mixed');
     expect(payloads.length).toBeGreaterThan(2);
     expect(payloads.some((payload) => payload.incremental?.length > 0)).toBe(true);
     expect(misorderedAnswer(document, payloads)).toEqual([]);
