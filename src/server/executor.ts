@@ -26,6 +26,8 @@ export function usesDeferOrStream(document: DocumentNode): boolean {
 /**
  * graphql-jit compiles queries and mutations whose document `earnsCompilation` (the
  * document cache's judgement); subscriptions and @defer/@stream take the standard executor.
+ * Both answer in the selection order (test/integration/selection-order.test.ts): a client
+ * sees the same JSON whichever ran.
  */
 export function useJitWhereItPays(earnsCompilation: (args: ExecutionArgs) => boolean): Plugin {
   return useGraphQlJit(

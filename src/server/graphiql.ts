@@ -68,7 +68,7 @@ export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
   const options: GraphiQLOptions = {
     title: 'Order Graph',
     defaultTabs: graphiqlTabs(demoLogins[0], demoLogins.some((login) => login.username === MOVING_DEMO_CUSTOMER)),
-    // Subscriptions too as a JSON POST: a GET would need the CSRF header.
+    // Every operation as a JSON POST, subscriptions too, as the SDK sends them.
     method: 'POST',
   };
   let page: Promise<{ html: string; gzipped: Uint8Array<ArrayBuffer>; etag: string }> | undefined;

@@ -1,13 +1,35 @@
 // Trusted documents: the SDK's registered documents by hash (TRUSTED_DOCUMENTS), and their operation names.
 import { readFileSync } from 'node:fs';
+import { print, type DocumentNode } from 'graphql';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import * as sdk from '../client/__generated__/graphql.js';
 import { requestErrorExtensions, type RequestErrorCode } from '../error-codes.js';
 
 const TRUSTED_DOCUMENTS = new URL('../client/__generated__/persisted-documents.json', import.meta.url);
 
-/** The registered documents (the client preset's manifest): each one's text by its "sha256:<hex>" hash. */
-export const registeredDocuments = (): ReadonlyMap<string, string> =>
-  new Map(Object.entries(JSON.parse(readFileSync(TRUSTED_DOCUMENTS, 'utf8')) as Record<string, string>));
+/**
+ * The registered documents (the client preset's manifest): each one's text by its
+ * "sha256:<hex>" hash. The text run is the SDK's document as written, as the SDK sends it:
+ * the manifest's own is normalized for hashing (fields sorted, fragment spreads after the
+ * fields beside them), and an answer follows its document's selection order, so a document
+ * sent by its hash would answer in that sorted order (WholeOrder's customer after its
+ * orders) while the same document sent as text answers as written.
+ */
+export function registeredDocuments(): ReadonlyMap<string, string> {
+  const manifest = JSON.parse(readFileSync(TRUSTED_DOCUMENTS, 'utf8')) as Record<string, string>;
+  const written = new Map<string, string>();
+  for (const document of Object.values(sdk) as Array<DocumentNode & { __meta__?: { hash?: string } }>) {
+    if (document?.__meta__?.hash) written.set(document.__meta__.hash, print(document));
+  }
+  return new Map(
+    Object.keys(manifest).map((hash) => {
+      const text = written.get(hash);
+      // Codegen writes both from the same documents: a mismatch is a stale generated file.
+      if (text === undefined) throw new Error(`Trusted document ${hash} is not one of the SDK's documents: run npm run codegen`);
+      return [hash, text];
+    }),
+  );
+}
 
 /**
  * Accepts the SDK's documents by hash (the client preset's manifest); in `only` mode

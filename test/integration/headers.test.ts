@@ -34,7 +34,7 @@ const ANSWERS: Array<[string, number, () => Promise<Response>]> = [
   ['an Accept nothing satisfies', 406, () => post('{"query":"{ __typename }"}', { accept: 'text/plain' })],
   ['a body over the limit', 413, () => post(JSON.stringify({ query: `{ __typename } #${'x'.repeat(200_000)}` }))],
   ['a compressed body', 415, () => post('{"query":"{ __typename }"}', { 'content-encoding': 'gzip' })],
-  ['a GET without the CSRF header', 403, () => fetch(`${gateway.endpoint}?query=%7B__typename%7D`)],
+  ['a form POST without the CSRF header', 403, () => fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D' })],
   ['an unknown path', 404, () => fetch(`${gateway.origin}/nope`)],
   ['/healthz', 200, () => fetch(`${gateway.origin}/healthz`)],
   ['/readyz', 200, () => fetch(`${gateway.origin}/readyz`)],

@@ -16,6 +16,22 @@ const asValidationError = {
 };
 
 /**
+ * CSRF prevention for POSTs: a POST a foreign page can send without a CORS preflight (a form,
+ * `text/plain`, no content type) must carry one of these headers, which no such page can set.
+ * A GET needs none (SECURITY.md, CSRF): it can only run a query (a mutation over GET is
+ * refused with 405), and without the caller's bearer, which a foreign page cannot attach,
+ * a query reads nothing but a refusal.
+ */
+function usePreflightedPosts(): Plugin {
+  const { onRequestParse } = useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] });
+  return {
+    onRequestParse(payload) {
+      if (payload.request.method !== 'GET') return onRequestParse?.(payload);
+    },
+  };
+}
+
+/**
  * Query limits (graphql-armor; their messages state the limit, as SECURITY.md does), CSRF
  * prevention, and the refusals that must come before any work is done. Field suggestions
  * ("did you mean …") go with introspection: off together.
@@ -34,8 +50,7 @@ export function useHardening({ introspection }: { introspection: boolean }): Plu
       // Hidden by useQuietErrors instead, which also covers enum values and variables.
       blockFieldSuggestion: { enabled: false },
     }) as Plugin,
-    // A GET or a form POST from another site (a "simple" request) must carry this header.
-    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
+    usePreflightedPosts(),
     useAcceptableAnswers(),
     useUncompressedBodies(),
     useJsonParameters(),
