@@ -50,20 +50,7 @@ export function useRequestLifecycle({ logger, policy, quietPaths, isDraining }: 
       }
       const level = quiet.has(new URL(request.url, 'http://gateway').pathname) ? 'debug' : 'info';
       if (!logger?.isLevelEnabled(level)) return;
-      const { budget } = scope;
-      logger[level](
-        {
-          requestId: scope.id,
-          ...scope.logFields,
-          operation: scope.operationName,
-          status: response.status,
-          ms: Date.now() - scope.startedAt,
-          upstreamCalls: budget.calls,
-          ...(budget.refused > 0 ? { upstreamCallsRefused: budget.refused } : {}),
-          errorCodes: [...scope.errorCodes],
-        },
-        'request',
-      );
+      logger[level]({ ...scope.summary(), status: response.status }, 'request');
     },
   };
 }

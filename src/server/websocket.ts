@@ -212,18 +212,5 @@ function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<
 
 /** One info line per operation, as a request's (lifecycle.ts). */
 function logOperation(logger: Logger | undefined, scope: RequestScope) {
-  if (!logger?.isLevelEnabled('info')) return;
-  const { budget } = scope;
-  logger.info(
-    {
-      requestId: scope.id,
-      transport: 'websocket',
-      operation: scope.operationName,
-      ms: Date.now() - scope.startedAt,
-      upstreamCalls: budget.calls,
-      ...(budget.refused > 0 ? { upstreamCallsRefused: budget.refused } : {}),
-      errorCodes: [...scope.errorCodes],
-    },
-    'request',
-  );
+  if (logger?.isLevelEnabled('info')) logger.info({ ...scope.summary(), transport: 'websocket' }, 'request');
 }

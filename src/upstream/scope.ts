@@ -99,6 +99,20 @@ export class RequestScope implements ScopeLimits {
     return new RequestScope({ id, auth, acceptLanguage, clientAddress, signal, ...limits }, this.#running);
   }
 
+  /** What the request's log line says of it, whichever transport carried it. */
+  summary() {
+    const { budget } = this;
+    return {
+      requestId: this.id,
+      ...this.logFields,
+      operation: this.operationName,
+      ms: Date.now() - this.startedAt,
+      upstreamCalls: budget.calls,
+      ...(budget.refused > 0 ? { upstreamCallsRefused: budget.refused } : {}),
+      errorCodes: [...this.errorCodes],
+    };
+  }
+
   /** Runs `cancel` if the client goes away before the returned function is called. */
   cancelOnAbort(cancel: () => void): () => void {
     return this.#running ? this.#running.track(cancel) : () => undefined;
