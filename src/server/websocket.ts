@@ -51,8 +51,8 @@ interface Operation {
 
 type ConnectionParams = Record<string, unknown> | undefined;
 type SocketContext = Context<ConnectionParams, Extra>;
-// The enveloped functions of an operation (yoga's plugins around parse, validate, execute).
-type Enveloped = ReturnType<WebSocketOptions['yoga']['getEnveloped']>;
+// An operation's execute and subscribe, with yoga's plugins around them.
+type Executors = Pick<ReturnType<WebSocketOptions['yoga']['getEnveloped']>, 'execute' | 'subscribe'>;
 
 // A socket closed by the server is given this long to answer the close before it is cut.
 const CLOSE_WAIT_MS = 1000;
@@ -105,16 +105,15 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     setImmediate(() => closeGoingAway(socket));
   }
 
-  // Each operation's enveloped functions, by its GraphQL context (what execute is given).
-  const envelopes = new WeakMap<object, Enveloped>();
-  const enveloped = (args: ExecutionArgs) => envelopes.get(args.contextValue as object)!;
-  const runOperation = operationRunner(options, sockets, envelopes);
+  const runOperation = operationRunner(options, sockets);
   useServer<ConnectionParams>(
     {
       connectionInitWaitTimeout: options.initTimeoutMs,
       onSubscribe: runOperation,
-      execute: (args) => enveloped(args).execute(args),
-      subscribe: (args) => enveloped(args).subscribe(args),
+      // The operation's enveloped execute and subscribe ride in its root value (yoga's
+      // documented graphql-ws integration): a subscription's events replace it with theirs.
+      execute: (args) => (args.rootValue as Executors).execute(args),
+      subscribe: (args) => (args.rootValue as Executors).subscribe(args),
       onNext: (ctx, id, _payload, _args, result) => {
         const scope = sockets.get(ctx.extra.socket)?.get(id)?.scope;
         for (const code of codesOf(result.errors)) scope?.errorCodes.add(code);
@@ -183,7 +182,7 @@ function upgradeRefusal(request: IncomingMessage, options: WebSocketOptions): nu
  * the connection, its signal aborted when it completes or the socket closes. Returns the
  * execution's arguments, or the errors that refuse it.
  */
-function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<string, Operation>>, envelopes: WeakMap<object, Enveloped>) {
+function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<string, Operation>>) {
   const trusted = options.trustedDocuments === 'off' ? (params: OperationParams) => params : trustedParams(options.trustedDocuments);
   return async (ctx: SocketContext, id: string, payload: SubscribePayload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
     const { socket, request } = ctx.extra;
@@ -199,9 +198,9 @@ function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<
       const errors = envelope.validate(envelope.schema, document);
       if (errors.length > 0) return errors;
       const contextValue = await envelope.contextFactory();
-      envelopes.set(contextValue, envelope);
       operations.set(id, { scope, controller });
-      return { schema: envelope.schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
+      const rootValue: Executors = { execute: envelope.execute, subscribe: envelope.subscribe };
+      return { schema: envelope.schema, document, operationName: params.operationName, variableValues: params.variables, contextValue, rootValue };
     } catch (error) {
       if (error instanceof GraphQLError) return [error];
       options.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'websocket operation failed to start');
