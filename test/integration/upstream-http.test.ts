@@ -111,6 +111,80 @@ describe.each([
     });
   });
 
+  describe('failures', () => {
+    it('a refused connection is a network failure with its code (the retry rules read it)', async () => {
+      const { stub } = await setup(() => undefined);
+      const urls = stub.urls;
+      await stub.close();
+      const http = createUpstreamHttp({ urls, transport, timeoutMs: 1000, retries: 0, maxBodyBytes: 100_000 });
+      cleanups.push(http.close);
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'network', code: 'ECONNREFUSED' } });
+    });
+
+    it('a 4xx keeps its body and Retry-After for the error it becomes', async () => {
+      const { http } = await setup((_request, res) => json(res, 429, { message: 'Slow down' }, { 'retry-after': '7' }));
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'status', status: 429, body: '{"message":"Slow down"}', retryAfter: '7' } });
+    });
+
+    it('an answer that stops midway is a timeout, cut off at the attempt\'s time', async () => {
+      const { http } = await setup((_request, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"partial":');
+      }, { timeoutMs: 200 });
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'timeout' } });
+    });
+
+    it('an answer without a length is cut off as soon as it passes the cap, not at its end', async () => {
+      let closed = false;
+      const { http } = await setup((_request, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (let i = 0; i < 30; i++) res.write('x'.repeat(10_000));
+        res.on('close', () => (closed = true));
+      }, { timeoutMs: 4000 });
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'oversized' } });
+      await vi.waitFor(() => expect(closed).toBe(true));
+    });
+
+    it('a client that goes away aborts the running call: the upstream sees its connection closed', async () => {
+      const client = new AbortController();
+      let closed = false;
+      const { stub, http } = await setup((_request, res) => {
+        res.on('close', () => (closed = true));
+      });
+      const pending = http.send('priceEstimate', estimate, scope(client.signal));
+      await vi.waitFor(() => expect(stub.requests).toHaveLength(1));
+      client.abort();
+      expect(await pending).toEqual({ ok: false, failure: { kind: 'cancelled' } });
+      await vi.waitFor(() => expect(closed).toBe(true));
+    });
+  });
+
+  describe('connections', () => {
+    // undici waits one turn of the event loop before it reuses a connection (a server may close
+    // one it said it would keep), so a call made the moment the last one ended takes a second.
+    it('sequential calls reuse kept-alive connections; close() leaves none open at the upstream', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 200, {}));
+      for (let i = 0; i < 10; i++) expect((await http.send('priceEstimate', estimate, scope())).ok).toBe(true);
+      expect(stub.connections().opened).toBeLessThanOrEqual(2);
+      for (let i = 0; i < 5; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        await http.send('priceEstimate', estimate, scope());
+      }
+      expect(stub.connections().opened).toBeLessThanOrEqual(2);
+      expect(stub.requests).toHaveLength(15);
+      http.close();
+      await vi.waitFor(() => expect(stub.connections().open).toBe(0));
+    });
+
+    it('a POST sends its JSON body with its type, the client\'s name and what it accepts', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 200, {}));
+      await http.send('login', { json: { username: 'u', password: 'p' } }, scope());
+      const [seen] = stub.requests;
+      expect(seen).toMatchObject({ method: 'POST', path: '/prefix/auth/auth/login', body: '{"username":"u","password":"p"}' });
+      expect(seen!.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'order-graph', accept: 'application/json' });
+    });
+  });
+
   describe('hostile parameters', () => {
     // The ids of an upstream answer that no call may carry are tested at the gateway
     // (abuse.test.ts); an empty id never gets that far (the order list that holds one is refused).
