@@ -94,6 +94,7 @@ export const envSchema = z.object({
   HOST: z.string().trim().min(1, 'HOST must not be empty').default('127.0.0.1'),
   UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 1, 600_000).default(5000),
   UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 0, 5).default(1),
+  UPSTREAM_CLIENT: z.enum(['undici', 'got'], { error: 'UPSTREAM_CLIENT must be undici or got' }).default('undici'),
   REQUEST_DEADLINE_MS: integer('REQUEST_DEADLINE_MS', 1, 600_000).default(10_000),
   UPSTREAM_CALLS_PER_REQUEST: integer('UPSTREAM_CALLS_PER_REQUEST', 1, 10_000).default(100),
   UPSTREAM_CONCURRENCY_PER_REQUEST: integer('UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 256).default(16),
@@ -265,6 +266,8 @@ function gatewaySettings(values: EnvValues) {
   return {
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     upstreamRetries: values.UPSTREAM_RETRIES,
+    /** The upstream client's transport: undici (the default, the cheaper per call) or got. */
+    upstreamClient: values.UPSTREAM_CLIENT,
     /** The whole request's budget: no upstream call outlives it, retries included. */
     requestDeadlineMs: values.REQUEST_DEADLINE_MS,
     /** What one request may make the upstream do (calls include retries). */

@@ -11,6 +11,7 @@ import { redisPollCoordinator } from '../redis/live-coordinator.js';
 import { redisAnswerStore } from '../redis/response-cache.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { gotTransport } from '../upstream/got-transport.js';
+import { undiciTransport } from '../upstream/undici-transport.js';
 import { combineObservers, createUpstreamHttp } from '../upstream/http.js';
 import { createOperations } from '../upstream/operations.js';
 import { RequestScope } from '../upstream/scope.js';
@@ -85,7 +86,7 @@ function corsPolicy(origins: GatewayConfig['corsOrigins']) {
 function upstreamClient(config: GatewayConfig, metrics: Metrics | undefined) {
   return createUpstreamHttp({
     urls: config.upstreamUrls,
-    transport: gotTransport,
+    transport: config.upstreamClient === 'got' ? gotTransport : undiciTransport,
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
     maxBodyBytes: LIMITS.maxUpstreamBodyBytes,

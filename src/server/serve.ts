@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { checkFileHandleLimit, createHttpServer } from './http-server.js';
-import { MAX_UPSTREAM_SOCKETS } from '../upstream/got-transport.js';
+import { MAX_UPSTREAM_SOCKETS } from '../upstream/http.js';
 import { createLogger } from './logger.js';
 import { HEALTH_PATH, READY_PATH } from './health.js';
 import type { Simulator } from '../simulator/server.js';

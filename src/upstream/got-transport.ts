@@ -4,12 +4,9 @@ import https from 'node:https';
 import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
-import type { Transport, TransportOptions } from './http.js';
+import { EXHAUSTED_CODES, SOCKETS_PER_HOST, type Transport, type TransportOptions } from './http.js';
 
-// A burst of requests queues for a socket instead of opening thousands against one host.
-const AGENT_OPTIONS = { keepAlive: true, maxSockets: 256 };
-/** The most sockets the gateway opens to the upstream: file handles the process must keep for them. */
-export const MAX_UPSTREAM_SOCKETS = HOSTS.length * AGENT_OPTIONS.maxSockets;
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: SOCKETS_PER_HOST };
 
 /** A got instance for one host, over its own keep-alive agent. */
 function hostClient(url: string, agent: http.Agent): Got {
@@ -72,9 +69,6 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
   };
 }
 
-// The gateway's own process is out of file handles: not the upstream's failure.
-const EXHAUSTED = new Set(['EMFILE', 'ENFILE']);
-
 function describeFailure(error: unknown): CallFailure {
   if (error instanceof HTTPError) {
     const retryAfter = error.response.headers['retry-after'];
@@ -86,6 +80,6 @@ function describeFailure(error: unknown): CallFailure {
     };
   }
   if (error instanceof TimeoutError) return { kind: 'timeout' };
-  if (error instanceof RequestError && EXHAUSTED.has(error.code)) return { kind: 'exhausted', code: error.code };
+  if (error instanceof RequestError && EXHAUSTED_CODES.has(error.code)) return { kind: 'exhausted', code: error.code };
   return { kind: 'network', code: error instanceof RequestError ? error.code : undefined };
 }

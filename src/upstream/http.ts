@@ -2,7 +2,7 @@
 // unsendable parameters, retries, observers, log lines) around its transport's attempts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { CONTRACT, type OperationName, type UpstreamUrls } from './contract.js';
+import { CONTRACT, HOSTS, type OperationName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
 import type { RequestScope } from './scope.js';
 
@@ -59,6 +59,15 @@ export interface UpstreamHttp {
   close(): void;
 }
 
+// A burst of requests queues for a connection instead of opening thousands against one host.
+/** The most connections a transport keeps open to one upstream host. */
+export const SOCKETS_PER_HOST = 256;
+/** The most sockets the gateway opens to the upstream: file handles the process must keep for them. */
+export const MAX_UPSTREAM_SOCKETS = HOSTS.length * SOCKETS_PER_HOST;
+
+/** Error codes of the gateway's own process out of file handles: an `exhausted` failure, not the upstream's. */
+export const EXHAUSTED_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE']);
+
 /** What a transport is made with besides the hosts' URLs. */
 export interface TransportOptions {
   /** Larger answers are cut off: no upstream body is worth holding a request's memory hostage. */
@@ -80,7 +89,7 @@ export interface UpstreamHttpOptions extends TransportOptions {
   timeoutMs: number;
   /** Of an idempotent GET, while a whole attempt still fits and the budget has one. */
   retries: number;
-  /** The transport over the URLs (got's). */
+  /** The transport over the URLs: undici's (undici-transport.ts) or got's (got-transport.ts). */
   transport: (urls: UpstreamUrls, options: TransportOptions) => Transport;
   logger?: Logger;
   observer?: CallObserver;

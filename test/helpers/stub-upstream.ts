@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { HOSTS, type UpstreamUrls } from '../../src/upstream/contract.js';
 import { listen } from './harness.js';
 
@@ -34,6 +35,14 @@ export async function startStubUpstream(handler: StubHandler) {
       handler(request, res);
     });
   });
+  // Connections as the upstream sees them: how many were opened, and which are still open.
+  let opened = 0;
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    opened += 1;
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+  });
   const base = await listen(server);
   const urls = Object.fromEntries(
     HOSTS.map((name) => [name, `${base}/prefix/${name.toLowerCase().replace('_url', '')}/`]),
@@ -41,6 +50,7 @@ export async function startStubUpstream(handler: StubHandler) {
   return {
     urls,
     requests,
+    connections: () => ({ opened, open: open.size }),
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

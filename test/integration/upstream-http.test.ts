@@ -1,10 +1,12 @@
-// The upstream HTTP layer on its own (src/upstream/http.ts) against a per-test stub:
-// what is retried, the answer size cap, redirects, what a call sends and what it never sends
-// (the request deadline and budget are tested at the gateway: deadline.test.ts, budgets.test.ts).
-import { afterEach, describe, expect, it } from 'vitest';
+// The upstream HTTP layer on its own (src/upstream/http.ts) against a per-test stub, over each
+// transport (undici's, the default, and got's): what is retried, the answer size cap, redirects,
+// timeouts, cancellation, connections, what a call sends and what it never sends (the request
+// deadline and budget are tested at the gateway: deadline.test.ts, budgets.test.ts).
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gotTransport } from '../../src/upstream/got-transport.js';
 import { createUpstreamHttp, type UpstreamHttpOptions } from '../../src/upstream/http.js';
 import { RequestScope } from '../../src/upstream/scope.js';
+import { undiciTransport } from '../../src/upstream/undici-transport.js';
 import { json, startStubUpstream, type StubHandler } from '../helpers/stub-upstream.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -12,104 +14,184 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function setup(handler: StubHandler, options: Partial<Omit<UpstreamHttpOptions, 'urls'>> = {}) {
-  const stub = await startStubUpstream(handler);
-  const http = createUpstreamHttp({ urls: stub.urls, transport: gotTransport, timeoutMs: 1000, retries: 1, maxBodyBytes: 100_000, ...options });
-  cleanups.push(stub.close, http.close);
-  return { stub, http };
-}
-
-const scope = () =>
+const scope = (signal?: AbortSignal) =>
   new RequestScope({
     id: 'req-1',
     auth: { token: 'token-1', expired: false, expiresAt: null },
     acceptLanguage: 'de-DE',
     clientAddress: '203.0.113.7',
+    signal,
     ...RequestScope.limits(5000, { calls: 100, concurrency: 16, retries: 4 }),
   });
 
 const estimate = { params: { orderID: 'ord-1' }, bearer: 'token-1' };
 
-describe('retries', () => {
-  it('an idempotent GET is retried after a 503, and the answer after it is used', async () => {
-    let calls = 0;
-    const { stub, http } = await setup((_request, res) => (++calls === 1 ? json(res, 503, {}) : json(res, 200, { ok: true })));
-    const result = await http.send('priceEstimate', estimate, scope());
-    expect(result).toEqual({ ok: true, status: 200, body: '{"ok":true}' });
-    expect(stub.requests).toHaveLength(2);
-  });
+describe.each([
+  ['undici', undiciTransport],
+  ['got', gotTransport],
+])('over %s', (_name, transport) => {
+  async function setup(handler: StubHandler, options: Partial<Omit<UpstreamHttpOptions, 'urls'>> = {}) {
+    const stub = await startStubUpstream(handler);
+    const http = createUpstreamHttp({ urls: stub.urls, transport, timeoutMs: 1000, retries: 1, maxBodyBytes: 100_000, ...options });
+    cleanups.push(stub.close, http.close);
+    return { stub, http };
+  }
 
-  it('a GET is retried after the connection is reset', async () => {
-    let calls = 0;
-    const { stub, http } = await setup((_request, res) => (++calls === 1 ? res.socket!.destroy() : json(res, 200, {})));
-    expect((await http.send('priceEstimate', estimate, scope())).ok).toBe(true);
-    expect(stub.requests).toHaveLength(2);
-  });
-
-  it('a POST is never retried, not even after a 503', async () => {
-    const { stub, http } = await setup((_request, res) => json(res, 503, {}));
-    const result = await http.send('login', { json: { username: 'u', password: 'p' } }, scope());
-    expect(result).toMatchObject({ ok: false, failure: { kind: 'status', status: 503 } });
-    expect(stub.requests).toHaveLength(1);
-  });
-
-  it.each([500, 429, 404])('a GET answered %i is not retried', async (status) => {
-    const { stub, http } = await setup((_request, res) => json(res, status, {}));
-    expect(await http.send('priceEstimate', estimate, scope())).toMatchObject({ ok: false, failure: { kind: 'status', status } });
-    expect(stub.requests).toHaveLength(1);
-  });
-
-  it('a timeout is not retried', async () => {
-    const { stub, http } = await setup(() => undefined, { timeoutMs: 200, retries: 3 });
-    expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'timeout' } });
-    expect(stub.requests).toHaveLength(1);
-  });
-});
-
-describe('answers', () => {
-  it('an answer larger than the cap is cut off, with or without a content length', async () => {
-    const big = 'x'.repeat(300_000);
-    const { http } = await setup((request, res) => {
-      if (request.query.orderID === 'sized') return json(res, 200, { big });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      for (let i = 0; i < 30; i++) res.write('x'.repeat(10_000));
-      res.end();
+  describe('retries', () => {
+    it('an idempotent GET is retried after a 503, and the answer after it is used', async () => {
+      let calls = 0;
+      const { stub, http } = await setup((_request, res) => (++calls === 1 ? json(res, 503, {}) : json(res, 200, { ok: true })));
+      const result = await http.send('priceEstimate', estimate, scope());
+      expect(result).toEqual({ ok: true, status: 200, body: '{"ok":true}' });
+      expect(stub.requests).toHaveLength(2);
     });
-    for (const orderID of ['sized', 'chunked']) {
-      expect(await http.send('priceEstimate', { params: { orderID }, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'oversized' } });
-    }
+
+    it('a GET is retried after the connection is reset', async () => {
+      let calls = 0;
+      const { stub, http } = await setup((_request, res) => (++calls === 1 ? res.socket!.destroy() : json(res, 200, {})));
+      expect((await http.send('priceEstimate', estimate, scope())).ok).toBe(true);
+      expect(stub.requests).toHaveLength(2);
+    });
+
+    it('a POST is never retried, not even after a 503', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 503, {}));
+      const result = await http.send('login', { json: { username: 'u', password: 'p' } }, scope());
+      expect(result).toMatchObject({ ok: false, failure: { kind: 'status', status: 503 } });
+      expect(stub.requests).toHaveLength(1);
+    });
+
+    it.each([500, 429, 404])('a GET answered %i is not retried', async (status) => {
+      const { stub, http } = await setup((_request, res) => json(res, status, {}));
+      expect(await http.send('priceEstimate', estimate, scope())).toMatchObject({ ok: false, failure: { kind: 'status', status } });
+      expect(stub.requests).toHaveLength(1);
+    });
+
+    it('a timeout is not retried', async () => {
+      const { stub, http } = await setup(() => undefined, { timeoutMs: 200, retries: 3 });
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'timeout' } });
+      expect(stub.requests).toHaveLength(1);
+    });
   });
 
-  it('a redirect is not followed: it is an answer that is not the contract', async () => {
-    const { stub, http } = await setup((request, res) => {
-      if (request.path.endsWith('/order/estimate')) {
-        res.writeHead(302, { location: '/elsewhere' });
-        return res.end();
+  describe('answers', () => {
+    it('an answer larger than the cap is cut off, with or without a content length', async () => {
+      const big = 'x'.repeat(300_000);
+      const { http } = await setup((request, res) => {
+        if (request.query.orderID === 'sized') return json(res, 200, { big });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (let i = 0; i < 30; i++) res.write('x'.repeat(10_000));
+        res.end();
+      });
+      for (const orderID of ['sized', 'chunked']) {
+        expect(await http.send('priceEstimate', { params: { orderID }, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'oversized' } });
       }
-      json(res, 200, {});
     });
-    expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'malformed', status: 302 } });
-    expect(stub.requests.map((r) => r.path)).toEqual(['/prefix/order/order/estimate']);
+
+    it('a redirect is not followed: it is an answer that is not the contract', async () => {
+      const { stub, http } = await setup((request, res) => {
+        if (request.path.endsWith('/order/estimate')) {
+          res.writeHead(302, { location: '/elsewhere' });
+          return res.end();
+        }
+        json(res, 200, {});
+      });
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'malformed', status: 302 } });
+      expect(stub.requests.map((r) => r.path)).toEqual(['/prefix/order/order/estimate']);
+    });
+
+    // The request id, language and client address it forwards are tested at the gateway
+    // (hardening.test.ts, trusted-proxies.test.ts).
+    it('sends the contract path and parameters and the bearer; counts the call', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 200, []));
+      const request = scope();
+      await http.send('orderPayments', { params: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, bearer: 'token-1' }, request);
+      const [seen] = stub.requests;
+      expect(seen).toMatchObject({ method: 'GET', path: '/prefix/order/order-payments', query: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, authorization: 'Bearer token-1' });
+      expect(request.budget.calls).toBe(1);
+    });
   });
 
-  // The request id, language and client address it forwards are tested at the gateway
-  // (hardening.test.ts, trusted-proxies.test.ts).
-  it('sends the contract path and parameters and the bearer; counts the call', async () => {
-    const { stub, http } = await setup((_request, res) => json(res, 200, []));
-    const request = scope();
-    await http.send('orderPayments', { params: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, bearer: 'token-1' }, request);
-    const [seen] = stub.requests;
-    expect(seen).toMatchObject({ method: 'GET', path: '/prefix/order/order-payments', query: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, authorization: 'Bearer token-1' });
-    expect(request.budget.calls).toBe(1);
-  });
-});
+  describe('failures', () => {
+    it('a refused connection is a network failure with its code (the retry rules read it)', async () => {
+      const { stub } = await setup(() => undefined);
+      const urls = stub.urls;
+      await stub.close();
+      const http = createUpstreamHttp({ urls, transport, timeoutMs: 1000, retries: 0, maxBodyBytes: 100_000 });
+      cleanups.push(http.close);
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'network', code: 'ECONNREFUSED' } });
+    });
 
-describe('hostile parameters', () => {
-  // The ids of an upstream answer that no call may carry are tested at the gateway
-  // (abuse.test.ts); an empty id never gets that far (the order list that holds one is refused).
-  it('an empty path segment is never sent', async () => {
-    const { stub, http } = await setup((_request, res) => json(res, 200, {}));
-    expect(await http.send('shippingAddresses', { params: { order_id: '' }, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'unsendable' } });
-    expect(stub.requests).toHaveLength(0);
+    it('a 4xx keeps its body and Retry-After for the error it becomes', async () => {
+      const { http } = await setup((_request, res) => json(res, 429, { message: 'Slow down' }, { 'retry-after': '7' }));
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'status', status: 429, body: '{"message":"Slow down"}', retryAfter: '7' } });
+    });
+
+    it('an answer that stops midway is a timeout, cut off at the attempt\'s time', async () => {
+      const { http } = await setup((_request, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"partial":');
+      }, { timeoutMs: 200 });
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'timeout' } });
+    });
+
+    it('an answer without a length is cut off as soon as it passes the cap, not at its end', async () => {
+      let closed = false;
+      const { http } = await setup((_request, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (let i = 0; i < 30; i++) res.write('x'.repeat(10_000));
+        res.on('close', () => (closed = true));
+      }, { timeoutMs: 4000 });
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'oversized' } });
+      await vi.waitFor(() => expect(closed).toBe(true));
+    });
+
+    it('a client that goes away aborts the running call: the upstream sees its connection closed', async () => {
+      const client = new AbortController();
+      let closed = false;
+      const { stub, http } = await setup((_request, res) => {
+        res.on('close', () => (closed = true));
+      });
+      const pending = http.send('priceEstimate', estimate, scope(client.signal));
+      await vi.waitFor(() => expect(stub.requests).toHaveLength(1));
+      client.abort();
+      expect(await pending).toEqual({ ok: false, failure: { kind: 'cancelled' } });
+      await vi.waitFor(() => expect(closed).toBe(true));
+    });
+  });
+
+  describe('connections', () => {
+    // undici waits one turn of the event loop before it reuses a connection (a server may close
+    // one it said it would keep), so a call made the moment the last one ended takes a second.
+    it('sequential calls reuse kept-alive connections; close() leaves none open at the upstream', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 200, {}));
+      for (let i = 0; i < 10; i++) expect((await http.send('priceEstimate', estimate, scope())).ok).toBe(true);
+      expect(stub.connections().opened).toBeLessThanOrEqual(2);
+      for (let i = 0; i < 5; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        await http.send('priceEstimate', estimate, scope());
+      }
+      expect(stub.connections().opened).toBeLessThanOrEqual(2);
+      expect(stub.requests).toHaveLength(15);
+      http.close();
+      await vi.waitFor(() => expect(stub.connections().open).toBe(0));
+    });
+
+    it('a POST sends its JSON body with its type, the client\'s name and what it accepts', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 200, {}));
+      await http.send('login', { json: { username: 'u', password: 'p' } }, scope());
+      const [seen] = stub.requests;
+      expect(seen).toMatchObject({ method: 'POST', path: '/prefix/auth/auth/login', body: '{"username":"u","password":"p"}' });
+      expect(seen!.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'order-graph', accept: 'application/json' });
+    });
+  });
+
+  describe('hostile parameters', () => {
+    // The ids of an upstream answer that no call may carry are tested at the gateway
+    // (abuse.test.ts); an empty id never gets that far (the order list that holds one is refused).
+    it('an empty path segment is never sent', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 200, {}));
+      expect(await http.send('shippingAddresses', { params: { order_id: '' }, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'unsendable' } });
+      expect(stub.requests).toHaveLength(0);
+    });
   });
 });
