@@ -36,7 +36,7 @@ export async function measureStreams(start: Start, settings: StreamSettings, log
   const { urls, customers } = simulator.value;
   const gateway = await start(
     'streams-gateway',
-    'dist/src/server/main.js',
+    'dist/src/tools/start.mjs', // as production starts it: the launcher and its heap flags
     { ...Object.fromEntries(HOSTS.map((name) => [name, urls[name]])), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPHIQL: 'off', NODE_ENV: 'production', METRICS_PATH: 'off' },
     (line) => /listening at (http:\/\/\S+)/.exec(line)?.[1],
   );
@@ -98,7 +98,7 @@ export function streamsMarkdown({ settings, deferred, live }: StreamResults): st
   return [
     '## Streamed answers',
     '',
-    `Their own simulator (${settings.latencyMs} ms per upstream call) and gateway (defaults, \`NODE_ENV=production\`), driven with the SDK.`,
+    `Their own simulator (${settings.latencyMs} ms per upstream call) and gateway (defaults, \`NODE_ENV=production\`, started by the launcher), driven with the SDK.`,
     '',
     `**@defer** (medians of ${settings.deferredRuns} requests, one at a time): WholeOrderDeferred's first payload (customer and order list) after`,
     `**${ms(deferred.firstPayloadMs)} ms**, its last after ${ms(deferred.lastPayloadMs)} ms (${deferred.payloads} payloads); WholeOrder's whole answer after`,

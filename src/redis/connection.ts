@@ -2,8 +2,14 @@
 // uses Redis falls back when it does not (login counters to this process's, live polls to
 // this process's, the response cache to none), so requests never wait on it longer than
 // one command timeout, and only the first of them does.
-import { Redis, ReplyError } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+
+// ioredis loads with the first connection, not with this module: a gateway without
+// REDIS_URL never loads it (a few MB of its idle memory). It is CommonJS, so a synchronous
+// require keeps connectRedis synchronous.
+const loadIoredis = () => createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 
 /** Every key and channel of this gateway starts with this, so a Redis can be shared. */
 export const KEY_PREFIX = 'order-graph:';
@@ -80,8 +86,9 @@ export function ignoredValues(logger: Logger | undefined) {
  * retry in the background (every 2 s at most). Each change of state is one log line.
  */
 export function connectRedis(url: string, { commandTimeoutMs, logger }: RedisOptions): RedisConnection {
+  const ioredis = loadIoredis();
   const retryStrategy = (attempt: number) => Math.min(attempt * 100, 2000);
-  const commands = new Redis(url, {
+  const commands = new ioredis.Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: commandTimeoutMs,
@@ -89,7 +96,7 @@ export function connectRedis(url: string, { commandTimeoutMs, logger }: RedisOpt
     connectionName: 'order-graph:commands',
   });
   // No command timeout here: SUBSCRIBE may wait for Redis; nothing of a request waits on it.
-  const subscriber = new Redis(url, { maxRetriesPerRequest: null, retryStrategy, connectionName: 'order-graph:subscribe' });
+  const subscriber = new ioredis.Redis(url, { maxRetriesPerRequest: null, retryStrategy, connectionName: 'order-graph:subscribe' });
 
   let hung = false;
   const state = (): RedisState => (commands.status !== 'ready' ? 'unavailable' : hung ? 'degraded' : 'available');
@@ -103,7 +110,7 @@ export function connectRedis(url: string, { commandTimeoutMs, logger }: RedisOpt
       return report(`${what}: no answer within ${commandTimeoutMs} ms`);
     }
     // A refusal (a full Redis, a key of another type): this command falls back, Redis is fine.
-    if (error instanceof ReplyError) return warn(`refused ${what}`, { reason: (error as Error).message }, `Redis refused the ${what}; it fell back`);
+    if (error instanceof ioredis.ReplyError) return warn(`refused ${what}`, { reason: (error as Error).message }, `Redis refused the ${what}; it fell back`);
     logger?.debug({ err: error instanceof Error ? error.message : String(error) }, `Redis ${what} failed`);
   };
 

@@ -1,7 +1,8 @@
 // npm run build: compiles src/ to dist/src/ and copies what the compiled code and a
 // production install read (the SDL, GraphiQL's sign-in script, the trusted-documents
-// manifest, package.json, package-lock.json and the install's Node check): dist/ is the
-// whole deployable. Plain JavaScript, so it runs before anything is compiled.
+// manifest, package.json, package-lock.json, the install's Node check and the production
+// launcher): dist/ is the whole deployable. Plain JavaScript, so it runs before anything is
+// compiled.
 //
 // `--if-available` (npm start's prestart): builds only when the sources changed since the
 // last build, and only when the compiler is installed (a development install); without it
@@ -25,7 +26,7 @@ const ifAvailable = process.argv.includes('--if-available');
 /** What a build is made from: any change here means dist/ is stale. */
 const INPUTS = ['src', 'schema', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
 /** What the compiled code and a production install read besides the compiled files. */
-const COPIED = ['schema/', 'src/server/graphiql-sign-in.js', 'src/client/__generated__/persisted-documents.json', 'src/tools/require-node.mjs', 'package.json', 'package-lock.json'];
+const COPIED = ['schema/', 'src/server/graphiql-sign-in.js', 'src/client/__generated__/persisted-documents.json', 'src/tools/require-node.mjs', 'src/tools/start.mjs', 'src/tools/heap-flags.mjs', 'package.json', 'package-lock.json'];
 const STAMP = 'dist/.build-inputs';
 const LOCK = 'dist.lock';
 /** A lock older than this was left by a build that died: taken over. */

@@ -55,7 +55,7 @@ describe('the Dockerfile', () => {
     expect(only(runtime!.steps, 'USER')).toEqual(['node']);
     expect(only(runtime!.steps, 'ENV')[0]).toContain('NODE_ENV=production');
     const [cmd] = only(runtime!.steps, 'CMD');
-    expect(exec(cmd!)).toEqual(['node', 'dist/src/server/main.js']);
+    expect(exec(cmd!)).toEqual(['node', 'dist/src/tools/start.mjs']);
     expect(only(runtime!.steps, 'ENTRYPOINT')).toEqual([]);
     const [healthcheck] = only(runtime!.steps, 'HEALTHCHECK');
     expect(healthcheck).toMatch(/ CMD \["node", /);
@@ -117,9 +117,11 @@ describe('the Dockerfile’s steps, run as it runs them', () => {
     );
     const [, url] = await started.output(/Order Graph is listening at (http:\/\/\S+)/);
     const port = new URL(url!).port;
-    // unshare → setpriv execs node: the server is unshare's child, PID 1 inside.
+    // unshare → setpriv execs node, the launcher, which execs node with the heap flags on the
+    // compiled entry: the server is unshare's child, PID 1 inside.
     const [server] = childrenOf(started.child.pid!);
-    expect(server!.command).toBe(`${command} ${args.join(' ')}`);
+    expect(`${command} ${args.join(' ')}`).toBe('node dist/src/tools/start.mjs');
+    expect(server!.command).toMatch(/^node --max-semi-space-size=\d+ --heap-growing-percent=50( --max-old-space-size=\d+)? dist\/src\/server\/main\.js$/);
     expect(readFileSync(`/proc/${server!.pid}/status`, 'utf8')).toMatch(/^NSpid:\s+\d+\s+1$/m);
 
     const healthcheck = exec(only(runtime!.steps, 'HEALTHCHECK')[0]!.split(' CMD ')[1]!);

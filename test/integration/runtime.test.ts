@@ -20,6 +20,8 @@ import { checkoutCopy, childrenOf, isRunning, killStarted, PROJECT_NODE_BIN, PRO
 const npmStart = (env: Record<string, string>, options: { group?: boolean } = {}) =>
   startProcess('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn', ...env }, ROOT, options);
 const LISTENING = /Order Graph is listening at (http:\/\/\S+)/;
+/** What the launcher (src/tools/start.mjs) leaves running: node, the heap flags, the compiled entry. */
+const HEAP_FLAGGED_ENTRY = /^node --max-semi-space-size=\d+ --heap-growing-percent=50( --max-old-space-size=\d+)? dist\/src\/server\/main\.js$/;
 
 let slow: Simulator;
 let token: string;
@@ -68,10 +70,11 @@ describe('npm start', () => {
     const logins = [...banner.input!.matchAll(/^\s+(\S+@demo\.test)\s+(\S+)/gm)].map((m) => ({ username: m[1]!, password: m[2]! }));
     expect(logins.map((l) => l.username)).toEqual(expect.arrayContaining(['early@demo.test', 'ready@demo.test', 'two-orders@demo.test']));
 
-    // npm → node dist/src/server/main.js, and nothing under node.
+    // npm → the launcher, which became node with the heap flags on the compiled entry (same
+    // process), and nothing under node.
     const [server, ...others] = childrenOf(started.child.pid!);
     expect(others).toEqual([]);
-    expect(server!.command).toMatch(/^\S*node dist\/src\/server\/main\.js$/);
+    expect(server!.command).toMatch(HEAP_FLAGGED_ENTRY);
     expect(childrenOf(server!.pid)).toEqual([]);
     console.info(`npm start: npm → ${server!.command}; server RSS ${rssMb(server!.pid).toFixed(0)} MB idle (simulator included)`);
 
@@ -322,7 +325,7 @@ describe('start-up', () => {
 });
 
 describe('the production install the README describes', () => {
-  it('dist/ alone, copied elsewhere: npm ci --omit=dev (from npm’s cache, offline), then node src/server/main.js serves the whole order', async () => {
+  it('dist/ alone, copied elsewhere: npm ci --omit=dev (from npm’s cache, offline), then node src/tools/start.mjs serves the whole order', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'order-graph-deploy-'));
     try {
       cpSync(join(ROOT, 'dist'), folder, { recursive: true });
@@ -333,7 +336,7 @@ describe('the production install the README describes', () => {
         timeout: 120_000,
       });
       expect(install.status, install.stderr).toBe(0);
-      const started = startProcess('node', ['src/server/main.js'], { NODE_ENV: 'production', SIMULATOR: 'on', PORT: '0', LOG_LEVEL: 'warn' }, folder);
+      const started = startProcess('node', ['src/tools/start.mjs'], { NODE_ENV: 'production', SIMULATOR: 'on', PORT: '0', LOG_LEVEL: 'warn' }, folder);
       const [, url] = await started.output(LISTENING);
       const { data } = await execute(graphqlClient(url!), LoginDocument, { username: 'ready@demo.test', password: 'demo-password-4' });
       const whole = await execute(graphqlClient(url!, data!.login.accessToken), WholeOrderDocument);
@@ -462,8 +465,8 @@ describe('Node.js version', () => {
     }
   });
 
-  it.skipIf(!systemNode)('the compiled entry on an older Node exits 1 with one line naming the version it needs', async () => {
-    const started = startProcess(systemNode!.path, ['dist/src/server/main.js'], { SIMULATOR: 'on' });
+  it.skipIf(!systemNode).each(['dist/src/server/main.js', 'dist/src/tools/start.mjs'])('%s on an older Node exits 1 with one line naming the version it needs', async (entry) => {
+    const started = startProcess(systemNode!.path, [entry], { SIMULATOR: 'on' });
     expect(await started.exited).toBe(1);
     expect(started.stderr().trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^Order Graph needs Node\\.js 24 or newer; this is Node\\.js ${systemNode!.major}\\.`))]);
   });

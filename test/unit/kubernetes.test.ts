@@ -153,6 +153,16 @@ describe('deploy/kubernetes', () => {
     expect(Number(limitMi![1]) * 1024 ** 2).toBeGreaterThan(maxmemory * 1.2);
   });
 
+  it('the pod runs the image’s command (the launcher), which gives V8 three quarters of the memory limit', async () => {
+    expect([container.command, container.args]).toEqual([undefined, undefined]);
+    const launcher = '../../src/tools/heap-flags.mjs';
+    const { heapFlags } = (await import(launcher)) as { heapFlags: (env: object, limitBytes: number, machineBytes: number) => string[] };
+    const limitMi = Number(/^(\d+)Mi$/.exec(container.resources.limits.memory)![1]);
+    const flag = (flags: string[], name: string) => Number(flags.find((f) => f.startsWith(`--${name}=`))!.split('=')[1]);
+    const flags = heapFlags({}, limitMi * 2 ** 20, Number.MAX_SAFE_INTEGER);
+    expect(flag(flags, 'max-old-space-size') + 3 * flag(flags, 'max-semi-space-size')).toBe(Math.floor(limitMi * 0.75));
+  });
+
   it('the image is this version of the gateway', () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(container.image).toBe(`order-graph:${version}`);
