@@ -166,7 +166,8 @@ export function createGateway(config: GatewayConfig): Gateway {
     // Unexpected errors become "Unexpected error." with no stack or original message, in
     // every environment: the logs have the detail.
     maskedErrors: { isDev: false },
-    maxRequestBodySize: LIMITS.maxRequestBodyBytes,
+    // Enforced by useBodyLimit (guards/request.ts), which spares the common request yoga's stream.
+    maxRequestBodySize: false,
     batching: false,
     parserAndValidationCache: documents.parserAndValidationCache,
     // Served by useGraphiQLPage, precompressed.

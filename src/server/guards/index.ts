@@ -6,7 +6,7 @@ import type { Plugin } from 'graphql-yoga';
 import { LIMITS } from '../limits.js';
 import { useQuietErrors } from './answers.js';
 import { useOperationChecks, useOperationRules } from './operation.js';
-import { useAcceptableAnswers, useJsonParameters, useUncompressedBodies } from './request.js';
+import { useAcceptableAnswers, useBodyLimit, useJsonParameters, useUncompressedBodies } from './request.js';
 
 // A limit reports a validation error (400 GRAPHQL_VALIDATION_FAILED) instead of throwing,
 // which would answer 200 with no code.
@@ -53,6 +53,7 @@ export function useHardening({ introspection }: { introspection: boolean }): Plu
     usePreflightedPosts(),
     useAcceptableAnswers(),
     useUncompressedBodies(),
+    useBodyLimit(),
     useJsonParameters(),
     useOperationRules(),
     useOperationChecks(),

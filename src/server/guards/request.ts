@@ -1,5 +1,5 @@
 // Guards on the HTTP request itself, before any GraphQL work: what it accepts, how its body and parameters come.
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { createGraphQLError, type FetchAPI, type Plugin } from 'graphql-yoga';
 import { requestErrorExtensions, REQUEST_ERRORS, type RequestErrorCode } from '../../error-codes.js';
 import { LIMITS } from '../limits.js';
 
@@ -28,6 +28,50 @@ export function useUncompressedBodies(): Plugin {
           { status: REQUEST_ERRORS.UNSUPPORTED_CONTENT_ENCODING.status, headers: { 'content-type': 'application/json', connection: 'close' } },
         ),
       );
+    },
+  };
+}
+
+const tooLarge = () => createGraphQLError('Request body too large', { extensions: requestErrorExtensions('REQUEST_ENTITY_TOO_LARGE') });
+
+/** The body with a byte count on it: past `limit` it errors with 413 instead of reading on. */
+function countedBody(request: Request, limit: number, fetchAPI: FetchAPI): Request {
+  let bytes = 0;
+  // A native stream pipes through a native transform, whatwg-node's through its own.
+  const Transform = request.body instanceof ReadableStream ? TransformStream : fetchAPI.TransformStream;
+  const counted = request.body!.pipeThrough(
+    new Transform<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.byteLength;
+        if (bytes > limit) controller.error(tooLarge());
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  const init: RequestInit & { duplex: 'half' } = { method: request.method, headers: request.headers, signal: request.signal, body: counted, duplex: 'half' };
+  return new fetchAPI.Request(request.url, init);
+}
+
+/**
+ * A body over LIMITS.maxRequestBodyBytes is 413 REQUEST_ENTITY_TOO_LARGE (yoga's own
+ * `maxRequestBodySize` is off). A body with a Content-Length is refused on that alone and
+ * otherwise read as it is: Node's parser hands on exactly that many bytes, never more, so
+ * counting them again (yoga wraps every body in a counting stream, with an abort signal
+ * and a new Request) is work for nothing on the common path. Only a body without one
+ * (chunked) is counted as it is read.
+ */
+export function useBodyLimit(limit: number = LIMITS.maxRequestBodyBytes): Plugin {
+  return {
+    onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
+      const length = request.headers.get('content-length');
+      if (length !== null) {
+        // One non-negative integer: anything else (a list of them, a sign) smells of smuggling.
+        if (!/^\d+$/.test(length)) throw createGraphQLError('Content-Length header is invalid.', { extensions: requestErrorExtensions('BAD_REQUEST') });
+        if (Number(length) > limit) throw tooLarge();
+        return;
+      }
+      if (!requestParser || !request.body) return;
+      setRequestParser((unread) => requestParser(countedBody(unread, limit, fetchAPI)));
     },
   };
 }
