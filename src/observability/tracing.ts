@@ -8,7 +8,10 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
+  type Attributes,
   type Span,
+  type SpanContext,
   type TextMapGetter,
   type Tracer,
 } from '@opentelemetry/api';
@@ -31,7 +34,7 @@ import {
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { Plugin } from 'graphql-yoga';
 import type { FieldTracer } from '../graph/loaders.js';
-import { CONTRACT } from '../upstream/contract.js';
+import { CONTRACT, OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
 import type { CallObserver } from '../upstream/http.js';
 import type { RequestScope } from '../upstream/scope.js';
 import type { TracingSettings } from './settings.js';
@@ -118,27 +121,38 @@ function fieldTracer(tracer: Tracer): FieldTracer {
   };
 }
 
+/** The W3C traceparent (and tracestate) naming a span as the parent of what the callee does. */
+function traceHeaders({ traceId, spanId, traceFlags, traceState }: SpanContext): Record<string, string> {
+  // Written out rather than through the propagator: it would need a context made for the
+  // span on every call, only to read the span back out of it.
+  const headers: Record<string, string> = { traceparent: `00-${traceId}-${spanId}-${traceFlags & TraceFlags.SAMPLED ? '01' : '00'}` };
+  const state = traceState?.serialize();
+  if (state) headers.tracestate = state;
+  return headers;
+}
+
 /** A client span for each upstream call, whose traceparent goes upstream with it. */
 function callObserver(tracer: Tracer): CallObserver {
+  // One name and attribute set per operation, made once: a call copies them.
+  const named = new Map<OperationName, { name: string; attributes: Attributes }>(
+    OPERATION_NAMES.map((operation) => {
+      const { method, path, host } = CONTRACT[operation];
+      const attributes = { 'http.request.method': method, 'url.template': path, 'order_graph.upstream.operation': operation, 'order_graph.upstream.host': host };
+      return [operation, { name: `${method} ${path}`, attributes }];
+    }),
+  );
   return {
     start(operation) {
       const parent = context.active();
-      const { method, path, host } = CONTRACT[operation];
+      const { name, attributes } = named.get(operation)!;
       const fieldPath = parent.getValue(FIELD_PATH) as string | undefined;
-      const attributes = {
-        'http.request.method': method,
-        'url.template': path,
-        'order_graph.upstream.operation': operation,
-        'order_graph.upstream.host': host,
-        ...(fieldPath ? { 'graphql.field.path': fieldPath } : {}),
-      };
-      const span = tracer.startSpan(`${method} ${path}`, { kind: SpanKind.CLIENT, attributes }, parent);
-      // The call's own traceparent goes upstream, so the REST service's spans join this trace.
-      const headers: Record<string, string> = {};
-      propagator.inject(trace.setSpan(parent, span), headers, { set: (carrier, key, value) => void (carrier[key] = value) });
+      const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
+      if (fieldPath) span.setAttribute('graphql.field.path', fieldPath);
+      const ids = span.spanContext();
       return {
-        headers,
-        logFields: () => idsOf(span),
+        // The call's own traceparent goes upstream, so the REST service's spans join this trace.
+        headers: traceHeaders(ids),
+        logFields: () => ({ trace_id: ids.traceId, span_id: ids.spanId }),
         end({ status, retries }) {
           if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
           else span.setAttribute('error.type', status);
