@@ -145,7 +145,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   const policy: ScopeSettings = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
   const live = createOrdersHub({
     limits: config.live,
-    requestLimits: { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget },
+    requestLimits: policy,
     logger: config.logger,
     fetchOrders: (token, limits) => createOperations(http, RequestScope.forPoll(token, limits)).orderDetails(),
     coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, snapshotBytes: config.live.snapshotBytes, logger: config.logger }),

@@ -16,6 +16,14 @@ const TRUSTED_DOCUMENTS = new URL('../client/__generated__/persisted-documents.j
  * orders) while the same document sent as text answers as written.
  */
 export function registeredDocuments(): ReadonlyMap<string, string> {
+  // Read and printed once: the gateway, its metrics, its document cache and both transports'
+  // trusted-documents rule all ask for it at start-up.
+  return (registered ??= readRegistered());
+}
+
+let registered: ReadonlyMap<string, string> | undefined;
+
+function readRegistered(): ReadonlyMap<string, string> {
   const manifest = JSON.parse(readFileSync(TRUSTED_DOCUMENTS, 'utf8')) as Record<string, string>;
   const written = new Map<string, string>();
   for (const document of Object.values(sdk) as Array<DocumentNode & { __meta__?: { hash?: string } }>) {
