@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { REQUEST_ERRORS, type RequestErrorCode } from '../error-codes.js';
 import type { Config } from './config.js';
 import { rawAnswer } from './headers.js';
-import { clientAddress, type ScopeSettings } from './request-scope.js';
+import { clientAddress, forwardedFor, type ScopeSettings } from './request-scope.js';
 
 /** Why the server closed a connection itself. */
 export type CutReason = 'max_connections' | 'per_address' | 'slow_reader' | 'request_timeout';
@@ -62,8 +62,7 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
   const takeProxied = (request: IncomingMessage) => {
     const socketAddress = request.socket.remoteAddress;
     if (!socketAddress || !trustProxy(socketAddress, 0)) return () => undefined;
-    const forwarded = request.headers['x-forwarded-for'];
-    const client = clientAddress(Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? null), socketAddress, trustProxy) ?? socketAddress;
+    const client = clientAddress(forwardedFor(request.headers), socketAddress, trustProxy) ?? socketAddress;
     const release = proxied.take(client, limit);
     if (!release) onCut('per_address');
     return release;

@@ -23,6 +23,12 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 // Forwarded upstream as is: a plain language list, nothing that could smuggle a header.
 const SAFE_LANGUAGE = /^[\w\s,;=.*-]{1,200}$/;
 
+/** A Node request's X-Forwarded-For as one list (Node gives a repeated header as an array). */
+export function forwardedFor(headers: IncomingMessage['headers']): string | null {
+  const value = headers['x-forwarded-for'];
+  return Array.isArray(value) ? value.join(',') : (value ?? null);
+}
+
 /**
  * The caller's address: the socket's, or when the socket is a trusted proxy, the nearest
  * X-Forwarded-For entry that a trusted hop added and that is not itself a trusted proxy
@@ -83,13 +89,12 @@ export interface SocketOperation {
  */
 export function startSocketScope({ upgrade, authorization, signal }: SocketOperation, policy: ScopeSettings): RequestScope {
   const language = upgrade.headers['accept-language'];
-  const forwarded = upgrade.headers['x-forwarded-for'];
   const bearer = authorization && !/^\s*bearer\s/i.test(authorization) ? `Bearer ${authorization}` : authorization;
   return new RequestScope({
     id: randomUUID(),
     auth: readAuth(bearer),
     acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
-    clientAddress: clientAddress(Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? null), upgrade.socket.remoteAddress, policy.trustProxy),
+    clientAddress: clientAddress(forwardedFor(upgrade.headers), upgrade.socket.remoteAddress, policy.trustProxy),
     signal,
     ...RequestScope.limits(policy.deadlineMs, policy.budget),
   });
