@@ -103,11 +103,16 @@ function httpSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<{}, { 
   };
 }
 
+const UNRECORDED_FIELD: ReturnType<FieldTracer['start']> = { run: (work) => work(), end: () => {} };
+
 /** A span for each field that asks the upstream, current while its loader's work runs. */
 function fieldTracer(tracer: Tracer): FieldTracer {
   return {
     start({ type, field, path }) {
       const parent = context.active();
+      // Every supported sampler decides a trace's spans alike (by its parent, or by its trace id),
+      // so under a request not sampled a field's span would be a no-op: skip it and its context.
+      if (!trace.getSpan(parent)?.isRecording()) return UNRECORDED_FIELD;
       const span = tracer.startSpan(`${type}.${field}`, { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } }, parent);
       const inside = trace.setSpan(parent, span).setValue(FIELD_PATH, path);
       return {

@@ -99,9 +99,17 @@ describe('traces', () => {
 
     // The upstream saw each call's own traceparent, in the caller's trace.
     expect(simulator.requestLog).toHaveLength(8);
-    const traceparents = await upstreamTraceparents(gateway.endpoint, token);
+    const { traceparents } = await upstreamTraceparents(token);
     expect(new Set(traceparents).size).toBe(8);
     for (const traceparent of traceparents) expect(traceparent).toMatch(new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-01$`));
+  });
+
+  it('a caller’s trace not sampled: no span recorded, and each upstream call still carries the trace, not sampled', async () => {
+    const { token } = await tracedGateway();
+    const { traceparents, spans } = await upstreamTraceparents(token, `00-${CALLER_TRACE}-${CALLER_SPAN}-00`);
+    expect(spans()).toEqual([]);
+    expect(new Set(traceparents).size).toBe(8);
+    for (const traceparent of traceparents) expect(traceparent).toMatch(new RegExp(`^00-${CALLER_TRACE}-(?!${CALLER_SPAN})[0-9a-f]{16}-00$`));
   });
 
   it('retries, failures and refusals on the call spans; the field span carries the failure too', async () => {
@@ -136,20 +144,20 @@ describe('traces', () => {
 });
 
 /** The traceparent of each call a whole order makes, as a stub upstream receives them. */
-async function upstreamTraceparents(_endpoint: string, token: string) {
+async function upstreamTraceparents(token: string, traceparent = TRACEPARENT) {
   const stub = await startStubUpstream((request, res) => {
     if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
     if (request.path.endsWith('/v2/order/user')) return json(res, 200, [{ id: 'o', reservationId: 'R', userId: 'u', status: 'READY_FOR_PICKUP' }]);
     json(res, 404, {});
   });
-  const { tracing } = await captureTracing();
+  const { tracing, spans } = await captureTracing();
   const gateway = await startGateway({ upstreamUrls: stub.urls, tracing });
   cleanups.push(stub.close, gateway.close);
   const client = graphqlClient(gateway.endpoint, token);
-  client.setHeader('traceparent', TRACEPARENT);
+  client.setHeader('traceparent', traceparent);
   await execute(client, WholeOrderDocument);
   expect(stub.requests).toHaveLength(8);
-  return stub.requests.map((r) => String(r.headers.traceparent));
+  return { traceparents: stub.requests.map((r) => String(r.headers.traceparent)), spans };
 }
 
 describe('trace-linked logs', () => {

@@ -60,9 +60,13 @@ describe('loadConfig', () => {
       protocol: 'http/protobuf',
       endpoint: 'http://collector:4318/v1/traces',
       serviceName: 'order-graph',
-      sampler: 'parentbased_always_on',
+      sampler: 'parentbased_traceidratio',
       samplerRatio: 1,
     });
+    // In production one new trace in ten, unless the ratio is set.
+    const production = { NODE_ENV: 'production', SIMULATOR: 'on', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig(production).tracing).toMatchObject({ sampler: 'parentbased_traceidratio', samplerRatio: 0.1 });
+    expect(loadConfig({ ...production, OTEL_TRACES_SAMPLER_ARG: '1' }).tracing).toMatchObject({ samplerRatio: 1 });
     expect(
       loadConfig({
         OTEL_TRACES_EXPORTER: 'otlp',
