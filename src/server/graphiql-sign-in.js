@@ -12,18 +12,35 @@
   const nativeFetch = window.fetch.bind(window);
   let session = null; // { username, token, expiresAt }
 
+  // The bar wraps instead of widening the page: the picker's label takes at least 20rem and
+  // grows into what is left, so at desktop width everything stays on one line and on a phone
+  // (390 px) the picker gets a line of its own, with Sign in and the status below it. The
+  // closed picker cuts its text at its width; the open list shows each option whole. Without
+  // min-width: 0 a select is as wide as its longest option (1,144 px here) and no flex item
+  // would shrink below that.
   const STYLE = `
-    body { display: flex; flex-direction: column; height: 100vh; margin: 0; }
+    body { display: flex; flex-direction: column; height: 100vh; height: 100dvh; margin: 0; }
     #root { flex: 1; min-height: 0; height: auto !important; }
-    #order-graph-sign-in { flex: none; display: flex; gap: 0.5rem; align-items: center; padding: 0.4rem 1rem;
-      font: 14px system-ui, sans-serif; border-bottom: 1px solid #d0d4db; background: #f6f7f9; color: #1f2430; }
+    #order-graph-sign-in { flex: none; display: flex; flex-wrap: wrap; gap: 0.4rem 0.5rem; align-items: center;
+      padding: 0.4rem 1rem; font: 14px system-ui, sans-serif; border-bottom: 1px solid #d0d4db; background: #f6f7f9; color: #1f2430; }
     #order-graph-sign-in strong, #order-graph-sign-in label, #order-graph-sign-in button { white-space: nowrap; }
-    #order-graph-sign-in label { display: inline-flex; gap: 0.4rem; align-items: center; }
-    #order-graph-sign-in input, #order-graph-sign-in select, #order-graph-sign-in button { font: inherit; padding: 0.2rem 0.5rem; }
-    #order-graph-sign-in .status { color: #4a5160; }
+    #order-graph-sign-in label { display: flex; flex: 1 1 20rem; min-width: 0; gap: 0.4rem; align-items: center; }
+    #order-graph-sign-in select { flex: 1 1 0; min-width: 0; }
+    #order-graph-sign-in input { flex: 1 1 10rem; min-width: 0; }
+    #order-graph-sign-in input, #order-graph-sign-in select, #order-graph-sign-in button { font: inherit; padding: 0.2rem 0.5rem; min-height: 1.75rem; }
+    #order-graph-sign-in .status { flex: 1 1 14rem; min-width: 0; color: #4a5160; }
     #order-graph-sign-in .status.error { color: #b3261e; }
     #order-graph-sign-in .credentials { display: contents; }
-    #order-graph-sign-in [hidden] { display: none; }`;
+    #order-graph-sign-in [hidden] { display: none; }
+    @media (max-width: 40rem) {
+      /* Phones zoom into a field whose text is under 16px when it takes focus, and stay zoomed. */
+      #order-graph-sign-in { padding: 0.5rem 0.75rem; }
+      #order-graph-sign-in input, #order-graph-sign-in select, #order-graph-sign-in button { font-size: 16px; min-height: 2.25rem; }
+      /* GraphiQL sets the answer beside the editors, which leaves it some 50 px of a phone's
+         width: stacked, each has the whole width. Its drag bar only resizes sideways. */
+      .graphiql-container #graphiql-session { flex-direction: column; }
+      .graphiql-container #graphiql-session > .graphiql-horizontal-drag-bar { display: none; }
+    }`;
 
   /** The request's options with the session's bearer, for the endpoint and only while signed in. */
   const withToken = (input, init) => {

@@ -59,6 +59,25 @@ function signInBar(demoLogins: readonly DemoLogin[]): string {
 }
 
 /**
+ * The rendered page with the viewport and the sign-in bar. Without a viewport a phone lays the
+ * page out at its desktop default (980 px wide, or wider for content that asks) and shrinks the
+ * whole picture to fit: the bar and the editors turn unreadably small. GraphiQL's own page has
+ * none, so it goes here.
+ */
+function withOurParts(rendered: string, demoLogins: readonly DemoLogin[]): string {
+  const head = rendered.indexOf('</head>');
+  const body = rendered.lastIndexOf('</body>');
+  if (head < 0 || body < head) throw new Error('GraphiQL page without a head and a body: @graphql-yoga/render-graphiql changed its page');
+  return [
+    rendered.slice(0, head),
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    rendered.slice(head, body),
+    signInBar(demoLogins),
+    rendered.slice(body),
+  ].join('');
+}
+
+/**
  * Serves GraphiQL from the package itself (no CDN) with the sign-in bar (graphiql-sign-in.js),
  * rendered and gzipped once on first use:
  * the page is about 9 MB, 2.4 MB compressed, and compressing it per request would cost
@@ -76,9 +95,7 @@ export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET' || url.pathname !== '/graphql' || !request.headers.get('accept')?.includes('text/html')) return;
       page ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
-        const rendered = renderGraphiQL({ endpoint: '/graphql', ...options });
-        const end = rendered.lastIndexOf('</body>');
-        const html = `${rendered.slice(0, end)}${signInBar(demoLogins)}${rendered.slice(end)}`;
+        const html = withOurParts(renderGraphiQL({ endpoint: '/graphql', ...options }), demoLogins);
         return { html, gzipped: Uint8Array.from(gzipSync(html)), etag: createHash('sha256').update(html).digest('base64url').slice(0, 27) };
       });
       const { html, gzipped, etag } = await page;

@@ -1,10 +1,11 @@
 // GraphiQL as a new user meets it, in Debian's Chromium: open the page, sign in, run. Every
 // click and keystroke the test makes counts as an action.
 import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
-import { demoCustomer } from '../helpers/demo.js';
+import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
 
 // Debian's chromium (.ci/run installs it). On a developer machine without it the test is
@@ -84,6 +85,49 @@ async function runUntil(page: Page, expected: string) {
   throw new Error(`GraphiQL never ran the selected tab: ${await responseText(page)}`);
 }
 
+/** A phone as Chromium emulates one: its viewport meta is honoured, as on the device. */
+const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 };
+const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 800 } };
+
+/** The sign-in bar's visible parts, each with its box in CSS pixels, and the page's widths. */
+async function signInLayout(page: Page) {
+  const parts = page.locator('#order-graph-sign-in').locator('strong, label, select, input, button, .status');
+  const boxes = [];
+  for (const part of await parts.all()) {
+    const box = await part.boundingBox();
+    if (box) boxes.push({ part: await part.evaluate((element) => element.tagName.toLowerCase() + (element.className ? `.${element.className}` : '')), ...box });
+  }
+  // The page's own script context has the DOM; this file is compiled without its types.
+  const [viewportWidth, scrollWidth] = await page.evaluate<[number, number]>('[innerWidth, document.documentElement.scrollWidth]');
+  return { boxes, viewportWidth, scrollWidth };
+}
+
+/** The layout fits its width: nothing scrolls sideways and every part of the bar lies within it. */
+function expectFits(layout: Awaited<ReturnType<typeof signInLayout>>, width: number) {
+  expect(layout.viewportWidth).toBe(width);
+  expect(layout.scrollWidth).toBeLessThanOrEqual(width);
+  for (const box of layout.boxes) {
+    expect({ part: box.part, left: box.x >= 0, right: box.x + box.width <= width }).toEqual({ part: box.part, left: true, right: true });
+  }
+}
+
+/** axe-core's serious and critical findings in the sign-in bar's own markup. */
+async function barViolations(page: Page) {
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  const violations = await page.evaluate<{ id: string; impact: string | null; nodes: { target: unknown }[] }[]>(
+    "axe.run('#order-graph-sign-in', { resultTypes: ['violations'] }).then((r) => r.violations.map(({ id, impact, nodes }) => ({ id, impact, nodes: nodes.map(({ target }) => ({ target })) })))",
+  );
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+/** Picks a demo customer by username in the bar's picker, as a person chooses the option. */
+async function pickDemo(page: Page, username: string) {
+  const labels = await page.locator('#order-graph-sign-in select option').allInnerTexts();
+  const index = labels.findIndex((label) => label.startsWith(`${username} — `));
+  expect(index).toBeGreaterThan(0);
+  await page.locator('#order-graph-sign-in select').selectOption({ index });
+}
+
 describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
   it('three actions from opening the page to the whole order: open, Sign in, run; the token stays in the page’s memory', async () => {
     const { page, actions, offline, act } = await open();
@@ -157,6 +201,81 @@ describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
       expect(await page.getByPlaceholder('Password').inputValue()).toBe('');
       expect(await page.getByRole('status').innerText()).toBe('Signed out: the token is forgotten.');
       await page.close();
+    } finally {
+      await real.close();
+    }
+  });
+});
+
+describe.skipIf(!haveBrowser)('GraphiQL on a phone (390×844) and at desktop width (1280×800)', () => {
+  it.each([
+    { size: 'phone', options: PHONE, width: 390 },
+    { size: 'desktop', options: DESKTOP, width: 1280 },
+  ])('$size: the page is as wide as the screen, the sign-in bar fits it, a picked demo customer signs in and a query runs', async ({ size, options, width }) => {
+    const context = await browser.newContext(options);
+    const page = await context.newPage();
+    await page.goto(gateway.endpoint, { waitUntil: 'load', timeout: 60_000 });
+    await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
+
+    const before = await signInLayout(page);
+    expectFits(before, width);
+    expect(before.boxes.map(({ part }) => part)).toEqual(['strong', 'label', 'select', 'button', 'span.status']);
+    const box = (part: string) => before.boxes.find((candidate) => candidate.part === part)!;
+    if (size === 'desktop') {
+      // One line, as the bar always was at this width: every part overlaps every other vertically.
+      expect(Math.max(...before.boxes.map(({ y }) => y))).toBeLessThan(Math.min(...before.boxes.map(({ y, height }) => y + height)));
+    } else {
+      // The picker has a line of its own, wide enough to read the customer in it.
+      expect(box('select').width).toBeGreaterThan(width / 2);
+      expect(box('button').y).toBeGreaterThan(box('select').y + box('select').height - 1);
+    }
+    expect(await barViolations(page)).toEqual([]);
+    console.info(`GraphiQL at ${width} px: the page is ${before.scrollWidth} px wide, the bar ${before.boxes.map(({ part, x, width: w }) => `${part} ${Math.round(x)}..${Math.round(x + w)}`).join(', ')}`);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: new URL(`graphiql-${width}-sign-in.png`, SCREENSHOTS).pathname });
+
+    await pickDemo(page, 'two-orders@demo.test');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Signed in as two-orders@demo\.test /);
+    const after = await signInLayout(page);
+    expectFits(after, width);
+    expect(after.boxes.map(({ part }) => part)).toEqual(['strong', 'button', 'span.status']);
+
+    // The editor draws only the lines and columns in sight (few of them on a phone): the whole
+    // answer is read from the wire, and the pane shows its beginning.
+    const answer = page.waitForResponse((response) => response.request().method() === 'POST' && /\bquery WholeOrder\b/.test(response.request().postData() ?? ''));
+    await page.locator('.graphiql-execute-button').click();
+    const body = await (await answer).text();
+    expect(JSON.parse(body)).toMatchObject({ data: { me: { email: 'two-orders@demo.test' } } });
+    expect(body).not.toContain('"errors"');
+    for (const { reservationId } of demoOrders(simulator, 'two-orders@demo.test')) expect(body).toContain(`"reservationId":"${reservationId}"`);
+    await expect.poll(() => responseText(page), { timeout: 20_000 }).toMatch(/^\{"data":\{"me":\{"id":/);
+    expectFits(await signInLayout(page), width);
+    const editors = (await page.locator('.graphiql-editors').boundingBox())!;
+    const response = (await page.locator('.graphiql-response').boundingBox())!;
+    if (size === 'desktop') {
+      expect(response.x).toBeGreaterThanOrEqual(editors.x + editors.width); // beside the editors, as GraphiQL sets it
+    } else {
+      // Below the editors, across the width GraphiQL leaves them (it sets the answer beside them, some 50 px wide).
+      expect(response.y).toBeGreaterThanOrEqual(editors.y + editors.height);
+      expect(response.width).toBeGreaterThanOrEqual(editors.width);
+    }
+    await page.screenshot({ path: new URL(`graphiql-${width}.png`, SCREENSHOTS).pathname });
+    await context.close();
+  });
+
+  it('phone, in front of a real upstream: the username and password fields fit beside each other or below', async () => {
+    const real = await startGateway({ upstreamUrls: simulator.urls });
+    try {
+      const context = await browser.newContext(PHONE);
+      const page = await context.newPage();
+      await page.goto(real.endpoint, { waitUntil: 'load', timeout: 60_000 });
+      await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
+      const layout = await signInLayout(page);
+      expectFits(layout, 390);
+      expect(layout.boxes.map(({ part }) => part)).toEqual(['strong', 'input', 'input', 'button', 'span.status']);
+      expect(await barViolations(page)).toEqual([]);
+      await context.close();
     } finally {
       await real.close();
     }
