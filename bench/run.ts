@@ -162,8 +162,9 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK; // utime + stime, all threads
 }
 
-function peakRssMb(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+/** VmHWM (the process's peak so far) or VmRSS (now), in MB. */
+function rssMb(pid: number, which: 'VmHWM' | 'VmRSS' = 'VmHWM'): number {
+  const match = new RegExp(`${which}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(match?.[1] ?? NaN) / 1024;
 }
 
@@ -172,7 +173,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-type SubjectName = 'gateway' | 'gateway-got' | 'gateway-observed' | 'gateway-cached' | 'apollo' | 'optimum';
+type SubjectName = 'gateway' | 'gateway-got' | 'gateway-observed' | 'gateway-traced' | 'gateway-cached' | 'apollo' | 'optimum';
 
 /** The response cache's ttl for the cached gateway: answers are reused for that long. */
 const CACHE_TTL_MS = 5000;
@@ -275,20 +276,17 @@ async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
   // The default upstream client, named so the run says which one it measured.
   const gatewayEnv = { ...upstream, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPHIQL: 'off', NODE_ENV: 'production', UPSTREAM_CLIENT: 'undici' };
   const listening = (line: string) => /listening at (http:\/\/\S+)/.exec(line)?.[1];
-  const [gateway, got, observed, cached, apollo, optimum] = await Promise.all([
+  const observability = { ...gatewayEnv, METRICS_PATH: '/metrics', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
+  const [gateway, got, observed, traced, cached, apollo, optimum] = await Promise.all([
     startChild('gateway', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off' }, listening, settings.gatewayNodeArgs),
     startChild('gateway-got', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off', UPSTREAM_CLIENT: 'got' }, listening, settings.gatewayNodeArgs),
-    startChild(
-      'gateway-observed',
-      GATEWAY_START,
-      { ...gatewayEnv, METRICS_PATH: '/metrics', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
-      listening,
-    ),
+    startChild('gateway-observed', GATEWAY_START, observability, listening),
+    startChild('gateway-traced', GATEWAY_START, { ...observability, OTEL_TRACES_SAMPLER_ARG: '1' }, listening),
     startChild('gateway-cached', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off', RESPONSE_CACHE_TTL_MS: String(CACHE_TTL_MS) }, listening),
     startChild('apollo', 'dist/bench/peers/apollo/server.js', { ...upstream, APOLLO_PORT: '0', NODE_ENV: 'production' }, jsonLine),
     startChild('optimum', 'dist/bench/optimum.js', { ...upstream, OPTIMUM_PORT: '0' }, jsonLine),
   ]);
-  return { gateway, got, observed, cached, apollo, optimum };
+  return { gateway, got, observed, traced, cached, apollo, optimum };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -335,10 +333,14 @@ async function main() {
     { name: 'gateway', pid: started.gateway.pid, request: { url: started.gateway.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: CONCURRENCIES },
     { name: 'gateway-got', pid: started.got.pid, request: { url: started.got.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: CONCURRENCIES },
     { name: 'gateway-observed', pid: started.observed.pid, request: { url: started.observed.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: [64] },
+    { name: 'gateway-traced', pid: started.traced.pid, request: { url: started.traced.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: [64] },
     { name: 'gateway-cached', pid: started.cached.pid, request: { url: started.cached.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: [64] },
     { name: 'apollo', pid: started.apollo.pid, request: { url: started.apollo.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: CONCURRENCIES },
     { name: 'optimum', pid: started.optimum.pid, request: { url: started.optimum.value, method: 'GET', headers: auth }, verifyBody: (body) => body.includes(vin), concurrencies: CONCURRENCIES },
   ];
+  // Idle: started, settled, not yet asked anything.
+  await sleep(3000);
+  const idleRssMb = Object.fromEntries(subjects.map(({ name, pid }) => [name, rssMb(pid, 'VmRSS')])) as Record<SubjectName, number>;
   // One answer from each before the load: the GraphQL ones must be the same data.
   const answers = await Promise.all(
     subjects.map(async ({ name, request, verifyBody }) => {
@@ -347,7 +349,7 @@ async function main() {
       return text;
     }),
   );
-  const [gatewayData, ...othersData] = answers.slice(0, 5).map((text) => (JSON.parse(text) as { data: unknown }).data);
+  const [gatewayData, ...othersData] = answers.filter((_, i) => subjects[i]!.name !== 'optimum').map((text) => (JSON.parse(text) as { data: unknown }).data);
   if (!othersData.every((data) => isDeepStrictEqual(gatewayData, data))) throw new Error('the GraphQL servers answer different data');
   log(`every answer holds VIN ${vin}; the gateway's and Apollo's data are the same`);
 
@@ -394,7 +396,7 @@ async function main() {
         upstreamCalls: calls.total,
         upstreamCallsPerQuery: calls.total / sent,
         callsByOperation: calls.operations,
-        peakRssMb: peakRssMb(subject.pid),
+        peakRssMb: rssMb(subject.pid),
         errors: result.errors,
         timeouts: result.timeouts,
         non2xx: result.non2xx,
@@ -421,7 +423,7 @@ async function main() {
     problems.push(`streamed answers: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  const report = buildReport(runs, streams, problems, loadBefore);
+  const report = buildReport(runs, idleRssMb, streams, problems, loadBefore);
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(new URL('latest.json', RESULTS_DIR), `${JSON.stringify(report.json, null, 2)}\n`);
   writeFileSync(new URL('latest.md', RESULTS_DIR), report.markdown);
@@ -438,15 +440,16 @@ const verdict = (pass: boolean | undefined) => (pass === undefined ? 'not measur
 const LABELS: Record<SubjectName, string> = {
   gateway: 'gateway, undici (default)',
   'gateway-got': 'gateway, got',
-  'gateway-observed': 'gateway, metrics + traces on',
+  'gateway-observed': 'gateway, metrics + traces on (default sampling: 1 in 10)',
+  'gateway-traced': 'gateway, metrics + traces on, every request traced',
   'gateway-cached': `gateway, response cache on (${CACHE_TTL_MS / 1000} s)`,
   apollo: 'Apollo Server + RESTDataSource',
   optimum: 'hand-written optimum',
 };
 
-function buildReport(runs: Run[], streams: StreamResults | undefined, problems: string[], loadBefore: number[]) {
+function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, streams: StreamResults | undefined, problems: string[], loadBefore: number[]) {
   const find = (server: SubjectName, c: number) => runs.find((run) => run.server === server && run.connections === c);
-  const at = (c: number) => ({ g: find('gateway', c), got: find('gateway-got', c), a: find('apollo', c), o: find('optimum', c), obs: find('gateway-observed', c), cached: find('gateway-cached', c) });
+  const at = (c: number) => ({ g: find('gateway', c), got: find('gateway-got', c), a: find('apollo', c), o: find('optimum', c), obs: find('gateway-observed', c), traced: find('gateway-traced', c), cached: find('gateway-cached', c) });
   const c1 = at(1);
   const c16 = at(16);
   const c64 = at(64);
@@ -508,8 +511,8 @@ function buildReport(runs: Run[], streams: StreamResults | undefined, problems: 
     row(['---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
   for (const c of CONCURRENCIES) {
-    const { g, got, a, o, obs, cached } = at(c);
-    for (const run of [g, got, obs, cached, a, o]) {
+    const { g, got, a, o, obs, traced, cached } = at(c);
+    for (const run of [g, got, obs, traced, cached, a, o]) {
       if (!run) continue;
       lines.push(
         row([`${c}`, LABELS[run.server], fixed(run.p50), fixed(run.p90), fixed(run.p99), fixed(run.rps, 0), fixed(run.cpuMsPerQuery, 2), fixed(run.upstreamCallsPerQuery, 2), fixed(run.peakRssMb, 0), fixed(run.simulatorCpuMsPerQuery, 2)]),
@@ -525,6 +528,7 @@ function buildReport(runs: Run[], streams: StreamResults | undefined, problems: 
   lines.push(
     '',
     'Peak RSS is VmHWM, the process\'s peak so far: the last rows of each server are its peak over the whole benchmark.',
+    `Idle RSS (3 s after start, before the first request): ${(['gateway', 'gateway-got', 'apollo', 'optimum'] as const).map((name) => `${LABELS[name]} ${fixed(idleRssMb[name], 0)} MB`).join(', ')}.`,
     '',
     `The response cache (RESPONSE_CACHE_TTL_MS=${CACHE_TTL_MS}, in memory) at c=64: ${fixed(c64.cached?.upstreamCallsPerQuery, 3)} upstream calls per query`,
     `instead of ${CALLS_PER_QUERY}, ${fixed(c64.cached?.rps, 0)} req/s instead of ${fixed(c64.g?.rps, 0)}. Every request here is the same caller's same query, the`,
@@ -542,7 +546,7 @@ function buildReport(runs: Run[], streams: StreamResults | undefined, problems: 
       : `**Broken:**\n\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
     '',
   );
-  const json = { date, commit, node: nodeVersion, cpus, loadAverage: { before: loadBefore, after: os.loadavg() }, settings, runs, targets, streams, problems };
+  const json = { date, commit, node: nodeVersion, cpus, loadAverage: { before: loadBefore, after: os.loadavg() }, settings, idleRssMb, runs, targets, streams, problems };
   return { markdown: lines.join('\n'), json };
 }
 
