@@ -10,9 +10,8 @@ import { connectRedis, KEY_PREFIX, type RedisConnection } from '../redis/connect
 import { redisPollCoordinator } from '../redis/live-coordinator.js';
 import { redisAnswerStore } from '../redis/response-cache.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
-import { gotTransport } from '../upstream/got-transport.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
-import { combineObservers, createUpstreamHttp } from '../upstream/http.js';
+import { combineObservers, createUpstreamHttp, type Transport, type TransportOptions } from '../upstream/http.js';
 import { createOperations } from '../upstream/operations.js';
 import { RequestScope } from '../upstream/scope.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
@@ -82,11 +81,20 @@ function corsPolicy(origins: GatewayConfig['corsOrigins']) {
   };
 }
 
+/** got's transport, its modules loaded only when it is chosen: the default (undici) never pays for them. */
+function gotTransportLoaded(urls: UpstreamUrls, options: TransportOptions): Transport {
+  const loading = import('../upstream/got-transport.js').then(({ gotTransport }) => gotTransport(urls, options));
+  return {
+    attempt: async (...args) => (await loading).attempt(...args),
+    close: () => void loading.then((transport) => transport.close()),
+  };
+}
+
 /** The upstream client, watched by the metrics and the traces when they are on. */
 function upstreamClient(config: GatewayConfig, metrics: Metrics | undefined) {
   return createUpstreamHttp({
     urls: config.upstreamUrls,
-    transport: config.upstreamClient === 'got' ? gotTransport : undiciTransport,
+    transport: config.upstreamClient === 'got' ? gotTransportLoaded : undiciTransport,
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
     maxBodyBytes: LIMITS.maxUpstreamBodyBytes,

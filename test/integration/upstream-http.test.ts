@@ -1,12 +1,17 @@
 // The upstream HTTP layer on its own (src/upstream/http.ts) against a per-test stub, over each
 // transport (undici's, the default, and got's): what is retried, the answer size cap, redirects,
 // timeouts, cancellation, connections, what a call sends and what it never sends (the request
-// deadline and budget are tested at the gateway: deadline.test.ts, budgets.test.ts).
+// deadline and budget are tested at the gateway: deadline.test.ts, budgets.test.ts); and the
+// gateway on the simulator with each UPSTREAM_CLIENT.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { startSimulator } from '../../src/simulator/server.js';
 import { gotTransport } from '../../src/upstream/got-transport.js';
 import { createUpstreamHttp, type UpstreamHttpOptions } from '../../src/upstream/http.js';
 import { RequestScope } from '../../src/upstream/scope.js';
 import { undiciTransport } from '../../src/upstream/undici-transport.js';
+import { demoToken } from '../helpers/demo.js';
+import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
 import { json, startStubUpstream, type StubHandler } from '../helpers/stub-upstream.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -193,5 +198,17 @@ describe.each([
       expect(await http.send('shippingAddresses', { params: { order_id: '' }, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'unsendable' } });
       expect(stub.requests).toHaveLength(0);
     });
+  });
+});
+
+describe.each(['undici', 'got'] as const)('the gateway with UPSTREAM_CLIENT=%s', (upstreamClient) => {
+  it('answers the whole order with its 8 upstream calls, over the transport it was given', async () => {
+    const simulator = await startSimulator();
+    const gateway = await startGateway({ upstreamUrls: simulator.urls, upstreamClient });
+    cleanups.push(simulator.close, gateway.close);
+    const { data, errors } = await execute(graphqlClient(gateway.endpoint, await demoToken(simulator, 'ready@demo.test')), WholeOrderDocument);
+    expect(errors).toEqual([]);
+    expect(data?.me?.orders?.[0]?.vehicle?.vin).toMatch(/\w{17}/);
+    expect(simulator.requestLog).toHaveLength(8);
   });
 });
