@@ -5,8 +5,8 @@ import type { UpstreamHttp } from '../upstream/http.js';
 import { createOperations, type Operations } from '../upstream/operations.js';
 import type { RequestScope, ScopeLimits } from '../upstream/scope.js';
 import { createLoaders, type FieldTracer, type Loaders } from './loaders.js';
-import type { OrderHistory } from './history.js';
-import type { OrderUpdateParent } from './mappers.js';
+import type { Order } from '../upstream/models.js';
+import type { FieldChange, OrderUpdateParent } from './mappers.js';
 /**
  * Admits credential attempts, counting the ones the upstream refused: logins against the
  * username (normalised), the caller's address and the two together; token refreshes against
@@ -40,6 +40,30 @@ export interface LiveWatcher {
 /** Live order updates (the live layer provides them): one upstream poll per customer, shared. */
 export interface LiveOrders {
   watch(watcher: LiveWatcher): AsyncIterable<LiveItem>;
+}
+
+/** An OrderEvent as the schema returns it. */
+export interface OrderEventParent {
+  observedAt: string;
+  changes: FieldChange[];
+  cursor: string;
+}
+
+/** Order history (history.ts makes it): what the graph records of each order list read, and reads back. */
+export interface OrderHistory {
+  /**
+   * Records one observation of an order list (the upstream's answer for one caller's
+   * token), under the customer id its orders carry. Resolves, by order id, when each order's
+   * current state was first seen (its latest event): a live update of that state carries
+   * this time. Never rejects.
+   */
+  observe(orders: readonly Order[], observedAt: string): Promise<Record<string, string>>;
+  /**
+   * A page of the order's events, newest first: `first` of them (1..MAX_HISTORY_PAGE, else
+   * BAD_USER_INPUT), older than the `after` cursor. The order is one of the caller's own
+   * list; its story is read under the customer id its record carries.
+   */
+  events(order: Order, first: number, after: string | null | undefined): Promise<OrderEventParent[]>;
 }
 
 /** What the context is made with besides the request's scope. */

@@ -4,7 +4,7 @@
 import { BadUserInputError } from '../errors.js';
 import type { Order } from '../upstream/models.js';
 import { dropAged, fit, observe, parseStory, type HistoryBounds, type Story } from './history-story.js';
-import type { FieldChange } from './mappers.js';
+import type { OrderHistory } from './context.js';
 
 /**
  * Where each customer's story is kept, as text. Neither method rejects: a store out of reach
@@ -21,33 +21,17 @@ export interface StoryStore {
   update(customerId: string, change: (current: string | null) => string | null): Promise<void>;
 }
 
-/** An OrderEvent as the schema returns it. */
-export interface OrderEventParent {
-  observedAt: string;
-  changes: FieldChange[];
-  cursor: string;
-}
-
-export interface OrderHistory {
-  /**
-   * Records one observation of an order list (the upstream's answer for one caller's
-   * token), under the customer id its orders carry. Resolves, by order id, when each order's
-   * current state was first seen (its latest event): a live update of that state carries
-   * this time. Never rejects.
-   */
-  observe(orders: readonly Order[], observedAt: string): Promise<Record<string, string>>;
-  /** A page of the order's events, newest first: `first` of them, older than the `after` cursor. */
-  events(customerId: string, orderId: string, first: number, after: string | null | undefined): Promise<OrderEventParent[]>;
-}
-
-/** HISTORY=off: nothing is kept, every history is empty. */
-export const NO_HISTORY: OrderHistory = { observe: async () => ({}), events: async () => [] };
+/** HISTORY=off: nothing is kept, every history is empty (a page size is still checked). */
+export const NO_HISTORY: OrderHistory = {
+  observe: async () => ({}),
+  events: async (_order, first) => (checkPageSize(first), []),
+};
 
 /** The most events one page may hold. */
 export const MAX_HISTORY_PAGE = 100;
 
 /** Refuses a page size out of 1..MAX_HISTORY_PAGE (BAD_USER_INPUT), whether or not any history is kept. */
-export function checkPageSize(first: number): void {
+function checkPageSize(first: number): void {
   if (!Number.isInteger(first) || first < 1 || first > MAX_HISTORY_PAGE) throw new BadUserInputError(`first must be from 1 to ${MAX_HISTORY_PAGE}.`);
 }
 
@@ -62,7 +46,7 @@ function positionOf(cursor: string, orderId: string): number {
 }
 
 /** The customer an order belongs to, as the upstream's own record says (the contract requires it; a record without one has no history). */
-export const customerIdOf = (order: Order): string | null => (typeof order.userId === 'string' && order.userId !== '' ? order.userId : null);
+const customerIdOf = (order: Order): string | null => (typeof order.userId === 'string' && order.userId !== '' ? order.userId : null);
 
 /** The customer whose orders a list holds: the one userId they all carry, else none (nothing is recorded). */
 function customerOf(orders: readonly Order[]): string | null {
@@ -114,11 +98,13 @@ export function createHistory({ store, bounds, ignored, mixed }: HistoryOptions)
       return since;
     },
 
-    async events(customerId, orderId, first, after) {
+    async events({ id: orderId, ...record }, first, after) {
       checkPageSize(first);
       const before = after == null ? Infinity : positionOf(after, orderId);
-      const order = read(await store.read(customerId)).orders.find((candidate) => candidate.id === orderId);
-      return (order?.events ?? [])
+      const customerId = customerIdOf({ id: orderId, ...record });
+      if (customerId === null) return [];
+      const story = read(await store.read(customerId)).orders.find((candidate) => candidate.id === orderId);
+      return (story?.events ?? [])
         .filter((event) => event.n < before)
         .slice(0, first)
         .map((event) => ({ observedAt: event.at, changes: event.changes, cursor: cursorOf(orderId, event.n) }));

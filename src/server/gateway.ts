@@ -3,15 +3,15 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, useExecutionCancellation, type CORSOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { createContext, type ContextServices, type GraphQLContext } from '../graph/context.js';
+import { createContext, type ContextServices, type GraphQLContext, type OrderHistory } from '../graph/context.js';
 import { createGraphSchema } from '../graph/schema.js';
 import { createOrdersHub } from '../live/orders-hub.js';
 import { connectRedis, KEY_PREFIX, warnOncePerKind, type RedisConnection } from '../redis/connection.js';
 import { redisPollCoordinator } from '../redis/live-coordinator.js';
 import { redisAnswerStore } from '../redis/response-cache.js';
 import { redisStoryStore } from '../redis/history.js';
-import { createHistory, NO_HISTORY, type OrderHistory } from '../graph/history.js';
-import { memoryStoryStore } from '../graph/history-memory.js';
+import { createHistory, NO_HISTORY } from '../graph/history.js';
+import { memoryStoryStore, type MemoryStoryStore } from '../graph/history-memory.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { gotTransport } from '../upstream/got-transport.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
@@ -106,21 +106,23 @@ function sharedState(config: GatewayConfig) {
     config.responseCacheTtlMs > 0
       ? createResponseCache({ ttlMs: config.responseCacheTtlMs, bytes: config.responseCacheBytes, store: redis && redisAnswerStore(redis, config.responseCacheBytes), logger: config.logger })
       : undefined;
-  return { redis, loginThrottle, responseCache, history: orderHistory(config, redis) };
+  return { redis, loginThrottle, responseCache, ...orderHistory(config, redis) };
 }
 
-/** The order history: none when HISTORY=off, else in Redis when configured, else in this process. */
-function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined): OrderHistory {
-  if (!config.history) return NO_HISTORY;
+/** The order history: none when HISTORY=off, else in Redis when configured, else in this process (`memory`, for the metrics). */
+function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined): { history: OrderHistory; memory?: MemoryStoryStore } {
+  if (!config.history) return { history: NO_HISTORY };
   const { bounds, memoryBytes } = config.history;
-  const store = redis ? redisStoryStore(redis, { customerBytes: bounds.customerBytes, maxAgeMs: bounds.maxAgeMs, logger: config.logger }) : memoryStoryStore(memoryBytes);
+  const memory = redis ? undefined : memoryStoryStore(memoryBytes);
+  const store = memory ?? redisStoryStore(redis!, { customerBytes: bounds.customerBytes, maxAgeMs: bounds.maxAgeMs, logger: config.logger });
   const warn = warnOncePerKind(config.logger);
-  return createHistory({
+  const history = createHistory({
     store,
     bounds,
     ignored: (reason) => (redis ? redis.ignore('order history', reason) : warn('order history', { reason }, 'an order history kept here was not one: it starts afresh')),
     mixed: () => warn('mixed order list', {}, 'an order list carried more than one customer id: no history was recorded from it'),
   });
+  return { history, memory };
 }
 
 /** The plugins in the order they must run; `ready` is false once a stop has begun. */
@@ -158,7 +160,7 @@ function gatewayPlugins(config: GatewayConfig, parts: { policy: ScopeSettings; r
 export function createGateway(config: GatewayConfig): Gateway {
   const metrics = config.metricsPath ? createMetrics({ path: config.metricsPath, knownOperations: registeredOperationNames() }) : undefined;
   const http = upstreamClient(config, metrics);
-  const { redis, loginThrottle, responseCache, history } = sharedState(config);
+  const { redis, loginThrottle, responseCache, history, memory } = sharedState(config);
   const policy: ScopeSettings = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
   const live = createOrdersHub({
     limits: config.live,
@@ -169,7 +171,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
     observe: history.observe,
   });
-  metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available });
+  metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available, history: memory?.stats });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
   const services: ContextServices = { http, loginThrottle, live, history, fieldTracer: config.tracing?.fieldTracer, deadlineMs: config.requestDeadlineMs };
   let ready = true;
