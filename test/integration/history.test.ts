@@ -34,7 +34,9 @@ interface Result<T> {
 
 const HISTORY = `query History($first: Int, $after: String) { orders { id history(first: $first, after: $after) { observedAt changes { field from to } cursor } } }`;
 
-export async function setup(gateway: TestGatewayConfig = {}, simulator?: Simulator) {
+const ONE_ORDER = `query One($id: ID!, $first: Int, $after: String) { order(id: $id) { history(first: $first, after: $after) { observedAt changes { field from to } cursor } } }`;
+
+async function setup(gateway: TestGatewayConfig = {}, simulator?: Simulator) {
   const upstream = simulator ?? (await startSimulator({ latencyMs: 0 }));
   if (!simulator) cleanups.push(upstream.close);
   const started = await startGateway({ upstreamUrls: upstream.urls, live: { pollIntervalMs: POLL_MS }, metricsPath: '/metrics', ...gateway });
@@ -51,7 +53,7 @@ export async function setup(gateway: TestGatewayConfig = {}, simulator?: Simulat
 }
 
 /** Changes the order record as the upstream would when the order moves on. */
-export function advance(order: Order, status: string) {
+function advance(order: Order, status: string) {
   order.status = status;
   order.updatedAt = new Date(Date.parse(order.updatedAt ?? '2026-01-01T00:00:00Z') + 60_000).toISOString();
 }
@@ -113,7 +115,7 @@ describe('Order.history, recorded from queries', () => {
   });
 
   it('pages by cursor, newest first; `first` out of 1..100 and a foreign or made-up cursor are BAD_USER_INPUT', async () => {
-    const { simulator, history } = await setup();
+    const { simulator, gateway, history } = await setup();
     const token = await demoToken(simulator, 'two-orders@demo.test');
     const [order, other] = demoOrders(simulator, 'two-orders@demo.test');
     await history(token);
@@ -123,21 +125,22 @@ describe('Order.history, recorded from queries', () => {
     }
     const all = (await history(token, { first: 100 })).data!.orders.find((o) => o.id === order!.id)!.history;
     expect(all.map((event) => event.changes.find((change) => change.field === 'rawStatus')?.to ?? null)).toEqual(['D', 'C', 'B', 'A', null]);
-    const page1 = (await history(token, { first: 2 })).data!.orders.find((o) => o.id === order!.id)!.history;
+    const page = async (variables: { first: number; after?: string }, id = order!.id) =>
+      (await graphqlClient(gateway.endpoint, token).rawRequest(ONE_ORDER, { id, ...variables })) as Result<{ order: { history: Event[] } | null }>;
+    const page1 = (await page({ first: 2 })).data!.order!.history;
     expect(page1).toEqual(all.slice(0, 2));
-    const page2 = (await history(token, { first: 2, after: page1[1]!.cursor })).data!.orders.find((o) => o.id === order!.id)!.history;
+    const page2 = (await page({ first: 2, after: page1[1]!.cursor })).data!.order!.history;
     expect(page2).toEqual(all.slice(2, 4));
+    expect((await page({ first: 2, after: page2[1]!.cursor })).data!.order!.history).toEqual(all.slice(4));
 
     for (const first of [0, 101, -1]) {
-      const refused = await history(token, { first });
-      expect(refused.errors?.map((error) => error.extensions?.code)).toContain('BAD_USER_INPUT');
-      expect(refused.errors![0]!.message).toBe('first must be from 1 to 100.');
+      const refused = await page({ first });
+      expect(refused.errors!.map((error) => [error.extensions?.code, error.message])).toEqual([['BAD_USER_INPUT', 'first must be from 1 to 100.']]);
     }
-    const otherCursor = (await history(token)).data!.orders.find((o) => o.id === other!.id)!.history[0]!.cursor;
-    for (const after of [otherCursor, 'not-a-cursor', Buffer.from(`1:${order!.id}x`).toString('base64url')]) {
-      const refused = await history(token, { first: 5, after });
-      const errors = refused.errors!.filter((error) => (error as { path?: unknown[] }).path?.[1] === refused.data?.orders?.findIndex((o) => o.id === order!.id));
-      expect(errors.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    const otherCursor = (await page({ first: 1 }, other!.id)).data!.order!.history[0]!.cursor;
+    for (const after of [otherCursor, 'not-a-cursor', Buffer.from(`1:${order!.id}x`).toString('base64url'), `${page1[1]!.cursor}=`]) {
+      const refused = await page({ first: 5, after });
+      expect(refused.errors!.map((error) => [error.extensions?.code, error.message])).toEqual([['BAD_USER_INPUT', "after must be the cursor of one of this order's events."]]);
     }
   });
 });
