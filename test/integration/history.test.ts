@@ -69,9 +69,9 @@ function reader<T>(stream: AsyncGenerator<OrderResult<T>>) {
 }
 
 interface Update {
-  orderUpdates: { observedAt: string; changes: Event['changes']; order: { id: string } };
+  orderUpdates: { observedAt: string; changes: Event['changes']; order: { id: string; history: { observedAt: string }[] } };
 }
-const UPDATES = parse('subscription { orderUpdates { observedAt changes { field from to } order { id } } }') as TypedDocumentNode<Update, Record<string, never>>;
+const UPDATES = parse('subscription { orderUpdates { observedAt changes { field from to } order { id history(first: 1) { observedAt } } } }') as TypedDocumentNode<Update, Record<string, never>>;
 
 function subscribe(endpoint: string, token: string) {
   const abort = new AbortController();
@@ -86,7 +86,7 @@ const STATUS_CHANGE = (from: string, to: string) => [
 
 describe('Order.history, recorded from queries', () => {
   it('the first reading is the start of the story (no changes), each later change an event, newest first, at no upstream call of its own', async () => {
-    const { simulator, history } = await setup();
+    const { simulator, gateway, history } = await setup();
     const token = await demoToken(simulator, 'two-orders@demo.test');
     const orders = demoOrders(simulator, 'two-orders@demo.test');
 
@@ -109,6 +109,11 @@ describe('Order.history, recorded from queries', () => {
     expect(Date.parse(story[0]!.observedAt)).toBeGreaterThan(Date.parse(story[1]!.observedAt));
     // The other order did not change: still its first event alone.
     expect(second.data!.orders.find((order) => order.id !== moving.id)!.history).toHaveLength(1);
+
+    // The customer and the whole order list with every history: the two calls of the first wave, nothing more.
+    const counted = callCounts(simulator);
+    await graphqlClient(gateway.endpoint, token).rawRequest('{ me { email orders { id history(first: 100) { observedAt } } } }');
+    expect(callCounts(simulator)).toEqual({ orderDetails: counted.orderDetails! + 1, customerDetails: 1 });
 
     // Reading again without a change records nothing new.
     expect((await history(token)).data!.orders.find((order) => order.id === moving.id)!.history).toEqual(story);
@@ -162,6 +167,11 @@ describe('Order.history and the live updates', () => {
     // The first live state is the history's first event: the subscription's poll recorded it.
     expect(story.at(-1)).toMatchObject({ observedAt: firstState.data!.orderUpdates.observedAt, changes: [] });
     expect(story).toHaveLength(2);
+    // The event's own order.history is the same story, read at no upstream call: only the
+    // subscription's customer check, the polls and the query's list were made.
+    expect(update.order.history[0]!.observedAt).toBe(update.observedAt);
+    expect(Object.keys(callCounts(simulator)).sort()).toEqual(['customerDetails', 'orderDetails']);
+    expect(callCounts(simulator).customerDetails).toBe(1);
   });
 
   it('a change a query recorded before the poll saw it reaches the stream with the query’s time and changes', async () => {
