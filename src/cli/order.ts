@@ -127,8 +127,37 @@ async function showHistory(client: OrderClient, json: boolean, failed: () => Fai
     if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') throw new Failure(EXIT.auth, `the service refused your session while loading your orders' history (${code}); log in again`);
     throw new Failure(EXIT.unavailable, `your orders' history could not be loaded right now (${code}); try again later`);
   }
-  write.out(historyLines(orders, json));
+  const whole = await Promise.all(orders.map((order) => wholeHistory(client, order, failed)));
+  write.out(historyLines(whole, json));
   return orders;
+}
+
+/** The SDK's first page of each order's history holds this many events; a full one may have more. */
+const FIRST_PAGE = 20;
+const PAGE = 100;
+/** However many the gateway keeps (HISTORY_EVENTS_PER_ORDER), the command reads no more pages than this per order. */
+const MAX_PAGES = 100;
+
+type HistoryOrder = Parameters<typeof historyLines>[0][number];
+
+/** An order with all of its history: its first page, then the older pages while they come full. */
+async function wholeHistory(client: OrderClient, order: HistoryOrder, failed: () => Failure): Promise<HistoryOrder> {
+  const history = [...order.history];
+  let full = history.length === FIRST_PAGE;
+  for (let page = 0; full && page < MAX_PAGES; page += 1) {
+    let result;
+    try {
+      result = await client.orderHistoryPage(order.id, { first: PAGE, after: history.at(-1)!.cursor });
+    } catch (error) {
+      if (error instanceof OrderClientError) throw failed();
+      throw error;
+    }
+    // An order gone since, or a page that failed: what was read is what is shown.
+    const more = result.data?.order?.history ?? [];
+    history.push(...more);
+    full = more.length === PAGE;
+  }
+  return { ...order, history };
 }
 
 /**

@@ -59,7 +59,8 @@ export function createOperations(auth: Auth, stream: Stream) {
     /**
      * What changed in each of the caller's orders and when, as the gateway observed it (a
      * query's or a live poll's reading of the order list): the newest `first` events of each
-     * order (1–100, default 100), newest first; the oldest is the first observation.
+     * order (1–100, default 20), newest first; the oldest is the first observation.
+     * `orderHistoryPage` reads on from an order's last `cursor`.
      */
     orderHistory: (first?: number) => auth.request(OrderHistoryDocument, first === undefined ? {} : { first }),
     /** One order's history, a page at a time: `after` is the last event's `cursor` of the previous page. */

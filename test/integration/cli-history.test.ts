@@ -1,7 +1,7 @@
 // The CLI's --history, run as a customer runs it (its own process, over real HTTP): the orders'
 // events newest first in --watch's own words, and --watch's lines the same as the history's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoCustomer, demoOrders } from '../helpers/demo.js';
+import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { order, startOrder, until } from '../helpers/order-cli.js';
 
@@ -56,6 +56,21 @@ describe('--history', () => {
 
     const history = await order(...as('production@demo.test', '--history'));
     expect(history.stdout.split('\n')[0]).toBe(line!.trimEnd());
+  });
+
+  it('reads on past the first page: every event the gateway keeps', async () => {
+    const [kept] = demoOrders(harness.simulator, 'confirmed@demo.test');
+    const token = await demoToken(harness.simulator, 'confirmed@demo.test');
+    for (let i = 0; i < 130; i += 1) {
+      kept!.status = `STEP_${i}`;
+      await harness.client(token).rawRequest('{ orders { id } }');
+    }
+    const run = await order(...as('confirmed@demo.test', '--history'));
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    // HISTORY_EVENTS_PER_ORDER (100) are kept: the newest 100 changes, in order, newest first.
+    expect(lines).toHaveLength(100);
+    expect(lines.map((line) => /rawStatus: \S+ → (STEP_\d+)/.exec(line)?.[1])).toEqual(Array.from({ length: 100 }, (_, i) => `STEP_${129 - i}`));
   });
 
   it('is in the usage text', async () => {
