@@ -24,7 +24,7 @@ const DEFAULT_WATCH_TIMEOUT_S = 45;
 const DEFAULT_MAX_ANSWER_MIB = 16;
 const MIB = 1024 * 1024;
 
-export const USAGE = `Usage: order-graph --username <email> [--endpoint <url>] [--json] [--watch] [options]
+export const USAGE = `Usage: order-graph --username <email> [--endpoint <url>] [--json] [--watch] [--history] [options]
        (in the Order Graph repository: npm run -s order -- <options>)
 
 Logs in to Order Graph and shows where each of your vehicle orders stands: stage, vehicle,
@@ -42,6 +42,9 @@ Options:
                          (with --watch, then one JSON object per line for each change)
   --watch                keep watching after the summary: one line per change to an order,
                          until Ctrl-C
+  --history              instead of the summary, what changed in your orders and when, as
+                         the gateway observed it: one line per event, newest first, in the
+                         same words as --watch's lines (with --json, one JSON object each)
   --watch-interval <s>   with --watch: the least time between two subscriptions when the
                          stream ends, in seconds; set it to the gateway's poll interval
                          (default ${DEFAULT_WATCH_INTERVAL_S}, the gateway's default)
@@ -77,6 +80,8 @@ export interface Options {
   endpoint: URL;
   json: boolean;
   watch: boolean;
+  /** Print the orders' history instead of the summary. */
+  history: boolean;
   /** The least time between two subscriptions of --watch. */
   watchIntervalMs: number;
   /** How long a --watch stream may send nothing before it is replaced. */
@@ -91,6 +96,7 @@ const OPTIONS = {
   endpoint: { type: 'string' },
   json: { type: 'boolean', default: false },
   watch: { type: 'boolean', default: false },
+  history: { type: 'boolean', default: false },
   'watch-interval': { type: 'string' },
   'watch-timeout': { type: 'string' },
   'max-answer-mb': { type: 'string' },
@@ -113,6 +119,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
     endpoint: endpointOf(values.endpoint, env),
     json: values.json,
     watch: values.watch,
+    history: values.history,
     watchIntervalMs: milliseconds('--watch-interval', values['watch-interval'], DEFAULT_WATCH_INTERVAL_S, 0.1),
     watchTimeoutMs: milliseconds('--watch-timeout', values['watch-timeout'], DEFAULT_WATCH_TIMEOUT_S, 1),
     maxAnswerBytes: mebibytes(values['max-answer-mb']) * MIB,

@@ -10,7 +10,7 @@ import { createOrderClient, OrderClientError, type OrderClient, type OrderGraphE
 import { AnswerTooLarge, boundedFetch, type LastAnswer } from './fetch.js';
 import { EXIT, Failure, parseOptions, USAGE, type Options } from './options.js';
 import { readPassword } from './password.js';
-import { blockingError, changeLine, summarize, toJson, type WatchedStatus } from './summary.js';
+import { blockingError, changeLine, historyLines, summarize, toJson, type WatchedStatus } from './summary.js';
 import { printable } from './terminal.js';
 
 /** The whole command (login and query): a gateway that never answers must not hang a shell. */
@@ -86,6 +86,11 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promi
     throw loginFailure(error, failed);
   }
 
+  if (options.history) {
+    const orders = await showHistory(client, options.json, failed, write);
+    return options.watch ? watch(options, client.tokens, orders, write) : EXIT.ok;
+  }
+
   let result;
   try {
     result = await client.wholeOrder();
@@ -105,6 +110,54 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promi
     throw new Failure(EXIT.auth, `the service refused your session while loading ${what} (${code}); log in again`);
   }
   throw new Failure(EXIT.unavailable, `${what} could not be loaded right now (${code}); try again later`);
+}
+
+/** --history: the orders' events, newest first (summary.ts words them); the orders, for --watch after it. */
+async function showHistory(client: OrderClient, json: boolean, failed: () => Failure, write: Writer): Promise<readonly WatchedStatus[]> {
+  let result;
+  try {
+    result = await client.orderHistory();
+  } catch (error) {
+    if (error instanceof OrderClientError) throw failed();
+    throw error;
+  }
+  const orders = result.data?.orders;
+  if (!orders) {
+    const code = codeOf(result.errors[0] ?? { message: '' });
+    if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') throw new Failure(EXIT.auth, `the service refused your session while loading your orders' history (${code}); log in again`);
+    throw new Failure(EXIT.unavailable, `your orders' history could not be loaded right now (${code}); try again later`);
+  }
+  const whole = await Promise.all(orders.map((order) => wholeHistory(client, order, failed)));
+  write.out(historyLines(whole, json));
+  return orders;
+}
+
+/** The SDK's first page of each order's history holds this many events; a full one may have more. */
+const FIRST_PAGE = 20;
+const PAGE = 100;
+/** However many the gateway keeps (HISTORY_EVENTS_PER_ORDER), the command reads no more pages than this per order. */
+const MAX_PAGES = 100;
+
+type HistoryOrder = Parameters<typeof historyLines>[0][number];
+
+/** An order with all of its history: its first page, then the older pages while they come full. */
+async function wholeHistory(client: OrderClient, order: HistoryOrder, failed: () => Failure): Promise<HistoryOrder> {
+  const history = [...order.history];
+  let full = history.length === FIRST_PAGE;
+  for (let page = 0; full && page < MAX_PAGES; page += 1) {
+    let result;
+    try {
+      result = await client.orderHistoryPage(order.id, { first: PAGE, after: history.at(-1)!.cursor });
+    } catch (error) {
+      if (error instanceof OrderClientError) throw failed();
+      throw error;
+    }
+    // An order gone since, or a page that failed: what was read is what is shown.
+    const more = result.data?.order?.history ?? [];
+    history.push(...more);
+    full = more.length === PAGE;
+  }
+  return { ...order, history };
 }
 
 /**

@@ -5,7 +5,7 @@
  * characters a terminal would act on, before any of it is formatted.
  */
 import type { OrderGraphError, OrderResult } from '../client/index.js';
-import type { OrderStatus, OrderUpdatesSubscription, WholeOrderQuery } from '../client/__generated__/graphql.js';
+import type { OrderHistoryQuery, OrderStatus, OrderUpdatesSubscription, WholeOrderQuery } from '../client/__generated__/graphql.js';
 import { AVAILABLE_FROM, ORDER_STAGES } from '../client/index.js';
 import { jsonText, printableData } from './terminal.js';
 
@@ -253,11 +253,48 @@ export function changeLine(update: Update, before: WatchedStatus | undefined, js
     changes = [{ field: 'status', from: before.status, to: order.status }];
   }
   if (json) return `${jsonText({ observedAt, orderId: order.id, reservationId: order.reservationId, status: order.status, changes })}\n`;
-  // Compared as received above; only what is printed for humans is filtered.
-  const shown = printableData({ observedAt, reservationId: order.reservationId, changes });
+  return eventLine(observedAt, order.reservationId, changes);
+}
+
+type Change = Update['changes'][number];
+
+/**
+ * One event's line for humans, --watch's and --history's alike: when (UTC, to the second),
+ * the reservation, and each changed field "field: from → to" (statuses in words), or what
+ * `described` says instead. Compared as received; only what is printed is filtered.
+ */
+function eventLine(observedAt: string, reservationId: string, changes: readonly Change[], described?: string): string {
+  const shown = printableData({ observedAt, reservationId, changes, described });
   const when = shown.observedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
-  const described = shown.changes.map(({ field, from, to }) => `${field}: ${statusWords(field, from)} → ${statusWords(field, to)}`);
-  return `${when}  ${shown.reservationId}  ${described.join('; ')}\n`;
+  const text = shown.described ?? shown.changes.map(({ field, from, to }) => `${field}: ${statusWords(field, from)} → ${statusWords(field, to)}`).join('; ');
+  return `${when}  ${shown.reservationId}  ${text}\n`;
+}
+
+type HistoryOrder = NonNullable<OrderHistoryQuery['orders']>[number];
+
+/**
+ * --history: every event of the caller's orders, newest first across them, one line each, in
+ * --watch's words; an order's first observation (no changes) as "first seen: <status>", the
+ * status it had then (its current one, with the later status changes undone). With `json`,
+ * one JSON object per event and line.
+ */
+export function historyLines(orders: readonly HistoryOrder[], json: boolean): string {
+  const events = orders.flatMap((order) => {
+    let status: string | null = order.status;
+    return order.history.map((event) => {
+      const first = event.changes.length === 0 ? status : undefined;
+      status = event.changes.find((change) => change.field === 'status')?.from ?? status;
+      return { order, event, first };
+    });
+  });
+  events.sort((a, b) => Date.parse(b.event.observedAt) - Date.parse(a.event.observedAt));
+  if (events.length === 0) return json ? '' : 'No history is kept for your orders (the gateway keeps none).\n';
+  return events
+    .map(({ order, event, first }) => {
+      if (json) return `${jsonText({ observedAt: event.observedAt, orderId: order.id, reservationId: order.reservationId, changes: event.changes })}\n`;
+      return eventLine(event.observedAt, order.reservationId, event.changes, first === undefined ? undefined : `first seen: ${statusWords('status', first)}`);
+    })
+    .join('');
 }
 
 /** A status in words ("in transit"); any other value as it is, "none" for null. */

@@ -1,5 +1,5 @@
 // The SDK's operations: the typed queries, the deferred whole order and the live watch, each with the tokens' renewal.
-import { MeDocument, OrderByIdDocument, OrderSummaryDocument, WholeOrderDeferredDocument, WholeOrderDocument, type WholeOrderDeferredQuery } from './__generated__/graphql.js';
+import { MeDocument, OrderByIdDocument, OrderHistoryDocument, OrderHistoryPageDocument, OrderSummaryDocument, WholeOrderDeferredDocument, WholeOrderDocument, type WholeOrderDeferredQuery } from './__generated__/graphql.js';
 import { isRefused, type Auth } from './auth.js';
 import type { OrderResult } from './results.js';
 import type { Stream } from './transport.js';
@@ -56,6 +56,15 @@ export function createOperations(auth: Auth, stream: Stream) {
     orderSummary: () => auth.request(OrderSummaryDocument),
     /** One of the caller's orders in full; `data.order` is null when the id is not the caller's. */
     order: (id: string) => auth.request(OrderByIdDocument, { id }),
+    /**
+     * What changed in each of the caller's orders and when, as the gateway observed it (a
+     * query's or a live poll's reading of the order list): the newest `first` events of each
+     * order (1–100, default 20), newest first; the oldest is the first observation.
+     * `orderHistoryPage` reads on from an order's last `cursor`.
+     */
+    orderHistory: (first?: number) => auth.request(OrderHistoryDocument, first === undefined ? {} : { first }),
+    /** One order's history, a page at a time: `after` is the last event's `cursor` of the previous page. */
+    orderHistoryPage: (id: string, page: { first?: number; after?: string } = {}) => auth.request(OrderHistoryPageDocument, { id, ...page }),
     me: () => auth.request(MeDocument),
     /** Any other typed document, with the same token handling. */
     request: auth.request,

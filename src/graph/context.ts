@@ -5,7 +5,8 @@ import type { UpstreamHttp } from '../upstream/http.js';
 import { createOperations, type Operations } from '../upstream/operations.js';
 import type { RequestScope, ScopeLimits } from '../upstream/scope.js';
 import { createLoaders, type FieldTracer, type Loaders } from './loaders.js';
-import type { OrderUpdateParent } from './mappers.js';
+import type { Order } from '../upstream/models.js';
+import type { FieldChange, OrderUpdateParent } from './mappers.js';
 /**
  * Admits credential attempts, counting the ones the upstream refused: logins against the
  * username (normalised), the caller's address and the two together; token refreshes against
@@ -41,11 +42,37 @@ export interface LiveOrders {
   watch(watcher: LiveWatcher): AsyncIterable<LiveItem>;
 }
 
+/** An OrderEvent as the schema returns it. */
+export interface OrderEventParent {
+  observedAt: string;
+  changes: FieldChange[];
+  cursor: string;
+}
+
+/** Order history (history.ts makes it): what the graph records of each order list read, and reads back. */
+export interface OrderHistory {
+  /**
+   * Records one observation of an order list (the upstream's answer for one caller's
+   * token), under the customer id its orders carry. Resolves, by order id, when each order's
+   * current state was first seen (its latest event): a live update of that state carries
+   * this time. Never rejects.
+   */
+  observe(orders: readonly Order[], observedAt: string): Promise<Record<string, string>>;
+  /**
+   * A page of the order's events, newest first: `first` of them (1..MAX_HISTORY_PAGE, else
+   * BAD_USER_INPUT), older than the `after` cursor. The order is one of the caller's own
+   * list; its story is read under the customer id its record carries.
+   */
+  events(order: Order, first: number, after: string | null | undefined): Promise<OrderEventParent[]>;
+}
+
 /** What the context is made with besides the request's scope. */
 export interface ContextServices {
   http: UpstreamHttp;
   loginThrottle: LoginThrottle;
   live: LiveOrders;
+  /** Order history: each order list read is recorded, Order.history reads it. */
+  history: OrderHistory;
   fieldTracer?: FieldTracer;
   /** How long a request may take: a live stream's first state gets that long from when it comes. */
   deadlineMs: number;
@@ -58,6 +85,9 @@ export interface GraphQLContext {
   operations: Operations;
   loaders: Loaders;
   live: LiveOrders;
+  history: OrderHistory;
+  /** Resolves once this request's reading of the order list (if any) is recorded: Order.history reads after it. */
+  historyRecorded(): Promise<void>;
   /** Runs a login attempt through the throttle, as this request's caller. */
   throttleLogin<T>(username: string, login: () => Promise<T>): Promise<T>;
   /** Runs a token refresh through the throttle, as this request's caller. */
@@ -77,11 +107,23 @@ export function createContext(scope: RequestScope, services: ContextServices): G
   const operations = createOperations(services.http, scope);
   // A stream's first state: the request's own budget, with a deadline from when it comes.
   let firstState: ScopeLimits | undefined;
+  // Each order list this request reads is recorded in the history (once: the loader caches it).
+  let recorded: Promise<unknown> = Promise.resolve();
+  const recordingOperations: Operations = {
+    ...operations,
+    orderDetails: async () => {
+      const orders = await operations.orderDetails();
+      recorded = services.history.observe(orders, new Date().toISOString());
+      return orders;
+    },
+  };
   return {
     scope,
     operations,
-    loaders: createLoaders(operations, services.fieldTracer),
+    loaders: createLoaders(recordingOperations, services.fieldTracer),
     live: services.live,
+    history: services.history,
+    historyRecorded: async () => void (await recorded),
     throttleLogin: (username, login) => services.loginThrottle.attempt(username, scope.clientAddress, login),
     throttleRefresh: (refreshToken, refresh) => services.loginThrottle.refresh(refreshToken, scope.clientAddress, refresh),
     // Loaders of its own for each event: each event of a poll is another order, so a cache

@@ -14,6 +14,12 @@ export interface PollSnapshot {
   fields: Record<string, Record<string, string | null>>;
   /** What changed since the previous snapshot, by order id; nothing in a customer's first. */
   changes: Record<string, FieldChange[]>;
+  /**
+   * By order id, when the order's current state was first seen: its latest event in the
+   * order history, which may be a query's before this poll. An update carries this time, so
+   * that it and the history's event agree; the snapshot's own time where there is none.
+   */
+  since?: Record<string, string>;
 }
 
 /** What the poller tells a customer's followers: a snapshot, a failure, or that it stopped polling. */

@@ -43,6 +43,8 @@ export interface OrdersHubOptions {
   coordinator?: PollCoordinator;
   /** Told which of a customer's orders changed (the response cache forgets them). */
   onChanges?: (customerId: string, orderIds: string[]) => void;
+  /** Records each poll's order list in the order history (none unless given): when each order's current state was first seen. */
+  observe?: (orders: Order[], observedAt: string) => Promise<Record<string, string>>;
   logger?: Logger;
 }
 
@@ -65,7 +67,8 @@ function openStream(watcher: LiveWatcher, customers: Customers, welcome: (custom
   let cancelExpiry = () => {};
   const current = (orderId: string) => {
     const order = customer?.orders.get(orderId);
-    return order && { order, observedAt: customer!.snapshot!.observedAt };
+    const snapshot = customer?.snapshot;
+    return order && snapshot ? { order, observedAt: snapshot.since?.[orderId] ?? snapshot.observedAt } : undefined;
   };
   const stream = new LiveStream(current, () => {
     cancelExpiry();
@@ -94,7 +97,7 @@ function openStream(watcher: LiveWatcher, customers: Customers, welcome: (custom
  * Failures back off and reach the streams as errors; a token the upstream refuses ends its
  * own stream.
  */
-export function createOrdersHub({ limits, requestLimits, fetchOrders, coordinator = localCoordinator(), onChanges, logger }: OrdersHubOptions): OrdersHub {
+export function createOrdersHub({ limits, requestLimits, fetchOrders, coordinator = localCoordinator(), onChanges, observe = async () => ({}), logger }: OrdersHubOptions): OrdersHub {
   const newLimits = (budget?: CallBudget): ScopeLimits => ({ deadline: Date.now() + requestLimits.deadlineMs, budget: budget ?? createCallBudget(requestLimits.budget) });
   const customers = createCustomers({
     limits,
@@ -103,7 +106,7 @@ export function createOrdersHub({ limits, requestLimits, fetchOrders, coordinato
     followed: (customer) => poller.schedule(customer, 0),
     forgotten: (customer) => delivery.drop(customer),
   });
-  const poller = createPoller({ pollIntervalMs: limits.pollIntervalMs, fetchOrders, coordinator, newLimits: () => newLimits(), following: customers.following, refused: (watch, error) => watch.stream.end(error), logger });
+  const poller = createPoller({ pollIntervalMs: limits.pollIntervalMs, fetchOrders, coordinator, observe, newLimits: () => newLimits(), following: customers.following, refused: (watch, error) => watch.stream.end(error), logger });
   const delivery = createDelivery({ snapshotBytes: limits.snapshotBytes, newLimits, onChanges, forget: (customer) => void customers.forget(customer), logger });
 
   function receive(customer: Customer, message: PollMessage) {

@@ -17,6 +17,8 @@ export interface PollerOptions {
   /** The customer's order list, asked with one watcher's token within the poll's budget (throws a GatewayError). */
   fetchOrders: (token: string, limits: ScopeLimits) => Promise<Order[]>;
   coordinator: PollCoordinator;
+  /** Records the poll's order list in the order history: when each order's current state was first seen, by order id. */
+  observe: (orders: Order[], observedAt: string) => Promise<Record<string, string>>;
   /** A new budget and deadline: one poll's worth of upstream calls (its own, and its events' here). */
   newLimits: () => ScopeLimits;
   /** Whether the customer is still followed here (the hub is not closed and has not forgotten it). */
@@ -26,8 +28,11 @@ export interface PollerOptions {
   logger?: Logger;
 }
 
-/** The next snapshot: the orders now, and what changed since the previous one (whoever polled). */
-export function nextSnapshot(orders: Order[], previous: PollSnapshot | null): PollSnapshot {
+/**
+ * The next snapshot: the orders now, and what changed since the previous one (whoever
+ * polled), with when each order's current state was first seen (the history's, `since`).
+ */
+export function nextSnapshot(orders: Order[], previous: PollSnapshot | null, observedAt = new Date().toISOString(), since: Record<string, string> = {}): PollSnapshot {
   const fields = Object.fromEntries(orders.map((order) => [order.id, orderFieldValues(order)]));
   const changes = previous
     ? Object.fromEntries(
@@ -37,7 +42,7 @@ export function nextSnapshot(orders: Order[], previous: PollSnapshot | null): Po
         }),
       )
     : {};
-  return { observedAt: new Date().toISOString(), orders, fields, changes };
+  return { observedAt, orders, fields, changes, ...(Object.keys(since).length > 0 ? { since } : {}) };
 }
 
 /** The watcher whose token lasts longest: the poll's credentials. */
@@ -46,7 +51,7 @@ const pollingWatch = (customer: Customer) =>
     .filter((watch) => watch.expiresAt === null || watch.expiresAt > Date.now())
     .sort((a, b) => (b.expiresAt ?? Infinity) - (a.expiresAt ?? Infinity))[0];
 
-export function createPoller({ pollIntervalMs, fetchOrders, coordinator, newLimits, following, refused, logger }: PollerOptions) {
+export function createPoller({ pollIntervalMs, fetchOrders, coordinator, observe, newLimits, following, refused, logger }: PollerOptions) {
   let polls = 0;
   // The poll is held for an interval past its next due time, so a stopped holder is taken over.
   const hold = (delayMs: number) => delayMs + pollIntervalMs;
@@ -72,7 +77,10 @@ export function createPoller({ pollIntervalMs, fetchOrders, coordinator, newLimi
       polls += 1;
       const limits = newLimits();
       const orders = await fetchOrders(watch.token, limits);
-      const snapshot = nextSnapshot(orders, customer.snapshot ?? (await coordinator.last(customer.id)));
+      // Recorded before the snapshot is made: its updates carry the history's times (one source for both).
+      const observedAt = new Date().toISOString();
+      const since = await observe(orders, observedAt);
+      const snapshot = nextSnapshot(orders, customer.snapshot ?? (await coordinator.last(customer.id)), observedAt, since);
       customer.ownPoll = { observedAt: snapshot.observedAt, budget: limits.budget };
       await coordinator.publish(customer.id, { kind: 'snapshot', snapshot });
       customer.failures = 0;

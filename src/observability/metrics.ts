@@ -16,7 +16,14 @@ export interface Metrics {
   /** Counts a connection the HTTP server closed itself, by why (slow_reader, per_address, max_connections, request_timeout). */
   countConnectionCut(reason: string): void;
   /** Reports live streams and polls from the hub's counts, and whether Redis is reachable when there is one. */
-  observeSharedState(sources: { live: () => LiveStats; redisAvailable?: () => boolean }): void;
+  observeSharedState(sources: SharedStateSources): void;
+}
+
+/** Where the shared-state gauges read from: the live hub, Redis when configured, the order histories kept in this process when they are. */
+export interface SharedStateSources {
+  live: () => LiveStats;
+  redisAvailable?: () => boolean;
+  history?: () => { customers: number; bytes: number };
 }
 
 /** What the live hub counts in this process. */
@@ -137,7 +144,7 @@ function graphqlMetrics(registry: Registry, path: string, knownOperations: reado
 }
 
 /** Live streams and polls, read from the hub's counts when scraped (nothing to update on the live path), and whether Redis answers. */
-function sharedStateMetrics(registry: Registry, { live, redisAvailable }: { live: () => LiveStats; redisAvailable?: () => boolean }): void {
+function sharedStateMetrics(registry: Registry, { live, redisAvailable, history }: SharedStateSources): void {
   const gauge = (name: string, help: string, read: () => number) => new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
   gauge('order_graph_live_streams', 'Live order-update streams open in this process.', () => live().watchers);
   gauge('order_graph_live_customers', 'Customers whose orders this process follows for its live streams.', () => live().customers);
@@ -158,6 +165,10 @@ function sharedStateMetrics(registry: Registry, { live, redisAvailable }: { live
   };
   counterOf('order_graph_live_polls_total', "Upstream polls of customers' order lists made by this process.", (stats) => stats.polls);
   counterOf('order_graph_live_snapshots_refused_total', "Customers' polls refused for want of room under LIVE_SNAPSHOT_BYTES (their streams ended with RATE_LIMITED).", (stats) => stats.snapshotsRefused);
+  if (history) {
+    gauge('order_graph_history_customers', 'Customers whose order history this process keeps (without Redis).', () => history().customers);
+    gauge('order_graph_history_bytes', 'Estimated heap the order histories kept in this process take (HISTORY_BYTES bounds it).', () => history().bytes);
+  }
   if (redisAvailable) gauge('order_graph_redis_up', 'Whether Redis answered (1) or not (0): while 0, each process throttles, polls and caches alone.', () => (redisAvailable() ? 1 : 0));
 }
 

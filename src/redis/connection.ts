@@ -1,7 +1,7 @@
 // The connections to Redis (ioredis), and whether it answers right now. Everything that
 // uses Redis falls back when it does not (login counters to this process's, live polls to
-// this process's, the response cache to none), so requests never wait on it longer than
-// one command timeout, and only the first of them does.
+// this process's, the response cache and the order history to none), so requests never
+// wait on it longer than one command timeout, and only the first of them does.
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -183,7 +183,7 @@ async function quit(connection: Redis, timeoutMs: number): Promise<void> {
 function stateReporter(state: () => RedisState, commandTimeoutMs: number, logger: Logger | undefined) {
   let last: RedisState | undefined;
   let everAvailable = false;
-  const fallback = "login throttling falls back to this process's counters, live updates to this process's polls, the response cache to none";
+  const fallback = "login throttling falls back to this process's counters, live updates to this process's polls, the response cache and the order history to none";
   return (reason?: string) => {
     const now = state();
     if (now === last) return;

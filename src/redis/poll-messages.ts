@@ -24,12 +24,13 @@ const snapshotSchema = z
     orders: z.array(z.custom<PollSnapshot['orders'][number]>(isOrder, 'not an order as the upstream sends one')),
     fields: z.record(text, z.record(text, text.nullable())),
     changes: z.record(text, z.array(z.object({ field: text, from: text.nullable(), to: text.nullable() }))),
+    since: z.record(text, z.iso.datetime()).optional(),
   })
-  .refine(({ orders, fields, changes }) => {
-    // The fields and changes of orders the snapshot holds, none other.
+  .refine(({ orders, fields, changes, since = {} }) => {
+    // The fields, changes and times of orders the snapshot holds, none other.
     const ids = new Set(orders.map((order) => order.id));
-    return [...Object.keys(fields), ...Object.keys(changes)].every((id) => ids.has(id));
-  }, 'fields or changes of an order the snapshot does not hold');
+    return [...Object.keys(fields), ...Object.keys(changes), ...Object.keys(since)].every((id) => ids.has(id));
+  }, 'fields, changes or times of an order the snapshot does not hold');
 
 const failureSchema = z.object({
   kind: z.literal('failure'),

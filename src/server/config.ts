@@ -18,6 +18,7 @@ import { SAMPLERS, type TracingSettings } from '../observability/settings.js';
 import type { BudgetLimits } from '../upstream/budget.js';
 import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
 import type { ResponseCacheBytes } from '../redis/response-cache.js';
+import type { HistoryBounds } from '../graph/history-story.js';
 
 /** Thrown by loadConfig with every problem found, one line each. */
 export class ConfigError extends Error {
@@ -122,6 +123,11 @@ export const envSchema = z.object({
   RESPONSE_CACHE_BYTES: integer('RESPONSE_CACHE_BYTES', 10_000, 4096 * MIB).default(32 * MIB),
   DOCUMENT_CACHE_BYTES: integer('DOCUMENT_CACHE_BYTES', 1_000_000, 4096 * MIB).default(32 * MIB),
   LIVE_SNAPSHOT_BYTES: integer('LIVE_SNAPSHOT_BYTES', 100_000, 4096 * MIB).default(32 * MIB),
+  HISTORY: flag('HISTORY').default(true),
+  HISTORY_EVENTS_PER_ORDER: integer('HISTORY_EVENTS_PER_ORDER', 1, 10_000).default(100),
+  HISTORY_MAX_AGE_DAYS: integer('HISTORY_MAX_AGE_DAYS', 1, 3650).default(400),
+  HISTORY_CUSTOMER_BYTES: integer('HISTORY_CUSTOMER_BYTES', 10_000, 64 * MIB).default(256 * 1024),
+  HISTORY_BYTES: integer('HISTORY_BYTES', 100_000, 4096 * MIB).default(32 * MIB),
   SUBGRAPH: flag('SUBGRAPH').default(false),
   TRUSTED_PROXIES: trustedProxies.default([]),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
@@ -265,6 +271,11 @@ function gatewaySettings(values: EnvValues) {
     snapshotBytes: values.LIVE_SNAPSHOT_BYTES,
   };
   const responseCacheBytes: ResponseCacheBytes = { entry: values.RESPONSE_CACHE_ENTRY_BYTES, total: values.RESPONSE_CACHE_BYTES };
+  const historyBounds: HistoryBounds = {
+    eventsPerOrder: values.HISTORY_EVENTS_PER_ORDER,
+    maxAgeMs: values.HISTORY_MAX_AGE_DAYS * 86_400_000,
+    customerBytes: values.HISTORY_CUSTOMER_BYTES,
+  };
   return {
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     upstreamRetries: values.UPSTREAM_RETRIES,
@@ -295,6 +306,11 @@ function gatewaySettings(values: EnvValues) {
     responseCacheTtlMs: values.RESPONSE_CACHE_TTL_MS,
     /** The response cache's bytes: one answer at most, and all answers together (in this process, or in Redis for all replicas). */
     responseCacheBytes,
+    /**
+     * Order history: null when off (nothing is kept); else its bounds, and the bytes the
+     * stories may take in all in this process (without Redis).
+     */
+    history: values.HISTORY ? { bounds: historyBounds, memoryBytes: values.HISTORY_BYTES } : null,
     /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */
     subgraph: values.SUBGRAPH,
   };

@@ -3,12 +3,15 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, useExecutionCancellation, type CORSOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { createContext, type ContextServices, type GraphQLContext } from '../graph/context.js';
+import { createContext, type ContextServices, type GraphQLContext, type OrderHistory } from '../graph/context.js';
 import { createGraphSchema } from '../graph/schema.js';
 import { createOrdersHub } from '../live/orders-hub.js';
-import { connectRedis, KEY_PREFIX, type RedisConnection } from '../redis/connection.js';
+import { connectRedis, KEY_PREFIX, warnOncePerKind, type RedisConnection } from '../redis/connection.js';
 import { redisPollCoordinator } from '../redis/live-coordinator.js';
 import { redisAnswerStore } from '../redis/response-cache.js';
+import { redisStoryStore } from '../redis/history.js';
+import { createHistory, NO_HISTORY } from '../graph/history.js';
+import { memoryStoryStore, type MemoryStoryStore } from '../graph/history-memory.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
 import { combineObservers, createUpstreamHttp, type Transport, type TransportOptions } from '../upstream/http.js';
@@ -111,7 +114,23 @@ function sharedState(config: GatewayConfig) {
     config.responseCacheTtlMs > 0
       ? createResponseCache({ ttlMs: config.responseCacheTtlMs, bytes: config.responseCacheBytes, store: redis && redisAnswerStore(redis, config.responseCacheBytes), logger: config.logger })
       : undefined;
-  return { redis, loginThrottle, responseCache };
+  return { redis, loginThrottle, responseCache, ...orderHistory(config, redis) };
+}
+
+/** The order history: none when HISTORY=off, else in Redis when configured, else in this process (`memory`, for the metrics). */
+function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined): { history: OrderHistory; memory?: MemoryStoryStore } {
+  if (!config.history) return { history: NO_HISTORY };
+  const { bounds, memoryBytes } = config.history;
+  const memory = redis ? undefined : memoryStoryStore(memoryBytes);
+  const store = memory ?? redisStoryStore(redis!, { customerBytes: bounds.customerBytes, maxAgeMs: bounds.maxAgeMs, logger: config.logger });
+  const warn = warnOncePerKind(config.logger);
+  const history = createHistory({
+    store,
+    bounds,
+    ignored: (reason) => (redis ? redis.ignore('order history', reason) : warn('order history', { reason }, 'an order history kept here was not one: it starts afresh')),
+    mixed: () => warn('mixed order list', {}, 'an order list carried more than one customer id: no history was recorded from it'),
+  });
+  return { history, memory };
 }
 
 /** The plugins in the order they must run; `ready` is false once a stop has begun. */
@@ -149,7 +168,7 @@ function gatewayPlugins(config: GatewayConfig, parts: { policy: ScopeSettings; r
 export function createGateway(config: GatewayConfig): Gateway {
   const metrics = config.metricsPath ? createMetrics({ path: config.metricsPath, knownOperations: registeredOperationNames() }) : undefined;
   const http = upstreamClient(config, metrics);
-  const { redis, loginThrottle, responseCache } = sharedState(config);
+  const { redis, loginThrottle, responseCache, history, memory } = sharedState(config);
   const policy: ScopeSettings = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
   const live = createOrdersHub({
     limits: config.live,
@@ -158,10 +177,11 @@ export function createGateway(config: GatewayConfig): Gateway {
     fetchOrders: (token, limits) => createOperations(http, RequestScope.forPoll(token, limits)).orderDetails(),
     coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, snapshotBytes: config.live.snapshotBytes, logger: config.logger }),
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
+    observe: history.observe,
   });
-  metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available });
+  metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available, history: memory?.stats });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
-  const services: ContextServices = { http, loginThrottle, live, fieldTracer: config.tracing?.fieldTracer, deadlineMs: config.requestDeadlineMs };
+  const services: ContextServices = { http, loginThrottle, live, history, fieldTracer: config.tracing?.fieldTracer, deadlineMs: config.requestDeadlineMs };
   let ready = true;
   const yoga = createYoga<ServerContext, GraphQLContext>({
     schema: createGraphSchema({ subgraph: config.subgraph }),

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       maxConnectionsPerAddress: 256,
       slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 10_000 },
       documentCacheBytes: 32 * 1024 * 1024,
+      history: { bounds: { eventsPerOrder: 100, maxAgeMs: 400 * 86_400_000, customerBytes: 256 * 1024 }, memoryBytes: 32 * 1024 * 1024 },
       shutdownGraceMs: 10_000,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
@@ -121,6 +122,16 @@ describe('loadConfig', () => {
       introspection: false,
       trustedDocuments: 'only',
     });
+  });
+
+  it('reads the HISTORY settings: off keeps no history at all; the bounds in their units', () => {
+    expect(loadConfig({ HISTORY: 'off', HISTORY_EVENTS_PER_ORDER: '5' }).history).toBeNull();
+    expect(loadConfig({ HISTORY_EVENTS_PER_ORDER: '5', HISTORY_MAX_AGE_DAYS: '2', HISTORY_CUSTOMER_BYTES: '20000', HISTORY_BYTES: '1000000' }).history).toEqual({
+      bounds: { eventsPerOrder: 5, maxAgeMs: 2 * 86_400_000, customerBytes: 20_000 },
+      memoryBytes: 1_000_000,
+    });
+    expect(() => loadConfig({ HISTORY_EVENTS_PER_ORDER: '0' })).toThrow(/HISTORY_EVENTS_PER_ORDER must be at least 1/);
+    expect(() => loadConfig({ HISTORY: 'sometimes' })).toThrow(/HISTORY must be on or off/);
   });
 
   it('NODE_ENV=production turns GraphiQL, introspection and cross-origin access off unless they are set', () => {

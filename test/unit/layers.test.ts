@@ -28,14 +28,14 @@ const graph = new Map(
 const layerOf = (file: string) => (file.includes('/') ? file.split('/')[0]! : file.replace(/\.ts$/, ''));
 
 // What each layer may import besides itself. The server assembles the graph over the
-// upstream; redis shares live polls (and the server's counters and cache) between
-// replicas, checking what it reads back with the upstream's own checks; live polls the
+// upstream; redis shares live polls and order histories (and the server's counters and
+// cache) between replicas, checking what it reads back with the upstream's own checks; live polls the
 // upstream for the graph's subscriptions; the graph maps the upstream; the upstream knows
 // only the contract and the error codes; the simulator plays the upstream; the SDK and the
 // CLI are clients.
 const MAY_IMPORT: Record<string, string[]> = {
   server: ['redis', 'live', 'graph', 'upstream', 'errors', 'error-codes', 'simulator', 'client', 'observability'],
-  redis: ['live', 'upstream', 'error-codes'],
+  redis: ['live', 'graph', 'upstream', 'error-codes'],
   live: ['graph', 'upstream', 'errors', 'error-codes'],
   observability: ['graph', 'upstream', 'errors', 'error-codes'],
   graph: ['upstream', 'errors'],

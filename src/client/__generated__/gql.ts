@@ -16,6 +16,7 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 type Documents = {
     "mutation Login($username: String!, $password: String!) {\n  login(username: $username, password: $password) {\n    ...TokenSetFields\n  }\n}\n\nfragment TokenSetFields on TokenSet {\n  accessToken\n  accessTokenExpiresAt\n  idToken\n  idTokenExpiresAt\n  refreshToken\n}": typeof types.LoginDocument,
     "query Me {\n  me {\n    id\n    email\n    firstName\n    lastName\n    locale\n  }\n}": typeof types.MeDocument,
+    "query OrderHistory($first: Int = 20) {\n  orders {\n    id\n    reservationId\n    status\n    rawStatus\n    history(first: $first) {\n      observedAt\n      changes {\n        field\n        from\n        to\n      }\n      cursor\n    }\n  }\n}\n\nquery OrderHistoryPage($id: ID!, $first: Int = 20, $after: String) {\n  order(id: $id) {\n    id\n    reservationId\n    history(first: $first, after: $after) {\n      observedAt\n      changes {\n        field\n        from\n        to\n      }\n      cursor\n    }\n  }\n}": typeof types.OrderHistoryDocument,
     "query OrderSummary {\n  orders {\n    id\n    reservationId\n    status\n    rawStatus\n    delivered\n    product {\n      model\n      trim\n    }\n  }\n}\n\nquery OrderById($id: ID!) {\n  order(id: $id) {\n    ...WholeOrderFields\n  }\n}": typeof types.OrderSummaryDocument,
     "subscription OrderUpdates($orderId: ID) {\n  orderUpdates(orderId: $orderId) {\n    observedAt\n    changes {\n      field\n      from\n      to\n    }\n    order {\n      ...OrderRecordFields\n    }\n  }\n}": typeof types.OrderUpdatesDocument,
     "mutation RefreshTokens($refreshToken: String!) {\n  refreshTokens(refreshToken: $refreshToken) {\n    ...TokenSetFields\n  }\n}": typeof types.RefreshTokensDocument,
@@ -25,6 +26,7 @@ type Documents = {
 const documents: Documents = {
     "mutation Login($username: String!, $password: String!) {\n  login(username: $username, password: $password) {\n    ...TokenSetFields\n  }\n}\n\nfragment TokenSetFields on TokenSet {\n  accessToken\n  accessTokenExpiresAt\n  idToken\n  idTokenExpiresAt\n  refreshToken\n}": types.LoginDocument,
     "query Me {\n  me {\n    id\n    email\n    firstName\n    lastName\n    locale\n  }\n}": types.MeDocument,
+    "query OrderHistory($first: Int = 20) {\n  orders {\n    id\n    reservationId\n    status\n    rawStatus\n    history(first: $first) {\n      observedAt\n      changes {\n        field\n        from\n        to\n      }\n      cursor\n    }\n  }\n}\n\nquery OrderHistoryPage($id: ID!, $first: Int = 20, $after: String) {\n  order(id: $id) {\n    id\n    reservationId\n    history(first: $first, after: $after) {\n      observedAt\n      changes {\n        field\n        from\n        to\n      }\n      cursor\n    }\n  }\n}": types.OrderHistoryDocument,
     "query OrderSummary {\n  orders {\n    id\n    reservationId\n    status\n    rawStatus\n    delivered\n    product {\n      model\n      trim\n    }\n  }\n}\n\nquery OrderById($id: ID!) {\n  order(id: $id) {\n    ...WholeOrderFields\n  }\n}": types.OrderSummaryDocument,
     "subscription OrderUpdates($orderId: ID) {\n  orderUpdates(orderId: $orderId) {\n    observedAt\n    changes {\n      field\n      from\n      to\n    }\n    order {\n      ...OrderRecordFields\n    }\n  }\n}": types.OrderUpdatesDocument,
     "mutation RefreshTokens($refreshToken: String!) {\n  refreshTokens(refreshToken: $refreshToken) {\n    ...TokenSetFields\n  }\n}": types.RefreshTokensDocument,
@@ -54,6 +56,10 @@ export function graphql(source: "mutation Login($username: String!, $password: S
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "query Me {\n  me {\n    id\n    email\n    firstName\n    lastName\n    locale\n  }\n}"): (typeof documents)["query Me {\n  me {\n    id\n    email\n    firstName\n    lastName\n    locale\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query OrderHistory($first: Int = 20) {\n  orders {\n    id\n    reservationId\n    status\n    rawStatus\n    history(first: $first) {\n      observedAt\n      changes {\n        field\n        from\n        to\n      }\n      cursor\n    }\n  }\n}\n\nquery OrderHistoryPage($id: ID!, $first: Int = 20, $after: String) {\n  order(id: $id) {\n    id\n    reservationId\n    history(first: $first, after: $after) {\n      observedAt\n      changes {\n        field\n        from\n        to\n      }\n      cursor\n    }\n  }\n}"): (typeof documents)["query OrderHistory($first: Int = 20) {\n  orders {\n    id\n    reservationId\n    status\n    rawStatus\n    history(first: $first) {\n      observedAt\n      changes {\n        field\n        from\n        to\n      }\n      cursor\n    }\n  }\n}\n\nquery OrderHistoryPage($id: ID!, $first: Int = 20, $after: String) {\n  order(id: $id) {\n    id\n    reservationId\n    history(first: $first, after: $after) {\n      observedAt\n      changes {\n        field\n        from\n        to\n      }\n      cursor\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -217,6 +217,8 @@ export type Order = {
   delivered: Scalars['Boolean']['output'];
   /** The order's price breakdown (upstream `GET /order/estimate`). Available from ORDER_CONFIRMED (earlier: null with NOT_AVAILABLE). */
   estimate?: Maybe<Estimate>;
+  /** What changed in this order and when, as the gateway observed it, newest first: an event each time the gateway read the customer's orders (for a query or a live poll) and found this order different from the last state it kept; the oldest event is the first observation, with no changes. Costs no upstream call of its own. Empty when the gateway keeps no history (`HISTORY=off`). */
+  history: Array<OrderEvent>;
   /** Order identifier; pass it to `Query.order(id:)`. */
   id: Scalars['ID']['output'];
   /** Payments of the order for one fee type (upstream `GET /order-payments`); empty list when none. */
@@ -243,6 +245,13 @@ export type Order = {
 
 
 /** A vehicle order (upstream Order from `GET /v2/order/user`). Per-order fields such as `vehicle`, `pickup` and `estimate` each come from their own upstream call; a failure in one leaves the others intact. */
+export type OrderHistoryArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A vehicle order (upstream Order from `GET /v2/order/user`). Per-order fields such as `vehicle`, `pickup` and `estimate` each come from their own upstream call; a failure in one leaves the others intact. */
 export type OrderPaymentsArgs = {
   feeType?: InputMaybe<FeeType>;
 };
@@ -256,6 +265,17 @@ export type OrderChange = {
   from?: Maybe<Scalars['String']['output']>;
   /** The value now, as text; null when there is none. */
   to?: Maybe<Scalars['String']['output']>;
+};
+
+/** One observed change of an order: when the gateway saw it and which order fields differed from the state it saw before. */
+export type OrderEvent = {
+  __typename?: 'OrderEvent';
+  /** The order fields that changed since the previous event; empty for the first observation of the order. */
+  changes: Array<OrderChange>;
+  /** Opaque position of this event in the history: pass it as `history(after:)` to read the events older than it. */
+  cursor: Scalars['String']['output'];
+  /** When the gateway saw this state of the order, in UTC (the same instant as the live `OrderUpdate.observedAt` of the same change). */
+  observedAt: Scalars['DateTime']['output'];
 };
 
 /** The stage of an order. Stages follow each other in the order listed, from RESERVED to DELIVERED; CANCELLED is outside that sequence. Some order fields are only available from a given stage. */
@@ -652,6 +672,7 @@ export type ResolversTypes = {
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Order: ResolverTypeWrapper<OrderModel>;
   OrderChange: ResolverTypeWrapper<OrderChange>;
+  OrderEvent: ResolverTypeWrapper<OrderEvent>;
   OrderStatus: OrderStatus;
   OrderUpdate: ResolverTypeWrapper<OrderUpdateParentModel>;
   Payment: ResolverTypeWrapper<PaymentModel>;
@@ -690,6 +711,7 @@ export type ResolversParentTypes = {
   Mutation: Record<PropertyKey, never>;
   Order: OrderModel;
   OrderChange: OrderChange;
+  OrderEvent: OrderEvent;
   OrderUpdate: OrderUpdateParentModel;
   Payment: PaymentModel;
   Pickup: PickupCenterModel;
@@ -814,6 +836,7 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   delivered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   estimate?: Resolver<Maybe<ResolversTypes['Estimate']>, ParentType, ContextType>;
+  history?: Resolver<Array<ResolversTypes['OrderEvent']>, ParentType, ContextType, RequireFields<OrderHistoryArgs, 'first'>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   payments?: Resolver<Maybe<Array<ResolversTypes['Payment']>>, ParentType, ContextType, RequireFields<OrderPaymentsArgs, 'feeType'>>;
   pickup?: Resolver<Maybe<ResolversTypes['Pickup']>, ParentType, ContextType>;
@@ -831,6 +854,12 @@ export type OrderChangeResolvers<ContextType = GraphQLContext, ParentType extend
   field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   from?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   to?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type OrderEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderEvent'] = ResolversParentTypes['OrderEvent']> = {
+  changes?: Resolver<Array<ResolversTypes['OrderChange']>, ParentType, ContextType>;
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  observedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type OrderUpdateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderUpdate'] = ResolversParentTypes['OrderUpdate']> = {
@@ -961,6 +990,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Mutation?: MutationResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
   OrderChange?: OrderChangeResolvers<ContextType>;
+  OrderEvent?: OrderEventResolvers<ContextType>;
   OrderUpdate?: OrderUpdateResolvers<ContextType>;
   Payment?: PaymentResolvers<ContextType>;
   Pickup?: PickupResolvers<ContextType>;

@@ -1,0 +1,157 @@
+// One customer's order history as it is kept (the "story"): for each order, the last state the
+// gateway saw and the events in which that state changed. Kept as JSON text (in this process or
+// in Redis), so its size is its length, and read back through one zod check wherever it lived.
+import { z } from 'zod';
+import type { FieldChange } from './mappers.js';
+import { orderChanges, orderFieldValues } from './order-changes.js';
+import type { Order } from '../upstream/models.js';
+
+/** The bounds of a story, from the HISTORY_* settings. */
+export interface HistoryBounds {
+  /** Events kept per order, the newest. */
+  eventsPerOrder: number;
+  /** Events older than this are dropped; a kept story expires this long after its last change. */
+  maxAgeMs: number;
+  /** The JSON bytes of one customer's story at most: past it, the oldest events go first. */
+  customerBytes: number;
+}
+
+/** One event: when the gateway saw the order's new state, what changed, and its number within the order (the cursor). */
+export interface StoredEvent {
+  n: number;
+  at: string;
+  changes: FieldChange[];
+}
+
+export interface OrderStory {
+  id: string;
+  /** The order's client-visible fields as text when last seen (orderFieldValues): what the next observation compares with. */
+  fields: Record<string, string | null>;
+  /** The number the next event gets. */
+  next: number;
+  /** Newest first. */
+  events: StoredEvent[];
+}
+
+export interface Story {
+  orders: OrderStory[];
+}
+
+// Bounds on what a value read back may hold, whatever its writer: well above what the
+// gateway writes (an upstream id or field value), so only a foreign value fails them.
+const text = z.string().max(10_000);
+const change = z.object({ field: text, from: text.nullable(), to: text.nullable() });
+const storySchema = z.object({
+  orders: z.array(
+    z.object({
+      id: text,
+      fields: z.record(text, text.nullable()),
+      next: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+      events: z.array(z.object({ n: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), at: z.iso.datetime(), changes: z.array(change) })),
+    }),
+  ),
+});
+
+/** A story read back: its value, or why it is not one (the text is never part of the reason). */
+export type ReadStory = { ok: true; story: Story } | { ok: false; reason: string };
+
+/** Parses and checks a story's text; anything not of its shape is refused, never thrown. */
+export function parseStory(json: string): ReadStory {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return { ok: false, reason: 'not JSON' };
+  }
+  const result = storySchema.safeParse(value);
+  if (!result.success) return { ok: false, reason: result.error.issues[0]?.message ?? 'not of its shape' };
+  const ids = new Set(result.data.orders.map((order) => order.id));
+  if (ids.size !== result.data.orders.length) return { ok: false, reason: 'an order twice' };
+  return { ok: true, story: result.data };
+}
+
+/** What one observation did to a story: the new story, and when each observed order's current state was first seen. */
+export interface Observed {
+  story: Story;
+  /** By order id: the time of the order's latest event (its state now was first seen then). */
+  since: Record<string, string>;
+  /** Whether anything was recorded (a new order, or a change). */
+  recorded: boolean;
+}
+
+/**
+ * Records one observation of the customer's order list: each order not in the story gets its
+ * first event (no changes), each whose fields differ from the kept state an event with what
+ * changed (orderChanges, the live updates' own comparison). Orders not in the list are left
+ * as they are. Nothing is trimmed here (see fit).
+ */
+export function observe(story: Story, orders: readonly Order[], observedAt: string, eventsPerOrder: number): Observed {
+  const byId = new Map(story.orders.map((order) => [order.id, order]));
+  const since: Record<string, string> = {};
+  let recorded = false;
+  for (const order of orders) {
+    const fields = orderFieldValues(order);
+    let kept = byId.get(order.id);
+    if (!kept) {
+      kept = { id: order.id, fields, next: 1, events: [{ n: 0, at: observedAt, changes: [] }] };
+      byId.set(order.id, kept);
+      story.orders.push(kept);
+      recorded = true;
+    } else {
+      const changes = orderChanges(kept.fields, fields);
+      if (changes.length > 0) {
+        kept.events.unshift({ n: kept.next, at: observedAt, changes });
+        kept.next += 1;
+        kept.fields = fields;
+        recorded = true;
+      }
+    }
+    kept.events.length = Math.min(kept.events.length, eventsPerOrder);
+    since[order.id] = kept.events[0]?.at ?? observedAt;
+  }
+  return { story, since, recorded };
+}
+
+/** Drops the events older than the age bound, and the orders left with none. */
+export function dropAged(story: Story, now: number, maxAgeMs: number): Story {
+  const oldest = now - maxAgeMs;
+  const orders = story.orders
+    .map((order) => ({ ...order, events: order.events.filter((event) => Date.parse(event.at) >= oldest) }))
+    .filter((order) => order.events.length > 0);
+  return { orders };
+}
+
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/**
+ * The story as text within `maxBytes`: when it is larger, the orders seen for the first time
+ * in `newIds` go first (a customer whose states do not fit keeps the story it has rather than
+ * trading it for new ones at every observation), then the oldest events of any order; an
+ * order left with no event is dropped (seen again, it starts afresh).
+ */
+export function fit(story: Story, maxBytes: number, newIds: ReadonlySet<string> = new Set()): { json: string; story: Story } {
+  let orders = story.orders;
+  let json = JSON.stringify({ orders });
+  if (Buffer.byteLength(json) <= maxBytes) return { json, story: { orders } };
+  orders = orders.filter((order) => !newIds.has(order.id));
+  // Each step takes out at least the bytes it estimates; the exact size is checked after.
+  let size = bytes({ orders });
+  const oldestFirst = orders
+    .flatMap((order) => order.events.map((event) => ({ order, event })))
+    .sort((a, b) => Date.parse(a.event.at) - Date.parse(b.event.at) || a.event.n - b.event.n);
+  const left = new Map(orders.map((order) => [order, order.events.length]));
+  const dropped = new Set<StoredEvent>();
+  for (const { order, event } of oldestFirst) {
+    if (size <= maxBytes) break;
+    dropped.add(event);
+    size -= bytes(event) + 1;
+    const remaining = left.get(order)! - 1;
+    left.set(order, remaining);
+    if (remaining === 0) size -= bytes({ ...order, events: [] }) + 1;
+  }
+  orders = orders.map((order) => ({ ...order, events: order.events.filter((event) => !dropped.has(event)) })).filter((order) => order.events.length > 0);
+  json = JSON.stringify({ orders });
+  if (Buffer.byteLength(json) <= maxBytes || orders.length === 0) return { json, story: { orders } };
+  // The estimate was short by a few bytes (its commas): again, a byte tighter, until it fits.
+  return fit({ orders }, maxBytes - 1);
+}

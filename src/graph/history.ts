@@ -1,0 +1,113 @@
+// Order history (Order.history): what the gateway records each time it reads a customer's
+// order list (a query's loader, a live poll), and the pages read from it. Where the stories
+// are kept is a StoryStore: this process (history-memory.ts) or Redis (src/redis/history.ts).
+import { BadUserInputError } from '../errors.js';
+import type { Order } from '../upstream/models.js';
+import { dropAged, fit, observe, parseStory, type HistoryBounds, type Story } from './history-story.js';
+import type { OrderHistory } from './context.js';
+
+/**
+ * Where each customer's story is kept, as text. Neither method rejects: a store out of reach
+ * reads as no story and writes nothing.
+ */
+export interface StoryStore {
+  read(customerId: string): Promise<string | null>;
+  /**
+   * Replaces the customer's story with what `change` makes of the current one (null: no
+   * change), atomically against every other writer: `change` may be called again with a
+   * newer text when another writer came first. A text that is no story reaches `change` as
+   * null (the story starts afresh).
+   */
+  update(customerId: string, change: (current: string | null) => string | null): Promise<void>;
+}
+
+/** HISTORY=off: nothing is kept, every history is empty (a page size is still checked). */
+export const NO_HISTORY: OrderHistory = {
+  observe: async () => ({}),
+  events: async (_order, first) => (checkPageSize(first), []),
+};
+
+/** The most events one page may hold. */
+export const MAX_HISTORY_PAGE = 100;
+
+/** Refuses a page size out of 1..MAX_HISTORY_PAGE (BAD_USER_INPUT), whether or not any history is kept. */
+function checkPageSize(first: number): void {
+  if (!Number.isInteger(first) || first < 1 || first > MAX_HISTORY_PAGE) throw new BadUserInputError(`first must be from 1 to ${MAX_HISTORY_PAGE}.`);
+}
+
+// Opaque to clients: the event's number within its order and the order's id, so a cursor of
+// another order is refused rather than read as a position in this one.
+const cursorOf = (orderId: string, n: number) => Buffer.from(`${n}:${orderId}`).toString('base64url');
+
+function positionOf(cursor: string, orderId: string): number {
+  const [, n, id] = /^(\d{1,15}):(.*)$/s.exec(Buffer.from(cursor, 'base64url').toString()) ?? [];
+  if (n === undefined || id !== orderId || cursorOf(orderId, Number(n)) !== cursor) throw new BadUserInputError("after must be the cursor of one of this order's events.");
+  return Number(n);
+}
+
+/** The customer an order belongs to, as the upstream's own record says (the contract requires it; a record without one has no history). */
+const customerIdOf = (order: Order): string | null => (typeof order.userId === 'string' && order.userId !== '' ? order.userId : null);
+
+/** The customer whose orders a list holds: the one userId they all carry, else none (nothing is recorded). */
+function customerOf(orders: readonly Order[]): string | null {
+  const ids = new Set(orders.map(customerIdOf));
+  const [only] = ids;
+  return ids.size === 1 && only != null ? only : null;
+}
+
+export interface HistoryOptions {
+  store: StoryStore;
+  bounds: HistoryBounds;
+  /** Told when a stored story was not one (its reason only, never its text). */
+  ignored?: (reason: string) => void;
+  /** Told when an order list carried more than one customer id: nothing of it was recorded. */
+  mixed?: () => void;
+}
+
+/** The history over a store, within its bounds. */
+export function createHistory({ store, bounds, ignored, mixed }: HistoryOptions): OrderHistory {
+  const read = (text: string | null): Story => {
+    if (text === null) return { orders: [] };
+    const parsed = parseStory(text);
+    if (parsed.ok) return dropAged(parsed.story, Date.now(), bounds.maxAgeMs);
+    ignored?.(parsed.reason);
+    return { orders: [] };
+  };
+
+  return {
+    async observe(orders, observedAt) {
+      const customerId = customerOf(orders);
+      if (customerId === null) {
+        if (orders.length > 0) mixed?.();
+        return {};
+      }
+      let since: Record<string, string> = {};
+      await store.update(customerId, (current) => {
+        const story = read(current);
+        const known = new Set(story.orders.map((order) => order.id));
+        const observed = observe(story, orders, observedAt, bounds.eventsPerOrder);
+        since = observed.since;
+        if (!observed.recorded && current !== null) return null;
+        const newIds = new Set(orders.map((order) => order.id).filter((id) => !known.has(id)));
+        const fitted = fit(observed.story, bounds.customerBytes, newIds);
+        // What did not fit has no event to point at.
+        const kept = new Set(fitted.story.orders.map((order) => order.id));
+        since = Object.fromEntries(Object.entries(since).filter(([id]) => kept.has(id)));
+        return fitted.json;
+      });
+      return since;
+    },
+
+    async events({ id: orderId, ...record }, first, after) {
+      checkPageSize(first);
+      const before = after == null ? Infinity : positionOf(after, orderId);
+      const customerId = customerIdOf({ id: orderId, ...record });
+      if (customerId === null) return [];
+      const story = read(await store.read(customerId)).orders.find((candidate) => candidate.id === orderId);
+      return (story?.events ?? [])
+        .filter((event) => event.n < before)
+        .slice(0, first)
+        .map((event) => ({ observedAt: event.at, changes: event.changes, cursor: cursorOf(orderId, event.n) }));
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// The order histories in Redis (with REDIS_URL): one key per customer holding its story's
+// JSON, shared by every replica, each key expiring HISTORY_MAX_AGE_DAYS after its last write.
+// Writes are compare-and-set: a replica reads the story with a token (the SHA-1 of the text,
+// computed by Redis), makes the new story, and a Lua script writes it only if the key still
+// has that token; otherwise it reads again and retries. So two replicas recording the same
+// customer at once both get their events in, and neither overwrites the other's. Within one
+// process a customer's writes go one after the other, so that the retries only ever race the
+// other replicas.
+import type { StoryStore } from '../graph/history.js';
+import { KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
+import type { Logger } from 'pino';
+
+// The key's token: its text's SHA-1 when it is a story-sized string, else what it is (none,
+// of another type, too large: read as no story, and overwritten).
+const TOKEN = `
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind == 'none' then return {'none'} end
+if kind ~= 'string' then return {'other', 'of type ' .. kind} end
+local bytes = redis.call('STRLEN', KEYS[1])
+if bytes > tonumber(ARGV[1]) then return {'over', bytes .. ' bytes, over ' .. ARGV[1]} end
+local value = redis.call('GET', KEYS[1])
+return {redis.sha1hex(value), value}`;
+
+// ARGV: the bound, the token read, the new text, its expiry in ms. 1: written; 0: the key changed since.
+const WRITE = `
+local function token()
+${TOKEN}
+end
+local now = token()
+if now[1] ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+return 1`;
+
+/** How many times a write is tried against other replicas writing the same customer's story, and the most it waits before trying again. */
+const ATTEMPTS = 10;
+const RETRY_JITTER_MS = 20;
+
+export interface RedisStoryOptions {
+  /** HISTORY_CUSTOMER_BYTES: a larger value is not read (and is overwritten). */
+  customerBytes: number;
+  /** HISTORY_MAX_AGE_DAYS in ms: each key's expiry, renewed at each write. */
+  maxAgeMs: number;
+  logger?: Logger;
+}
+
+export function redisStoryStore(redis: RedisConnection, { customerBytes, maxAgeMs, logger }: RedisStoryOptions): StoryStore {
+  const key = (customerId: string) => `${KEY_PREFIX}history:${customerId}`;
+  const warn = warnOncePerKind(logger);
+
+  /** The story's text and token; a value that is no story-sized string reads as none (and is reported). */
+  async function readWithToken(customerId: string): Promise<{ token: string; text: string | null } | null> {
+    const reply = await redis.attempt('history read', (commands) => commands.eval(TOKEN, 1, key(customerId), String(customerBytes)) as Promise<string[]>, null);
+    if (reply === null) return null;
+    const [token, detail] = reply;
+    if (token === 'none') return { token, text: null };
+    if (token === 'other' || token === 'over') {
+      redis.ignore('order history', String(detail));
+      return { token: token!, text: null };
+    }
+    return { token: token!, text: detail ?? null };
+  }
+
+  /** One attempt after another until the story is written, or left as it is. */
+  async function write(customerId: string, change: (current: string | null) => string | null): Promise<void> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS));
+      const current = await readWithToken(customerId);
+      if (current === null) return;
+      const next = change(current.text);
+      if (next === null) return;
+      const args = [String(customerBytes), current.token, next, String(maxAgeMs)];
+      const written = await redis.attempt('history write', (commands) => commands.eval(WRITE, 1, key(customerId), ...args) as Promise<number>, null);
+      if (written !== 0) return;
+    }
+    warn('history contention', { attempts: ATTEMPTS }, 'an order history write lost to other writers of the same customer every time: this observation was not recorded');
+  }
+
+  // The writes under way here, by customer: each entry goes with its customer's last write.
+  const writing = new Map<string, Promise<void>>();
+
+  return {
+    async read(customerId) {
+      const read = await redis.attempt('history read', (commands) => readBounded(commands, key(customerId), customerBytes), { value: null });
+      if ('refused' in read) return (redis.ignore('order history', read.refused), null);
+      return read.value;
+    },
+    update(customerId, change) {
+      const done = (writing.get(customerId) ?? Promise.resolve()).then(() => write(customerId, change));
+      writing.set(customerId, done);
+      void done.finally(() => {
+        if (writing.get(customerId) === done) writing.delete(customerId);
+      });
+      return done;
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// The CLI's --history, run as a customer runs it (its own process, over real HTTP): the orders'
+// events newest first in --watch's own words, and --watch's lines the same as the history's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { order, startOrder, until } from '../helpers/order-cli.js';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
+});
+afterAll(() => harness?.close());
+
+const as = (username: string, ...more: string[]) =>
+  [['--username', username, '--endpoint', harness.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: demoCustomer(harness.simulator, username).password } }] as const;
+
+const LINE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC {2}\S+ {2}.+$/;
+
+describe('--history', () => {
+  it('one line per event, newest first: a change in --watch’s words, the first observation as "first seen"', async () => {
+    const [moving] = demoOrders(harness.simulator, 'two-orders@demo.test').filter((candidate) => candidate.status === 'IN_TRANSIT');
+    const first = await order(...as('two-orders@demo.test', '--history'));
+    expect(first.code, first.stderr).toBe(0);
+    const firstLines = first.stdout.trimEnd().split('\n');
+    expect(firstLines).toHaveLength(2);
+    for (const line of firstLines) expect(line).toMatch(LINE);
+    expect(firstLines.find((line) => line.includes(moving!.reservationId))).toMatch(/ {2}first seen: in transit$/);
+
+    moving!.status = 'READY_FOR_PICKUP';
+    const second = await order(...as('two-orders@demo.test', '--history'));
+    const lines = second.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(new RegExp(`UTC  ${moving!.reservationId}  status: in transit → ready for pickup; rawStatus: IN_TRANSIT → READY_FOR_PICKUP$`));
+    // Older lines keep their times: the first observation did not move.
+    expect(lines.slice(1).sort()).toEqual([...firstLines].sort());
+
+    const json = await order(...as('two-orders@demo.test', '--history', '--json'));
+    const events = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { orderId: string; changes: unknown[] });
+    expect(events.map((event) => event.changes.length > 0)).toEqual([true, false, false]);
+    expect(events[0]!.orderId).toBe(moving!.id);
+  });
+
+  it('--watch’s line for a change is the history’s line for it: the same time, the same words', async () => {
+    const watched = demoOrders(harness.simulator, 'production@demo.test')[0]!;
+    const run = startOrder(...as('production@demo.test', '--watch'));
+    await until(() => run.output.stderr, /watching your orders/);
+    // The stream's first state is in (two polls since it subscribed): what follows is a change.
+    const polls = () => harness.simulator.requestLog.filter((entry) => entry.operation === 'orderDetails').length;
+    const subscribed = polls();
+    await until(() => String(polls() - subscribed), /^[2-9]|\d\d/);
+    const before = run.output.stdout;
+    watched.status = 'IN_TRANSIT';
+    const [line] = await until(() => run.output.stdout.slice(before.length), new RegExp(`^.+UTC  ${watched.reservationId}  status: .+\n$`));
+    run.child.kill('SIGINT');
+    expect((await run.done).code).toBe(0);
+
+    const history = await order(...as('production@demo.test', '--history'));
+    expect(history.stdout.split('\n')[0]).toBe(line!.trimEnd());
+  });
+
+  it('reads on past the first page: every event the gateway keeps', async () => {
+    const [kept] = demoOrders(harness.simulator, 'confirmed@demo.test');
+    const token = await demoToken(harness.simulator, 'confirmed@demo.test');
+    for (let i = 0; i < 130; i += 1) {
+      kept!.status = `STEP_${i}`;
+      await harness.client(token).rawRequest('{ orders { id } }');
+    }
+    const run = await order(...as('confirmed@demo.test', '--history'));
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    // HISTORY_EVENTS_PER_ORDER (100) are kept: the newest 100 changes, in order, newest first.
+    expect(lines).toHaveLength(100);
+    expect(lines.map((line) => /rawStatus: \S+ → (STEP_\d+)/.exec(line)?.[1])).toEqual(Array.from({ length: 100 }, (_, i) => `STEP_${129 - i}`));
+  });
+
+  it('is in the usage text', async () => {
+    const help = await order(['--help']);
+    expect(help.stdout).toContain('--history');
+  });
+});

@@ -1,0 +1,133 @@
+// Order history in Redis (REDIS_URL): shared by two gateway replicas, each key with an expiry,
+// no event lost when replicas record the same customer at once (compare-and-set), nothing
+// stored with HISTORY=off, and values the gateway did not write ignored (the story starts
+// afresh, one warn line without the value, no crash, nothing of it reaches a client).
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHistory } from '../../src/graph/history.js';
+import type { Order } from '../../src/upstream/models.js';
+import { connectRedis, type RedisConnection } from '../../src/redis/connection.js';
+import { redisStoryStore } from '../../src/redis/history.js';
+import { loadConfig } from '../../src/server/config.js';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
+import { graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
+import { capturedLogLines } from '../helpers/log-capture.js';
+import { haveRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+
+const PREFIX = 'order-graph:history:';
+const DEFAULTS = loadConfig({}).history!;
+const HISTORY = `{ orders { id history(first: 100) { observedAt changes { field from to } cursor } } }`;
+
+let redis: RedisServer;
+let simulator: Simulator;
+let reader: Redis;
+const cleanups: Array<() => unknown> = [];
+let linesBefore = 0;
+
+beforeEach(async () => {
+  if (!haveRedis) return;
+  redis = await startRedis();
+  simulator = await startSimulator({ latencyMs: 0 });
+  reader = new Redis(redis.url);
+  linesBefore = capturedLogLines.length;
+});
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+  reader?.disconnect();
+  await simulator?.close();
+  await redis?.kill();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(condition: () => boolean | Promise<boolean>) {
+  for (const started = Date.now(); !(await condition()); await sleep(20)) if (Date.now() - started > 5000) throw new Error('the condition did not hold within 5 s');
+}
+
+async function replica(options: TestGatewayConfig = {}) {
+  const started = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, ...options });
+  cleanups.push(started.close);
+  await until(async () => ((await (await fetch(`${started.origin}/readyz`)).json()) as { redis?: string }).redis === 'available');
+  const history = async (token: string) =>
+    (await graphqlClient(started.endpoint, token).rawRequest(HISTORY)) as { data?: { orders: { id: string; history: { observedAt: string; changes: unknown[]; cursor: string }[] }[] } | null; errors?: unknown[] };
+  return { ...started, history };
+}
+
+function advance(order: Order, status: string) {
+  order.status = status;
+  order.updatedAt = new Date(Date.parse(order.updatedAt ?? '2026-01-01T00:00:00Z') + 60_000).toISOString();
+}
+
+const ignoredLines = () => capturedLogLines.slice(linesBefore).filter((line) => line.includes('"kind":"order history"') && line.includes('ignored'));
+
+describe.skipIf(!haveRedis)('Order.history in Redis', () => {
+  it('is shared by two replicas, in one key per customer that expires with HISTORY_MAX_AGE_DAYS', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const token = await demoToken(simulator, 'ready@demo.test');
+    const [order] = demoOrders(simulator, 'ready@demo.test');
+    await a.history(token);
+    advance(order!, 'DELIVERED');
+    const fromB = (await b.history(token)).data!.orders[0]!.history;
+    expect(fromB.map((event) => event.changes.length > 0)).toEqual([true, false]);
+    // A reads what B recorded.
+    expect((await a.history(token)).data!.orders[0]!.history).toEqual(fromB);
+
+    const key = `${PREFIX}${demoCustomer(simulator, 'ready@demo.test').userId}`;
+    expect(await reader.keys(`${PREFIX}*`)).toEqual([key]);
+    const ttl = await reader.pttl(key);
+    expect(ttl).toBeGreaterThan(DEFAULTS.bounds.maxAgeMs - 60_000);
+    expect(ttl).toBeLessThanOrEqual(DEFAULTS.bounds.maxAgeMs);
+    // What is kept: order ids, the record's fields as text, times and changes; nothing of the customer's own record.
+    const stored = (await reader.get(key))!;
+    const user = simulator.data.users.find(({ user: candidate }) => candidate.id === order!.userId)!.user;
+    for (const personal of [user.email, user.firstName, user.lastName, user.phoneNumber]) if (personal) expect(stored).not.toContain(personal);
+  });
+
+  it('no event is lost when replicas record the same customer at once (compare-and-set)', async () => {
+    const connections: RedisConnection[] = [0, 1, 2].map(() => connectRedis(redis.url, { commandTimeoutMs: 2000 }));
+    cleanups.push(() => Promise.all(connections.map((connection) => connection.close())));
+    await until(() => connections.every((connection) => connection.available()));
+    const histories = connections.map((connection) => createHistory({ store: redisStoryStore(connection, { customerBytes: 1_000_000, maxAgeMs: 60_000 }), bounds: { ...DEFAULTS.bounds, customerBytes: 1_000_000 } }));
+    // 30 orders of one customer, each first seen by one of three "replicas", all at once.
+    const orders: Order[] = Array.from({ length: 30 }, (_, i) => ({ id: `o${i}`, reservationId: `r${i}`, userId: 'u1', status: 'RESERVED' }));
+    await Promise.all(orders.map((order, i) => histories[i % 3]!.observe([order], new Date().toISOString())));
+    const kept = await Promise.all(orders.map((order) => histories[0]!.events(order, 10, null)));
+    expect(kept.map((events) => events.length)).toEqual(orders.map(() => 1));
+  });
+
+  it('HISTORY=off keeps nothing in Redis', async () => {
+    const gateway = await replica({ history: null });
+    const token = await demoToken(simulator, 'ready@demo.test');
+    const [order] = demoOrders(simulator, 'ready@demo.test');
+    await gateway.history(token);
+    advance(order!, 'DELIVERED');
+    expect((await gateway.history(token)).data!.orders[0]!.history).toEqual([]);
+    expect(await reader.keys(`${PREFIX}*`)).toEqual([]);
+  });
+
+  for (const [what, write] of [
+    ['text that is not JSON', (key: string) => reader.set(key, 'not json {')],
+    ['JSON of another shape', (key: string) => reader.set(key, JSON.stringify({ orders: [{ id: 'x', fields: { status: 'call +1 555 0100' }, next: 'a', events: [] }] }))],
+    ['a story with another customer’s order in it, its events forged', (key: string) => reader.set(key, JSON.stringify({ orders: [{ id: 'forged', fields: {}, next: 1, events: [{ n: 0, at: 'yesterday', changes: [] }] }] }))],
+    ['a hash', (key: string) => reader.hset(key, 'orders', '[]')],
+    ['a string over HISTORY_CUSTOMER_BYTES', (key: string) => reader.set(key, 'x'.repeat(DEFAULTS.bounds.customerBytes + 1))],
+  ] as const) {
+    it(`a history key holding ${what}: ignored with a warn line (no value in it), the story starts afresh`, async () => {
+      const key = `${PREFIX}${demoCustomer(simulator, 'ready@demo.test').userId}`;
+      await write(key);
+      const gateway = await replica();
+      const token = await demoToken(simulator, 'ready@demo.test');
+      const result = await gateway.history(token);
+      expect(result.errors).toBeUndefined();
+      expect(result.data!.orders[0]!.history.map((event) => event.changes)).toEqual([[]]);
+      expect(JSON.stringify(result)).not.toMatch(/555 0100|forged|yesterday/);
+      expect(ignoredLines().length).toBeGreaterThanOrEqual(1);
+      expect(ignoredLines().join('\n')).not.toMatch(/555 0100|not json|xxxx/);
+      // Overwritten by the gateway's own story, which the next reading takes.
+      expect(await reader.type(key)).toBe('string');
+      const [order] = demoOrders(simulator, 'ready@demo.test');
+      advance(order!, 'DELIVERED');
+      expect((await gateway.history(token)).data!.orders[0]!.history).toHaveLength(2);
+    });
+  }
+});

@@ -1,0 +1,105 @@
+// One customer's order history as kept (src/graph/history-story.ts): an observation recorded
+// against the kept state, the bounds (events per order, age, bytes), and the check of a
+// story read back.
+import { describe, expect, it } from 'vitest';
+import { dropAged, fit, observe, parseStory, type Story } from '../../src/graph/history-story.js';
+import type { Order } from '../../src/upstream/models.js';
+
+const order = (id: string, status: string, userId = 'u1'): Order => ({ id, reservationId: `R-${id}`, userId, status });
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
+
+/** A story of `orders` orders, each observed `times` times with a new status each time. */
+function storyOf(orders: number, times: number, eventsPerOrder = 100): Story {
+  let story: Story = { orders: [] };
+  for (let time = 0; time < times; time += 1) {
+    story = observe(story, Array.from({ length: orders }, (_, i) => order(`o${i}`, `S${time}`)), at(time), eventsPerOrder).story;
+  }
+  return story;
+}
+
+describe('observe', () => {
+  it('a first event without changes, then one per change, newest first; nothing for no change', () => {
+    const first = observe({ orders: [] }, [order('a', 'RESERVED')], at(0), 100);
+    expect(first.recorded).toBe(true);
+    expect(first.since).toEqual({ a: at(0) });
+    const same = observe(first.story, [order('a', 'RESERVED')], at(1), 100);
+    expect(same.recorded).toBe(false);
+    expect(same.since).toEqual({ a: at(0) });
+    const moved = observe(same.story, [order('a', 'ORDER_CONFIRMED')], at(2), 100);
+    expect(moved.since).toEqual({ a: at(2) });
+    expect(moved.story.orders[0]!.events).toEqual([
+      {
+        n: 1,
+        at: at(2),
+        changes: [
+          { field: 'status', from: 'RESERVED', to: 'ORDER_CONFIRMED' },
+          { field: 'rawStatus', from: 'RESERVED', to: 'ORDER_CONFIRMED' },
+        ],
+      },
+      { n: 0, at: at(0), changes: [] },
+    ]);
+  });
+
+  it('keeps the newest events per order, numbering on', () => {
+    const story = storyOf(1, 6, 3);
+    expect(story.orders[0]!.events.map((event) => event.n)).toEqual([5, 4, 3]);
+    expect(story.orders[0]!.next).toBe(6);
+  });
+});
+
+describe('the bounds', () => {
+  it('drops events past the age, and orders left with none', () => {
+    const story = observe(storyOf(1, 3), [order('b', 'X')], at(10), 100).story;
+    const aged = dropAged(story, Date.parse(at(10)), 9 * 60_000);
+    expect(aged.orders.map((kept) => [kept.id, kept.events.map((event) => event.at)])).toEqual([
+      ['o0', [at(2), at(1)]],
+      ['b', [at(10)]],
+    ]);
+    expect(dropAged(story, Date.parse(at(100)), 60_000).orders).toEqual([]);
+  });
+
+  it('fits the bytes: the oldest events go first, then whole orders; the text is within the bound', () => {
+    const story = storyOf(3, 40);
+    const whole = fit(story, 10_000_000).json;
+    for (const maxBytes of [10_000, 5_000, 1_000, 200]) {
+      const { json, story: fitted } = fit(structuredClone(story), maxBytes);
+      expect(Buffer.byteLength(json)).toBeLessThanOrEqual(maxBytes);
+      expect(json.length).toBeLessThan(whole.length);
+      const kept = fitted.orders.flatMap((o) => o.events.map((event) => event.at));
+      // Every event dropped is older than every event kept.
+      const dropped = story.orders.flatMap((o) => o.events.map((event) => event.at)).filter((time) => !kept.includes(time));
+      if (dropped.length > 0 && kept.length > 0) expect(dropped.sort().at(-1)! <= kept.sort()[0]!).toBe(true);
+    }
+    expect(fit(storyOf(3, 40), 20).story.orders).toEqual([]);
+  });
+
+  it('orders first seen in an observation that does not fit go before the older events of the others', () => {
+    const kept = storyOf(1, 5);
+    const known = new Set(kept.orders.map((o) => o.id));
+    const observed = observe(kept, [order('o0', 'S4'), ...Array.from({ length: 50 }, (_, i) => order(`new${i}`, 'RESERVED'))], at(20), 100);
+    const newIds = new Set(observed.story.orders.map((o) => o.id).filter((id) => !known.has(id)));
+    const { story } = fit(observed.story, Buffer.byteLength(JSON.stringify(storyOf(1, 5))) + 10, newIds);
+    expect(story.orders.map((o) => [o.id, o.events.length])).toEqual([['o0', 5]]);
+  });
+});
+
+describe('parseStory', () => {
+  it('reads back what it wrote, and refuses what it did not, with a reason that holds none of the value', () => {
+    const json = fit(storyOf(2, 3), 1_000_000).json;
+    expect(parseStory(json)).toEqual({ ok: true, story: JSON.parse(json) });
+    for (const hostile of [
+      'not json {',
+      'null',
+      '[]',
+      JSON.stringify({ orders: [{ id: 'a', fields: {}, next: 1, events: [{ n: 0, at: 'secret-call-me', changes: [] }] }] }),
+      JSON.stringify({ orders: [{ id: 'a', fields: { status: 42 }, next: 1, events: [] }] }),
+      JSON.stringify({ orders: [{ id: 'a', fields: {}, next: -1, events: [] }] }),
+      JSON.stringify({ orders: [{ id: 'a', fields: {}, next: 1, events: [] }, { id: 'a', fields: {}, next: 1, events: [] }] }),
+      JSON.stringify({ orders: [{ id: 'x'.repeat(10_001), fields: {}, next: 1, events: [] }] }),
+    ]) {
+      const read = parseStory(hostile);
+      expect(read.ok).toBe(false);
+      if (!read.ok) expect(read.reason).not.toMatch(/secret-call-me|xxxxxxxx/);
+    }
+  });
+});
