@@ -47,7 +47,9 @@ export function App({ settings }: { settings: TrackerSettings }) {
   const [signedIn, setSignedIn] = useState(false);
   // One client per sign-in: its tokens live in this page's memory only, never in storage.
   const [session, setSession] = useState(0);
-  const client = useMemo(() => createOrderClient({ endpoint: settings.endpoint, fetch: (input, init) => window.fetch(input, init) }), [settings.endpoint, session]);
+  // graphql-request takes an absolute URL only; window.fetch is called on window (a bare reference to it throws in some browsers).
+  const endpoint = new URL(settings.endpoint, location.href).href;
+  const client = useMemo(() => createOrderClient({ endpoint, fetch: (input, init) => window.fetch(input, init) }), [endpoint, session]);
 
   const signIn = async (username: string, password: string) => {
     try {
