@@ -78,6 +78,8 @@ async function buildTracker(outDir) {
   const config = at('examples/order-tracker/vite.config.ts');
   if (!existsSync(config)) return;
   const { build: viteBuild } = await import('vite');
+  // React's production build, whatever NODE_ENV the gateway is started with.
+  process.env.NODE_ENV = 'production';
   await viteBuild({ configFile: config, logLevel: 'warn', build: { outDir: at(outDir), emptyOutDir: true } });
 }
 

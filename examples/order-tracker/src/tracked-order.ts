@@ -31,6 +31,15 @@ function overlay(shown: TrackedOrder[], arriving: TrackedOrder[]): TrackedOrder[
   return arriving.map((order) => ({ ...shown.find((previous) => previous.id === order.id), ...order }) as TrackedOrder);
 }
 
+/**
+ * Marks on the page's performance timeline for the first reading: `tracker:order-asked` when the
+ * query starts, `tracker:first-content` with its first payload, `tracker:whole-order` with its last
+ * (the measuring script reads them; nothing in the page depends on them).
+ */
+function mark(name: string, reading: number) {
+  if (reading === 0 && performance.getEntriesByName(name).length === 0) performance.mark(name);
+}
+
 /** Reads the order with the deferred query whenever `reading` changes, each payload shown as it arrives. */
 function useDeferredOrder(client: OrderClient, reading: number): OrderView {
   const [view, setView] = useState<OrderView>(EMPTY);
@@ -38,13 +47,16 @@ function useDeferredOrder(client: OrderClient, reading: number): OrderView {
     const stop = new AbortController();
     void (async () => {
       let latest: OrderView | null = null;
+      mark('tracker:order-asked', reading);
       for await (const { data, errors } of client.deferred(TrackerOrderDocument, undefined, stop.signal)) {
         if (stop.signal.aborted) return;
         const failed = !data && errors.length > 0 && errors.every((error) => !error.extensions?.code) ? (errors[0]?.message ?? 'no answer') : null;
         latest = { me: data?.me ? { id: data.me.id, firstName: data.me.firstName } : null, orders: data?.me?.orders ?? [], errors, complete: false, failed };
         const next = latest;
         setView((shown) => ({ ...next, orders: overlay(shown.orders, next.orders) }));
+        mark('tracker:first-content', reading);
       }
+      if (!stop.signal.aborted) mark('tracker:whole-order', reading);
       if (!stop.signal.aborted) setView((shown) => ({ ...shown, complete: true, ...(latest ? {} : { failed: 'no answer' }) }));
     })();
     return () => stop.abort();
