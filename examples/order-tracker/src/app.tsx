@@ -1,7 +1,7 @@
 // The page: sign in, then the customer's orders at a glance, live, with their history.
 import { useMemo, useState } from 'react';
 import { createOrderClient, OrderClientError, type OrderClient } from '@order-graph/client';
-import { changeLine, dateTime } from './format';
+import { changeLines, dateTime } from './format';
 import { OrderParts, Progress, Timeline } from './order-card';
 import type { TrackerSettings } from './settings';
 import { SignIn } from './sign-in';
@@ -23,7 +23,7 @@ function Tracker({ client, settings, onSignOut }: { client: OrderClient; setting
       <div className="notes" role="status" aria-live="polite">
         {notes.map((note) => (
           <p key={note.key} className="note">
-            <strong>Changed {dateTime(note.observedAt)}:</strong> {note.changes.map(changeLine).join('; ')}
+            <strong>Changed {dateTime(note.observedAt)}:</strong> {changeLines(note.changes)}
           </p>
         ))}
       </div>

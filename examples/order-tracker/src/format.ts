@@ -56,3 +56,12 @@ export function changeLine({ field, from, to }: { field: string; from?: string |
   };
   return `${FIELD_NAMES[field] ?? field}: ${value(from)} → ${value(to)}`;
 }
+
+type Change = { field: string; from?: string | null; to?: string | null };
+
+/** The changes as lines, the raw status left out beside the stage it spells (it says the same again). */
+export const changeLines = (changes: readonly Change[]) =>
+  changes
+    .filter((change) => !(change.field === 'rawStatus' && changes.some((other) => other.field === 'status')))
+    .map(changeLine)
+    .join('; ');

@@ -1,6 +1,6 @@
 // One order at a glance: its stage as a progress line with what comes next, then each part as it arrives.
 import { ORDER_STAGES, type OrderGraphError } from '@order-graph/client';
-import { changeLine, dateTime, day, money, stageIndex, stageName } from './format';
+import { changeLines, dateTime, day, money, stageIndex, stageName } from './format';
 import { Part } from './part';
 import type { TrackedOrder } from './tracked-order';
 
@@ -114,7 +114,7 @@ export function Timeline({ order, complete }: { order: TrackedOrder; complete: b
           {events.map((event) => (
             <li key={event.cursor} className="event">
               <time dateTime={event.observedAt}>{dateTime(event.observedAt)}</time>
-              <span>{event.changes.length === 0 ? 'First seen by the tracker' : event.changes.map(changeLine).join('; ')}</span>
+              <span>{event.changes.length === 0 ? 'First seen by the tracker' : changeLines(event.changes)}</span>
             </li>
           ))}
         </ol>
