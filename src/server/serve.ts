@@ -52,7 +52,7 @@ function banner(url: string, pages: { graphiql: boolean; tracker: boolean }, sim
       lines.push(`  ${customer.username.padEnd(28)} ${customer.password.padEnd(20)} ${customer.description}`);
     }
     if (graphiql) lines.push('', 'In GraphiQL: press Sign in (a demo customer is chosen), then run the WholeOrder tab.');
-    if (simulator.moving) lines.push('', `${simulator.moving.username}'s order takes its next stage every ${simulator.moving.everyMs / 1000} s: watch it in the order tracker or the OrderUpdates tab (signed in as that customer) or with the CLI's --watch.`, `  To move it now: curl -X POST ${simulator.moving.advanceUrl}`);
+    if (simulator.moving) lines.push('', `${simulator.moving.username}'s order takes its next stage every ${simulator.moving.everyMs / 1000} s: watch it in the OrderUpdates tab or the order tracker (signed in as that customer) or with the CLI's --watch.`, `  To move it now: curl -X POST ${simulator.moving.advanceUrl}`);
   } else {
     lines.push(`Upstream: ${upstream.join(', ')}`);
   }
