@@ -41,6 +41,16 @@ const config: CodegenConfig = {
       presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
       config: { useTypeImports: true, enumsAsTypes: true, strictScalars: true, scalars },
     },
+    // The order-tracker page's documents, typed from the schema the SDK package ships (its
+    // schema.graphql is this file, copied in by packages/client/build.mjs), as a frontend
+    // outside this repository types them.
+    'examples/order-tracker/src/gql/': {
+      schema: 'schema.graphql',
+      documents: 'examples/order-tracker/src/*.graphql',
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: { useTypeImports: true, enumsAsTypes: true, strictScalars: true, scalars },
+    },
   },
 };
 

@@ -1,17 +1,18 @@
 // The SDK's operations: the typed queries, the deferred whole order and the live watch, each with the tokens' renewal.
-import { MeDocument, OrderByIdDocument, OrderHistoryDocument, OrderHistoryPageDocument, OrderSummaryDocument, WholeOrderDeferredDocument, WholeOrderDocument, type WholeOrderDeferredQuery } from './__generated__/graphql.js';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { MeDocument, OrderByIdDocument, OrderHistoryDocument, OrderHistoryPageDocument, OrderSummaryDocument, WholeOrderDeferredDocument, WholeOrderDocument } from './__generated__/graphql.js';
 import { isRefused, type Auth } from './auth.js';
 import type { OrderResult } from './results.js';
 import type { Stream } from './transport.js';
 import { watchOrders, type WatchOptions } from './watch.js';
 
-/** WholeOrderDeferred's payloads, started again once if the tokens were refused before any arrived. */
-async function* wholeOrderDeferred(auth: Auth, stream: Stream): AsyncGenerator<OrderResult<WholeOrderDeferredQuery>> {
+/** A deferred query's payloads, started again once if the tokens were refused before any arrived. */
+async function* deferred<T, V extends Record<string, unknown>>(auth: Auth, stream: Stream, document: TypedDocumentNode<T, V>, variables?: V, signal?: AbortSignal): AsyncGenerator<OrderResult<T>> {
   const usedToken = auth.tokens?.accessToken ?? null;
   let first = true;
-  for await (const result of stream(WholeOrderDeferredDocument, undefined)) {
+  for await (const result of stream(document, variables, signal)) {
     // Refused before anything arrived: renew the tokens once and start again.
-    if (first && isRefused(result) && (await auth.renewed(usedToken))) return yield* stream(WholeOrderDeferredDocument, undefined);
+    if (first && isRefused(result) && (await auth.renewed(usedToken))) return yield* stream(document, variables, signal);
     first = false;
     yield result;
   }
@@ -36,7 +37,7 @@ export function createOperations(auth: Auth, stream: Stream) {
      * per-order part as its upstream call returns. Each result is the answer so far (a part
      * not yet arrived is absent); the last one is complete.
      */
-    wholeOrderDeferred: () => wholeOrderDeferred(auth, stream),
+    wholeOrderDeferred: () => deferred(auth, stream, WholeOrderDeferredDocument),
     /**
      * The customer's orders as they change, over GraphQL over SSE: the current state of each
      * order first (`changes: []`), then an event whenever an order record changes. It keeps
@@ -68,5 +69,11 @@ export function createOperations(auth: Auth, stream: Stream) {
     me: () => auth.request(MeDocument),
     /** Any other typed document, with the same token handling. */
     request: auth.request,
+    /**
+     * Any other typed query with `@defer` or `@stream`, as it arrives: each result is the
+     * answer so far, the last one complete (as wholeOrderDeferred), with the same token
+     * handling; `signal` stops it.
+     */
+    deferred: <T, V extends Record<string, unknown>>(document: TypedDocumentNode<T, V>, variables?: V, signal?: AbortSignal) => deferred(auth, stream, document, variables, signal),
   };
 }

@@ -177,6 +177,8 @@ export const envSchema = z.object({
   // Unset: on, but off when NODE_ENV=production.
   GRAPHIQL: flag('GRAPHIQL').optional(),
   INTROSPECTION: flag('INTROSPECTION').optional(),
+  // Unset: on, but off when NODE_ENV=production.
+  TRACKER: flag('TRACKER').optional(),
   TRUSTED_DOCUMENTS: z
     .enum(['off', 'allow', 'only'], { error: 'TRUSTED_DOCUMENTS must be one of off, allow, only' })
     .default('off'),
@@ -290,6 +292,8 @@ function gatewaySettings(values: EnvValues) {
     corsOrigins: values.CORS_ORIGINS ?? (production ? [] : ('local' as const)),
     graphiql: values.GRAPHIQL ?? !production,
     introspection: values.INTROSPECTION ?? !production,
+    /** The order-tracker page at /tracker/ (examples/order-tracker/). */
+    tracker: values.TRACKER ?? !production,
     /** off: any document; allow: registered hashes and full documents; only: registered hashes alone. */
     trustedDocuments: values.TRUSTED_DOCUMENTS,
     /** Heap the parsed, validated and compiled documents may take, estimated in bytes. */

@@ -31,14 +31,17 @@ import { LIMITS } from './limits.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { trustedProxies, type ScopeSettings, type ServerContext } from './request-scope.js';
 import { createResponseCache, type ResponseCache } from './response-cache.js';
+import { builtTrackerFolder, useTrackerPage } from './tracker.js';
 import { registeredDocuments, registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 import { createWebSocketEndpoint, type WebSocketEndpoint } from './websocket.js';
 
 export type GatewayConfig = GatewaySettings & Pick<HttpServerSettings, 'trustedProxies' | 'headersTimeoutMs'> & {
   upstreamUrls: UpstreamUrls;
   logger?: Logger;
-  /** The simulator's demo customers, offered by GraphiQL's sign-in bar. */
+  /** The simulator's demo customers, offered by GraphiQL's sign-in bar and the tracker page's sign-in. */
   demoLogins?: readonly DemoLogin[];
+  /** The built tracker page's folder; by default where the build puts it (builtTrackerFolder). */
+  trackerFolder?: string | null;
   /** Tracing, when it is on (serve.ts starts it from the OTEL_* settings). */
   tracing?: Tracing;
 };
@@ -146,6 +149,9 @@ function gatewayPlugins(config: GatewayConfig, parts: { policy: ScopeSettings; r
     ...(metrics?.plugins ?? []),
     ...useHardening({ introspection: config.introspection }),
     ...(config.graphiql ? [useGraphiQLPage(config.demoLogins ?? [])] : []),
+    ...(config.tracker
+      ? [useTrackerPage({ folder: config.trackerFolder === undefined ? builtTrackerFolder() : config.trackerFolder, endpoint: GRAPHQL_PATH, demoLogins: config.demoLogins ?? [], pollIntervalMs: config.live.pollIntervalMs })]
+      : []),
     useDeferStream(),
     useEventContexts((context: GraphQLContext, event) => context.forEvent(event as Parameters<GraphQLContext['forEvent']>[0])),
     useJitWhereItPays(parts.earnsCompilation),

@@ -6,6 +6,7 @@ import { MAX_UPSTREAM_SOCKETS } from '../upstream/http.js';
 import { createLogger } from './logger.js';
 import { HEALTH_PATH, READY_PATH } from './health.js';
 import type { Simulator } from '../simulator/server.js';
+import { builtTrackerFolder, TRACKER_PATH } from './tracker.js';
 
 function readConfig() {
   try {
@@ -35,16 +36,23 @@ function listenProblem(error: NodeJS.ErrnoException, port: number, host: string)
   return undefined;
 }
 
-function banner(url: string, graphiql: boolean, simulator: Simulator | undefined, upstream: string[]): string {
+function trackerLine(origin: string, tracker: boolean): string {
+  if (!tracker) return 'Order tracker is off (TRACKER=on turns it on).';
+  return builtTrackerFolder() ? `Order tracker: open ${origin}${TRACKER_PATH} in a browser.` : 'Order tracker: not built (npm run build builds it).';
+}
+
+function banner(url: string, pages: { graphiql: boolean; tracker: boolean }, simulator: Simulator | undefined, upstream: string[]): string {
+  const { graphiql } = pages;
   const lines = [`Order Graph is listening at ${url}`];
   lines.push(graphiql ? `GraphiQL: open ${url} in a browser.` : 'GraphiQL is off (GRAPHIQL=on turns it on).');
+  lines.push(trackerLine(new URL(url).origin, pages.tracker));
   if (simulator) {
     lines.push('', 'No upstream URLs set: serving the embedded simulator. Demo logins:');
     for (const customer of simulator.customers) {
       lines.push(`  ${customer.username.padEnd(28)} ${customer.password.padEnd(20)} ${customer.description}`);
     }
     if (graphiql) lines.push('', 'In GraphiQL: press Sign in (a demo customer is chosen), then run the WholeOrder tab.');
-    if (simulator.moving) lines.push('', `${simulator.moving.username}'s order takes its next stage every ${simulator.moving.everyMs / 1000} s: watch it in the OrderUpdates tab (signed in as that customer) or with the CLI's --watch.`, `  To move it now: curl -X POST ${simulator.moving.advanceUrl}`);
+    if (simulator.moving) lines.push('', `${simulator.moving.username}'s order takes its next stage every ${simulator.moving.everyMs / 1000} s: watch it in the OrderUpdates tab or the order tracker (signed in as that customer) or with the CLI's --watch.`, `  To move it now: curl -X POST ${simulator.moving.advanceUrl}`);
   } else {
     lines.push(`Upstream: ${upstream.join(', ')}`);
   }
@@ -104,5 +112,5 @@ const port = await http.listen(config.port, config.host).catch(async (error: Nod
 
 const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
 const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/graphql`;
-console.log(banner(url, config.graphiql, simulator, Object.values(upstreamUrls).map((u) => new URL(u).origin)));
+console.log(banner(url, { graphiql: config.graphiql, tracker: config.tracker }, simulator, Object.values(upstreamUrls).map((u) => new URL(u).origin)));
 

@@ -23,8 +23,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const at = (path) => join(ROOT, path);
 const ifAvailable = process.argv.includes('--if-available');
 
-/** What a build is made from: any change here means dist/ is stale. */
-const INPUTS = ['src', 'schema', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+/** What a build is made from: any change here means dist/ is stale (the tracker page's sources included). */
+const INPUTS = ['src', 'schema', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'examples/order-tracker/src', 'examples/order-tracker/index.html', 'examples/order-tracker/vite.config.ts', 'examples/order-tracker/package.json'];
 /** What the compiled code and a production install read besides the compiled files. */
 const COPIED = ['schema/', 'src/server/graphiql-sign-in.js', 'src/client/__generated__/persisted-documents.json', 'src/tools/require-node.mjs', 'src/tools/start.mjs', 'src/tools/heap-flags.mjs', 'package.json', 'package-lock.json'];
 const STAMP = 'dist/.build-inputs';
@@ -73,12 +73,23 @@ function lock() {
   }
 }
 
+/** The tracker page into `outDir` with Vite, when the checkout has the page (a container build's context does not). */
+async function buildTracker(outDir) {
+  const config = at('examples/order-tracker/vite.config.ts');
+  if (!existsSync(config)) return;
+  const { build: viteBuild } = await import('vite');
+  // React's production build, whatever NODE_ENV the gateway is started with.
+  process.env.NODE_ENV = 'production';
+  await viteBuild({ configFile: config, logLevel: 'warn', build: { outDir: at(outDir), emptyOutDir: true } });
+}
+
 /** Compiles into a folder of its own, then puts it in dist/'s place in one rename. */
-function build(tsc, digest) {
+async function build(tsc, digest) {
   const next = `dist.next-${process.pid}`;
   const previous = `dist.previous-${process.pid}`;
   rmSync(at(next), { recursive: true, force: true });
   execFileSync(process.execPath, [fileURLToPath(tsc), '-p', 'tsconfig.build.json', '--outDir', next], { cwd: ROOT, stdio: 'inherit' });
+  await buildTracker(join(next, 'tracker'));
   for (const path of COPIED) cpSync(at(path), at(join(next, path)), { recursive: true });
   writeFileSync(at(join(next, '.build-inputs')), digest);
   if (existsSync(at('dist'))) renameSync(at('dist'), at(previous));
@@ -101,7 +112,7 @@ const release = lock();
 try {
   const digest = inputsDigest();
   // npm start builds only what changed; npm run build always builds.
-  if (!(ifAvailable && isCurrent(digest))) build(tsc, digest);
+  if (!(ifAvailable && isCurrent(digest))) await build(tsc, digest);
 } finally {
   release();
 }

@@ -67,6 +67,10 @@ describe('npm start', () => {
     const [, url] = await started.output(LISTENING);
     const banner = await started.output(/run the WholeOrder tab\./);
     expect(banner.input).toContain(`GraphiQL: open ${url}`);
+    // The order-tracker page, built with the rest and served beside GraphiQL on the same origin.
+    const trackerUrl = `${new URL(url!).origin}/tracker/`;
+    expect(banner.input).toContain(`Order tracker: open ${trackerUrl}`);
+    expect(await (await fetch(trackerUrl)).text()).toContain('<div id="root"></div>');
     const logins = [...banner.input!.matchAll(/^\s+(\S+@demo\.test)\s+(\S+)/gm)].map((m) => ({ username: m[1]!, password: m[2]! }));
     expect(logins.map((l) => l.username)).toEqual(expect.arrayContaining(['early@demo.test', 'ready@demo.test', 'two-orders@demo.test']));
 
@@ -409,6 +413,8 @@ describe('production', () => {
     const [, url] = await started.output(LISTENING);
     await started.output(/GraphiQL is off/);
     expect(started.stdout()).not.toContain('GraphiQL: open');
+    await started.output(/Order tracker is off/);
+    expect((await fetch(`${new URL(url!).origin}/tracker/`)).status).toBe(404);
     const post = (query: string) =>
       fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<any>);
     const page = await fetch(url!, { headers: { accept: 'text/html' } });

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       graphiql: true,
       introspection: true,
+      tracker: true,
       trustedDocuments: 'off',
       tracing: null,
       metricsPath: '/metrics',
@@ -134,8 +135,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HISTORY: 'sometimes' })).toThrow(/HISTORY must be on or off/);
   });
 
-  it('NODE_ENV=production turns GraphiQL, introspection and cross-origin access off unless they are set', () => {
-    expect(loadConfig({ NODE_ENV: 'production', ...allUrls })).toMatchObject({ graphiql: false, introspection: false, corsOrigins: [] });
+  it('NODE_ENV=production turns GraphiQL, introspection, the tracker page and cross-origin access off unless they are set', () => {
+    expect(loadConfig({ NODE_ENV: 'production', ...allUrls })).toMatchObject({ graphiql: false, introspection: false, tracker: false, corsOrigins: [] });
+    expect(loadConfig({ NODE_ENV: 'production', ...allUrls, TRACKER: 'on' }).tracker).toBe(true);
+    expect(loadConfig({ TRACKER: 'off' }).tracker).toBe(false);
     expect(loadConfig({ NODE_ENV: 'production', ...allUrls, GRAPHIQL: 'on', INTROSPECTION: 'on', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' })).toMatchObject({
       graphiql: true,
       introspection: true,

@@ -1,0 +1,67 @@
+// How the page writes the API's values: stages, money, dates and changed fields, in the reader's locale.
+import { ORDER_STAGES } from '@order-graph/client';
+
+const STAGE_NAMES: Record<string, string> = {
+  RESERVED: 'Reserved',
+  ORDER_PENDING_PAYMENT: 'Payment pending',
+  ORDER_CONFIRMED: 'Confirmed',
+  BUILD_LOCKED: 'Build locked',
+  IN_PRODUCTION: 'In production',
+  IN_TRANSIT: 'In transit',
+  READY_FOR_PICKUP: 'Ready for pickup',
+  DELIVERED: 'Delivered',
+  CANCELLED: 'Cancelled',
+};
+
+/** A status as a person reads it; an unknown one as the API spelled it. */
+export const stageName = (status: string) => STAGE_NAMES[status] ?? status.toLowerCase().replaceAll('_', ' ');
+
+/** The order's place among the stages; -1 for a status that is none of them (CANCELLED, unknown). */
+export const stageIndex = (status: string) => (ORDER_STAGES as readonly string[]).indexOf(status);
+
+/** A Decimal amount in its currency. Display only: no arithmetic is done on it. */
+export function money(value: { amount: string; currencyCode: string } | null | undefined): string {
+  if (!value) return '—';
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency: value.currencyCode }).format(Number(value.amount));
+  } catch {
+    return `${value.amount} ${value.currencyCode}`;
+  }
+}
+
+/** A DateTime (ISO 8601) as a date and time. */
+export const dateTime = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—';
+
+/** A Date (YYYY-MM-DD) as a date, read as the calendar day it names, whatever the reader's time zone. */
+export const day = (date: string | null | undefined) =>
+  date ? new Date(`${date}T12:00:00Z`).toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' }) : '—';
+
+const FIELD_NAMES: Record<string, string> = {
+  status: 'Stage',
+  rawStatus: 'Status code',
+  updatedAt: 'Updated',
+  completedAt: 'Completed',
+  cancelledAt: 'Cancelled',
+  delivered: 'Delivered',
+  buildEditableUntil: 'Build editable until',
+};
+
+/** One change as a line: "Stage: In production → In transit". */
+export function changeLine({ field, from, to }: { field: string; from?: string | null; to?: string | null }): string {
+  const value = (text: string | null | undefined) => {
+    if (text === null || text === undefined) return 'none';
+    if (field === 'status') return stageName(text);
+    return /^\d{4}-\d\d-\d\dT/.test(text) ? dateTime(text) : text;
+  };
+  return `${FIELD_NAMES[field] ?? field}: ${value(from)} → ${value(to)}`;
+}
+
+type Change = { field: string; from?: string | null; to?: string | null };
+
+/** The changes as lines, the raw status left out beside the stage it spells (it says the same again). */
+export const changeLines = (changes: readonly Change[]) =>
+  changes
+    .filter((change) => !(change.field === 'rawStatus' && changes.some((other) => other.field === 'status')))
+    .map(changeLine)
+    .join('; ');

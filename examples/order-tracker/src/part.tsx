@@ -1,0 +1,39 @@
+// One part of the order (vehicle, pickup…) in its three states: still arriving, arrived, or not there (and why).
+import type { ReactNode } from 'react';
+import { AVAILABLE_FROM, type OrderGraphError } from '@order-graph/client';
+import { stageName } from './format';
+
+export interface PartProps {
+  title: string;
+  /** The order's field this part shows, as the API names it. */
+  field: string;
+  /** Whether the part's payload has arrived (its field is in the order). */
+  arrived: boolean;
+  /** The query has ended: a part that has not arrived will not. */
+  complete: boolean;
+  /** The API's errors for this field of this order. */
+  errors: OrderGraphError[];
+  /** What to say when the field arrived as null without an error. */
+  empty: string;
+  children: ReactNode | null;
+}
+
+/** Why a part is not there, as the customer reads it. */
+function absence(field: string, errors: OrderGraphError[], empty: string): string {
+  const code = errors[0]?.extensions?.code;
+  const from = (AVAILABLE_FROM as Record<string, string | undefined>)[field];
+  if (code === 'NOT_AVAILABLE' && from) return `Comes when the order is ${stageName(from).toLowerCase()}.`;
+  if (errors.length > 0) return 'Not available right now: try again later.';
+  return empty;
+}
+
+export function Part({ title, field, arrived, complete, errors, empty, children }: PartProps) {
+  const id = `part-${field}`;
+  const waiting = !arrived && !complete;
+  return (
+    <section className="part" aria-labelledby={id} aria-busy={waiting} data-part={field} data-state={waiting ? 'waiting' : children ? 'shown' : 'absent'}>
+      <h3 id={id}>{title}</h3>
+      {waiting ? <p className="muted">Loading…</p> : children ?? <p className="muted">{absence(field, errors, empty)}</p>}
+    </section>
+  );
+}
