@@ -59,9 +59,16 @@ export function changeLine({ field, from, to }: { field: string; from?: string |
 
 type Change = { field: string; from?: string | null; to?: string | null };
 
-/** The changes as lines, the raw status left out beside the stage it spells (it says the same again). */
+// Said again by what sits beside them: the raw status by the stage it spells, the record's
+// last-changed time by the entry's own time.
+const ECHOES: Record<string, (others: readonly Change[]) => boolean> = {
+  rawStatus: (others) => others.some((other) => other.field === 'status'),
+  updatedAt: (others) => others.some((other) => other.field !== 'updatedAt'),
+};
+
+/** The changes as lines, leaving out those that only repeat another beside them. */
 export const changeLines = (changes: readonly Change[]) =>
   changes
-    .filter((change) => !(change.field === 'rawStatus' && changes.some((other) => other.field === 'status')))
+    .filter((change) => !ECHOES[change.field]?.(changes))
     .map(changeLine)
     .join('; ');
