@@ -91,42 +91,36 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promi
     return options.watch ? watch(options, client.tokens, orders, write) : EXIT.ok;
   }
 
-  let result;
-  try {
-    result = await client.wholeOrder();
-  } catch (error) {
-    if (error instanceof OrderClientError) throw failed();
-    throw error;
-  }
-
+  const result = await orFailed(client.wholeOrder(), failed);
   const blocking = blockingError(result);
   // --json hands over whatever arrived, errors included, even when the exit code says it failed.
   if (options.json) write.out(toJson(result));
   else if (!blocking) write.out(summarize(result));
   if (!blocking) return options.watch ? watch(options, client.tokens, result.data?.me?.orders ?? [], write) : EXIT.ok;
-  const code = codeOf(blocking);
-  const what = result.data?.me ? 'your orders' : 'your order details';
-  if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') {
-    throw new Failure(EXIT.auth, `the service refused your session while loading ${what} (${code}); log in again`);
-  }
-  throw new Failure(EXIT.unavailable, `${what} could not be loaded right now (${code}); try again later`);
+  throw notLoaded(result.data?.me ? 'your orders' : 'your order details', codeOf(blocking));
 }
 
-/** --history: the orders' events, newest first (summary.ts words them); the orders, for --watch after it. */
-async function showHistory(client: OrderClient, json: boolean, failed: () => Failure, write: Writer): Promise<readonly WatchedStatus[]> {
-  let result;
+/** The client's own failure (no answer at all) as the run's failure. */
+async function orFailed<T>(loading: Promise<T>, failed: () => Failure): Promise<T> {
   try {
-    result = await client.orderHistory();
+    return await loading;
   } catch (error) {
     if (error instanceof OrderClientError) throw failed();
     throw error;
   }
+}
+
+/** An answer without what was asked for, by the code of its error: the session refused, or the service unavailable. */
+function notLoaded(what: string, code: string): Failure {
+  if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') return new Failure(EXIT.auth, `the service refused your session while loading ${what} (${code}); log in again`);
+  return new Failure(EXIT.unavailable, `${what} could not be loaded right now (${code}); try again later`);
+}
+
+/** --history: the orders' events, newest first (summary.ts words them); the orders, for --watch after it. */
+async function showHistory(client: OrderClient, json: boolean, failed: () => Failure, write: Writer): Promise<readonly WatchedStatus[]> {
+  const result = await orFailed(client.orderHistory(), failed);
   const orders = result.data?.orders;
-  if (!orders) {
-    const code = codeOf(result.errors[0] ?? { message: '' });
-    if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') throw new Failure(EXIT.auth, `the service refused your session while loading your orders' history (${code}); log in again`);
-    throw new Failure(EXIT.unavailable, `your orders' history could not be loaded right now (${code}); try again later`);
-  }
+  if (!orders) throw notLoaded("your orders' history", codeOf(result.errors[0] ?? { message: '' }));
   const whole = await Promise.all(orders.map((order) => wholeHistory(client, order, failed)));
   write.out(historyLines(whole, json));
   return orders;
@@ -145,13 +139,7 @@ async function wholeHistory(client: OrderClient, order: HistoryOrder, failed: ()
   const history = [...order.history];
   let full = history.length === FIRST_PAGE;
   for (let page = 0; full && page < MAX_PAGES; page += 1) {
-    let result;
-    try {
-      result = await client.orderHistoryPage(order.id, { first: PAGE, after: history.at(-1)!.cursor });
-    } catch (error) {
-      if (error instanceof OrderClientError) throw failed();
-      throw error;
-    }
+    const result = await orFailed(client.orderHistoryPage(order.id, { first: PAGE, after: history.at(-1)!.cursor }), failed);
     // An order gone since, or a page that failed: what was read is what is shown.
     const more = result.data?.order?.history ?? [];
     history.push(...more);
