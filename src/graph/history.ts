@@ -45,8 +45,12 @@ function positionOf(cursor: string, orderId: string): number {
   return Number(n);
 }
 
-/** The customer an order belongs to, as the upstream's own record says (the contract requires it; a record without one has no history). */
-const customerIdOf = (order: Order): string | null => (typeof order.userId === 'string' && order.userId !== '' ? order.userId : null);
+/** The longest customer id kept under: it names a key in memory and in Redis. */
+export const MAX_CUSTOMER_ID_CHARS = 256;
+
+/** The customer an order belongs to, as the upstream's own record says (the contract requires it; a record without a usable one has no history). */
+const customerIdOf = ({ userId }: Order): string | null =>
+  typeof userId === 'string' && userId !== '' && userId.length <= MAX_CUSTOMER_ID_CHARS ? userId : null;
 
 /** The customer whose orders a list holds: the one userId they all carry, else none (nothing is recorded). */
 function customerOf(orders: readonly Order[]): string | null {

@@ -1,7 +1,9 @@
 // One customer's order history as kept (src/graph/history-story.ts): an observation recorded
 // against the kept state, the bounds (events per order, age, bytes), and the check of a
-// story read back.
+// story read back; and which order lists the history (src/graph/history.ts) records at all.
 import { describe, expect, it } from 'vitest';
+import { createHistory, MAX_CUSTOMER_ID_CHARS } from '../../src/graph/history.js';
+import { memoryStoryStore } from '../../src/graph/history-memory.js';
 import { dropAged, fit, observe, parseStory, type Story } from '../../src/graph/history-story.js';
 import type { Order } from '../../src/upstream/models.js';
 
@@ -101,5 +103,20 @@ describe('parseStory', () => {
       expect(read.ok).toBe(false);
       if (!read.ok) expect(read.reason).not.toMatch(/secret-call-me|xxxxxxxx/);
     }
+  });
+});
+
+describe('createHistory: the customer an order list is recorded under', () => {
+  const bounds = { eventsPerOrder: 100, maxAgeMs: 86_400_000, customerBytes: 65_536 };
+  it.each([
+    ['one customer id of the longest length', [order('o1', 'S', 'u'.repeat(MAX_CUSTOMER_ID_CHARS))], 1],
+    ['a customer id longer than a key may be', [order('o1', 'S', 'u'.repeat(MAX_CUSTOMER_ID_CHARS + 1))], 0],
+    ['an empty customer id', [order('o1', 'S', '')], 0],
+    ['two customers in one list', [order('o1', 'S', 'u1'), order('o2', 'S', 'u2')], 0],
+  ])('%s: %i customers kept', async (_case, orders, customers) => {
+    const store = memoryStoryStore(1_000_000);
+    const history = createHistory({ store, bounds });
+    await history.observe(orders, at(0));
+    expect(store.stats().customers).toBe(customers);
   });
 });
