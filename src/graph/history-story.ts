@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { FieldChange } from './mappers.js';
 import { orderChanges, orderFieldValues } from './order-changes.js';
+import { readJson } from './read-json.js';
 import type { Order } from '../upstream/models.js';
 
 /** The bounds of a story, from the HISTORY_* settings. */
@@ -57,17 +58,11 @@ export type ReadStory = { ok: true; story: Story } | { ok: false; reason: string
 
 /** Parses and checks a story's text; anything not of its shape is refused, never thrown. */
 export function parseStory(json: string): ReadStory {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return { ok: false, reason: 'not JSON' };
-  }
-  const result = storySchema.safeParse(value);
-  if (!result.success) return { ok: false, reason: result.error.issues[0]?.message ?? 'not of its shape' };
-  const ids = new Set(result.data.orders.map((order) => order.id));
-  if (ids.size !== result.data.orders.length) return { ok: false, reason: 'an order twice' };
-  return { ok: true, story: result.data };
+  const read = readJson(storySchema, json);
+  if (!read.ok) return read;
+  const ids = new Set(read.value.orders.map((order) => order.id));
+  if (ids.size !== read.value.orders.length) return { ok: false, reason: 'an order twice' };
+  return { ok: true, story: read.value };
 }
 
 /** What one observation did to a story: the new story, and when each observed order's current state was first seen. */

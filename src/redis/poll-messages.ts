@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../error-codes.js';
 import type { PollMessage, PollSnapshot } from '../live/coordinator.js';
+import { readJson, type Checked } from '../graph/read-json.js';
 import { OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
 import { isOrder } from '../upstream/operations.js';
 
@@ -54,21 +55,10 @@ export interface Envelope {
   message: PollMessage;
 }
 
-/** The outcome of reading a value: what it is, or why it was not taken. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
-
 function check<T>(schema: z.ZodType<T, unknown>, json: string, maxBytes: number): Checked<T> {
   // The length in UTF-16 units is at most the bytes it came as: longer is over the limit.
   if (json.length > maxBytes) return { ok: false, reason: `larger than ${maxBytes} bytes` };
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return { ok: false, reason: 'not JSON' };
-  }
-  const result = schema.safeParse(value);
-  if (!result.success) return { ok: false, reason: result.error.issues[0]?.message ?? 'not of its shape' };
-  return { ok: true, value: result.data };
+  return readJson(schema, json);
 }
 
 /** A snapshot read from its key. */

@@ -12,6 +12,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ignoredValues } from '../redis/connection.js';
+import { readJson } from '../graph/read-json.js';
 import { ERROR_CODES } from '../error-codes.js';
 import { ERROR_DETAILS } from '../redis/poll-messages.js';
 import { answerBytes, type AnswerStore, type ResponseCacheBytes } from '../redis/response-cache.js';
@@ -185,15 +186,9 @@ function encodeAnswer(key: string, result: ExecutionResult): string {
 
 /** The answer under `key`, if `text` is one stored for that very caller; the headers the plugin sends with it are rebuilt. */
 function decodeAnswer(key: string, text: string): { ok: true; result: ExecutionResult } | { ok: false; reason: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'not JSON' };
-  }
-  const parsed = storedAnswer.safeParse(value);
-  if (!parsed.success) return { ok: false, reason: parsed.error.issues[0]?.message ?? 'not an answer' };
-  const { caller: storedFor, storedAt, result } = parsed.data;
+  const parsed = readJson(storedAnswer, text, 'not an answer');
+  if (!parsed.ok) return parsed;
+  const { caller: storedFor, storedAt, result } = parsed.value;
   if (callerOf(key) === null || storedFor !== callerOf(key)) return { ok: false, reason: 'stored for another caller than the key names' };
   // The plugin's form (the key); useCallerlessEtags shows the caller its own.
   const headers = { ETag: key, 'Last-Modified': new Date(storedAt).toUTCString() };
