@@ -120,7 +120,7 @@ export function createContext(scope: RequestScope, services: ContextServices): G
   return {
     scope,
     operations,
-    loaders: createLoaders(recordingOperations, services.fieldTracer),
+    loaders: createLoaders(recordingOperations, scope, services.fieldTracer),
     live: services.live,
     history: services.history,
     historyRecorded: async () => void (await recorded),

@@ -2,6 +2,7 @@
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { Operations } from '../upstream/operations.js';
+import type { RequestScope } from '../upstream/scope.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
 export const CALLER = 'caller';
@@ -18,18 +19,14 @@ export type Asker = GraphQLResolveInfo | FieldRef;
 
 /** Traces the fields whose loads make upstream calls (the observability layer provides it). */
 export interface FieldTracer {
-  /** Starts the field's span; work run through it (the upstream call) hangs under that span. */
-  start(field: FieldRef): { run<T>(work: () => T): T; end(error?: unknown): void };
+  /** Whether the request's trace records spans: a request not sampled gets no field span. */
+  records(scope: RequestScope): boolean;
+  /** Starts the field's span in the request's trace; work run through it (the upstream call) hangs under that span. */
+  start(field: FieldRef, scope: RequestScope): { run<T>(work: () => T): T; end(error?: unknown): void };
 }
 
 export interface Loader<K, V> {
   load(key: K, asker: Asker): Promise<V>;
-}
-
-/** How many loads the request's loaders served, and how many upstream fetches that took. */
-export interface LoadStats {
-  loads: number;
-  fetches: number;
 }
 
 const fieldRef = (asker: Asker): FieldRef =>
@@ -42,7 +39,8 @@ const fieldRef = (asker: Asker): FieldRef =>
  * failed call is not repeated within the request. With a tracer, the first field to ask for
  * a key gets a span, and the key's fetch runs inside it even though the loader batches.
  */
-function createLoader<K, V>(fetch: (key: K) => Promise<V>, stats: LoadStats, tracer?: FieldTracer, cacheKeyFn?: (key: K) => string): Loader<K, V> {
+function createLoader<K, V>(fetch: (key: K) => Promise<V>, scope: RequestScope, tracer?: FieldTracer, cacheKeyFn?: (key: K) => string): Loader<K, V> {
+  const stats = scope.loads;
   const asked = new Map<unknown, ReturnType<FieldTracer['start']>>();
   const cacheKey = cacheKeyFn ?? ((key: K) => key);
   const fetchOne = (key: K): Promise<V> => {
@@ -66,8 +64,8 @@ function createLoader<K, V>(fetch: (key: K) => Promise<V>, stats: LoadStats, tra
   return {
     load(key, asker) {
       stats.loads += 1;
-      if (!tracer || asked.has(cacheKey(key))) return loader.load(key);
-      const span = tracer.start(fieldRef(asker));
+      if (!tracer?.records(scope) || asked.has(cacheKey(key))) return loader.load(key);
+      const span = tracer.start(fieldRef(asker), scope);
       asked.set(cacheKey(key), span);
       const loaded = loader.load(key);
       loaded.then(() => span.end(), (error: unknown) => span.end(error));
@@ -88,13 +86,11 @@ export interface PaymentsKey {
 /**
  * One loader per upstream operation, named after it (the Order fields find theirs through
  * order-fields.ts), made per request from that request's operations (and so its bearer):
- * nothing they cache can reach another request.
+ * nothing they cache can reach another request. They count their loads in the request's scope.
  */
-export function createLoaders(operations: Operations, tracer?: FieldTracer) {
-  const stats: LoadStats = { loads: 0, fetches: 0 };
-  const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, stats, tracer, cacheKeyFn);
+export function createLoaders(operations: Operations, scope: RequestScope, tracer?: FieldTracer) {
+  const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, scope, tracer, cacheKeyFn);
   return {
-    stats,
     customerDetails: loader((_: typeof CALLER) => operations.customerDetails()),
     orderDetails: loader((_: typeof CALLER) => operations.orderDetails()),
     vehicleProductionDetails: loader(

@@ -1,16 +1,15 @@
-// Observability: Prometheus metrics (prom-client, yoga's prometheus plugin), served at GET
+// Observability: Prometheus metrics (prom-client), served at GET
 // on their own path. Every label value is bounded: operation names the SDK registered (else
 // "other"), error codes, contract operationIds, status classes; never an id or a raw path.
-import { createCounter, createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ApiErrorCode } from '../error-codes.js';
-import type { Loaders } from '../graph/loaders.js';
-import type { CallObserver, CallOutcome } from '../upstream/http.js';
+import { OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
+import type { CallObserver, CallOutcome, CallWatch } from '../upstream/http.js';
 import type { RequestScope } from '../upstream/scope.js';
 
 export interface Metrics {
-  plugins: Plugin[];
+  /** Counts each request from its scope, and serves the registry: right after the scope's plugin. */
+  plugin: Plugin;
   callObserver: CallObserver;
   registry: Registry;
   /** Counts a connection the HTTP server closed itself, by why (slow_reader, per_address, max_connections, request_timeout). */
@@ -36,22 +35,9 @@ export interface LiveStats {
   snapshotsRefused: number;
 }
 
-// The envelop metrics this gateway does not report (each costs time on every request).
-const OFF = {
-  graphql_envelop_deprecated_field: false,
-  graphql_envelop_request: false,
-  graphql_envelop_request_duration: false,
-  graphql_envelop_request_time_summary: false,
-  graphql_envelop_phase_parse: false,
-  graphql_envelop_phase_validate: false,
-  graphql_envelop_phase_context: false,
-  graphql_envelop_phase_execute: false,
-  graphql_envelop_phase_subscribe: false,
-  graphql_envelop_schema_change: false,
-} as const;
-
-// The code the caller sees for an error that has none yet when it is counted.
-const PHASE_CODES: Record<string, ApiErrorCode> = { parse: 'GRAPHQL_PARSE_FAILED', validate: 'GRAPHQL_VALIDATION_FAILED', execute: 'INTERNAL_SERVER_ERROR' };
+/** The phase an error came from: the operation's run, or the way in (a document that does not parse, does not validate, or a request refused before either). */
+const phaseOf = (code: string, began: boolean) =>
+  began ? 'execute' : code === 'GRAPHQL_PARSE_FAILED' ? 'parse' : code === 'GRAPHQL_VALIDATION_FAILED' ? 'validate' : 'request';
 
 /** An upstream call's status as a label: 2xx…5xx, or what went wrong without one (timeout, network…). */
 const statusClass = ({ status }: CallOutcome) => (typeof status === 'number' ? `${Math.floor(status / 100)}xx` : status);
@@ -72,75 +58,65 @@ function upstreamCallMetrics(registry: Registry): CallObserver {
     labelNames: ['operation', 'reason'],
     registers: [registry],
   });
-  return {
-    start: (operation) => ({
-      end(outcome) {
-        upstreamCalls.observe({ operation, status_class: statusClass(outcome) }, outcome.ms / 1000);
-        if (outcome.retries > 0) retries.inc({ operation }, outcome.retries);
+  // One watch per operation, made once: a call's costs nothing to start.
+  const watches = new Map<OperationName, CallWatch>(
+    OPERATION_NAMES.map((operation) => [
+      operation,
+      {
+        end(outcome) {
+          upstreamCalls.observe({ operation, status_class: statusClass(outcome) }, outcome.ms / 1000);
+          if (outcome.retries > 0) retries.inc({ operation }, outcome.retries);
+        },
       },
-    }),
+    ]),
+  );
+  return {
+    start: (operation) => watches.get(operation)!,
     refused: (operation, reason) => refusals.inc({ operation, reason }),
   };
 }
 
-/** Requests in flight, and the loads the DataLoaders served without a call of their own. */
-function requestCounts(registry: Registry): Plugin {
+/**
+ * The request metrics, read from each request's scope when its answer goes out (one plugin,
+ * plain hooks: nothing wraps the request): GraphQL requests by operation (the registered
+ * names, else "other") and outcome with their duration, errors by code and phase, the loads
+ * the DataLoaders saved, requests in flight. The registry is served at `path`.
+ */
+function requestMetrics(registry: Registry, path: string, knownOperations: readonly string[]): Plugin<{}, { scope?: RequestScope }> {
+  const known = new Set(knownOperations);
+  const operationLabel = (name: string | null) => (!name ? 'anonymous' : known.has(name) ? name : 'other');
+  // The names (and the label names) of yoga's and envelop's prometheus plugins, which these replace.
+  const requests = new Histogram({
+    name: 'graphql_yoga_http_duration',
+    help: 'GraphQL requests by operation name (the registered ones, else "other") and outcome (ok, errors, refused), with their duration.',
+    labelNames: ['operationName', 'outcome'],
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: 'graphql_envelop_error_result',
+    help: 'GraphQL errors answered, by extensions.code and the phase they came from (parse, validate, execute, or request: refused before parsing).',
+    labelNames: ['code', 'phase'],
+    registers: [registry],
+  });
   const saved = new Counter({ name: 'order_graph_dataloader_loads_saved_total', help: 'Loads the per-request DataLoaders served without an upstream call of their own.', registers: [registry] });
   const inFlight = new Gauge({ name: 'order_graph_http_requests_in_flight', help: 'HTTP requests being handled.', registers: [registry] });
   return {
-    instrumentation: {
-      request: async (_payload, wrapped) => {
-        inFlight.inc();
-        try {
-          return await wrapped();
-        } finally {
-          inFlight.dec();
-        }
-      },
+    onRequest({ url, endResponse, fetchAPI }) {
+      inFlight.inc();
+      if (url.pathname !== path) return;
+      return registry.metrics().then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'content-type': registry.contentType } })));
     },
-    onExecute: () => ({
-      onExecuteDone({ args }) {
-        const { stats } = (args.contextValue as { loaders?: Loaders }).loaders ?? {};
-        if (stats && stats.loads > stats.fetches) saved.inc(stats.loads - stats.fetches);
-      },
-    }),
+    onResponse({ response, serverContext: { scope } }) {
+      inFlight.dec();
+      // A GraphQL request: its operation began, or it was refused with an error.
+      if (!scope || (!scope.began && scope.errorCodes.size === 0)) return;
+      const outcome = response.status >= 400 ? 'refused' : scope.errorCodes.size > 0 ? 'errors' : 'ok';
+      requests.observe({ operationName: operationLabel(scope.operationName), outcome }, (Date.now() - scope.startedAt) / 1000);
+      for (const [code, count] of scope.errorCodes) errors.inc({ code, phase: phaseOf(code, scope.began) }, count);
+      const { loads, fetches } = scope.loads;
+      if (loads > fetches) saved.inc(loads - fetches);
+    },
   };
-}
-
-/**
- * yoga's prometheus plugin, serving the registry at `path`: GraphQL requests by operation and
- * outcome (read from the request's scope: any error answered) with their duration, and errors by code.
- */
-function graphqlMetrics(registry: Registry, path: string, knownOperations: readonly string[]): Plugin {
-  const known = new Set(knownOperations);
-  const operationLabel = (name: string | undefined) => (!name ? 'anonymous' : known.has(name) ? name : 'other');
-  return usePrometheus({
-    registry,
-    endpoint: path,
-    metrics: {
-      ...OFF,
-      graphql_yoga_http_duration: createHistogram({
-        registry,
-        histogram: {
-          name: 'graphql_yoga_http_duration',
-          help: 'GraphQL requests by operation name (the registered ones, else "other") and outcome (ok, errors, refused), with their duration.',
-          labelNames: ['operationName', 'outcome'],
-        },
-        fillLabelsFn: (params, { response, scope }: { response: Response; scope?: RequestScope }) => ({
-          operationName: operationLabel(params.operationName),
-          outcome: response.status >= 400 ? 'refused' : scope && scope.errorCodes.size > 0 ? 'errors' : 'ok',
-        }),
-      }),
-      graphql_envelop_error_result: createCounter({
-        registry,
-        counter: { name: 'graphql_envelop_error_result', help: 'GraphQL errors by extensions.code and the phase they came from.', labelNames: ['code', 'phase'] },
-        fillLabelsFn: ({ error, errorPhase = 'execute' }) => ({
-          code: String((error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code ?? PHASE_CODES[errorPhase] ?? PHASE_CODES.execute),
-          phase: errorPhase,
-        }),
-      }),
-    },
-  }) as Plugin;
 }
 
 /** Live streams and polls, read from the hub's counts when scraped (nothing to update on the live path), and whether Redis answers. */
@@ -188,7 +164,7 @@ export function createMetrics({ path, knownOperations }: { path: string; knownOp
     registers: [registry],
   });
   return {
-    plugins: [requestCounts(registry), graphqlMetrics(registry, path, knownOperations)],
+    plugin: requestMetrics(registry, path, knownOperations) as Plugin,
     registry,
     countConnectionCut: (reason) => connectionsCut.inc({ reason }),
     observeSharedState: (sources) => sharedStateMetrics(registry, sources),

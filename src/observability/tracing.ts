@@ -1,6 +1,5 @@
 // Observability: OpenTelemetry traces of each request, operation, field that asks the
 // upstream, and upstream call. Loaded only when tracing is configured.
-import { useOpenTelemetry } from '@envelop/opentelemetry';
 import {
   context,
   createContextKey,
@@ -10,6 +9,7 @@ import {
   trace,
   TraceFlags,
   type Attributes,
+  type Context,
   type Span,
   type SpanContext,
   type TextMapGetter,
@@ -32,19 +32,18 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { Plugin } from 'graphql-yoga';
+import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { FieldTracer } from '../graph/loaders.js';
 import { CONTRACT, OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
-import type { CallObserver } from '../upstream/http.js';
+import type { CallObserver, CallWatch } from '../upstream/http.js';
 import type { RequestScope } from '../upstream/scope.js';
 import type { TracingSettings } from './settings.js';
 
-/** What the gateway needs to trace: its plugins, the field tracer, the call observer. */
+/** What the gateway needs to trace: its plugin, the field tracer, the call observer. */
 export interface Tracing {
-  /** The HTTP server span of each request, continuing the caller's traceparent: right after the scope's plugin. */
-  requestPlugin: Plugin;
-  /** The operation's span, named "query.WholeOrder": after any plugin that replaces the executor (graphql-jit). */
-  operationPlugin: Plugin;
+  /** The server span of each request and its operation's span: right after the scope's plugin. */
+  plugin: Plugin;
   fieldTracer: FieldTracer;
   callObserver: CallObserver;
   /** Sends the spans still buffered (at shutdown). */
@@ -53,9 +52,10 @@ export interface Tracing {
 
 // The asking field's path travels with the context into the upstream call's span.
 const FIELD_PATH = createContextKey('order-graph.field-path');
-// The request's server span, in every context of the request (a field's or the operation's
-// span may be the active one when the answer goes out).
+// The request's server span, in its scope's trace context under the operation's span.
 const SERVER_SPAN = createContextKey('order-graph.server-span');
+// What each upstream call of a request not sampled is watched by (the same for all of them).
+const UNRECORDED_CALL = createContextKey('order-graph.unrecorded-call');
 const propagator = new W3CTraceContextPropagator();
 const headerGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
@@ -70,31 +70,75 @@ function useAsyncContext() {
   contextManagerSet = true;
 }
 
-const idsOf = (span: Span) => ({ trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
+/** Whether a scope's trace records: a request not sampled gets no operation, field or call span. */
+const recording = (scope: RequestScope | undefined) => !!scope?.trace && trace.getSpan(scope.trace)?.isRecording() === true;
+
+/** The trace context with `span` current; when it records nothing, with the one watch every call under it shares (the same traceparent, made once). */
+const current = (traced: Context, span: Span) => (span.isRecording() ? traced : traced.setValue(UNRECORDED_CALL, unrecordedCall(span.spanContext())));
+
+/** Marks a span failed when the result it ends with carries errors (their codes, never their messages). */
+function markErrors(span: Span, result: unknown) {
+  const errors = (result as ExecutionResult | undefined)?.errors;
+  if (!errors?.length) return;
+  const codes = [...new Set(errors.map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))];
+  span.setStatus({ code: SpanStatusCode.ERROR, message: codes.join(' ') });
+}
 
 /**
- * The HTTP server span of each request, continuing the caller's traceparent: it is the
- * context the request is handled in, and its ids go on the request's log line (its scope's
- * log fields: the scope is made by the plugin before this one).
+ * The spans the request's scope carries: the HTTP server span of each request, continuing the
+ * caller's traceparent (its ids go on the request's log line; the scope is made by the plugin
+ * before this one), and the operation's span under it, named "query.WholeOrder". Plain hooks,
+ * no async context: what hangs under them finds them in the scope.
  */
-function httpSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<{}, { scope?: RequestScope }> {
-  const serverSpan = () => context.active().getValue(SERVER_SPAN) as Span | undefined;
+function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<{}, { scope?: RequestScope }> {
+  /** The operation's span, when the request's trace records (or, with no server span, as the sampler decides). */
+  const operationSpan = (scope: RequestScope | undefined, document: DocumentNode, operationName: string | null | undefined) => {
+    if (!scope || (scope.trace && !recording(scope))) return undefined;
+    const operation = getOperationAST(document, operationName);
+    const name = operation?.name?.value ?? 'anonymous';
+    const type = operation?.operation ?? 'query';
+    const attributes = { 'graphql.execute.operationName': name, 'graphql.execute.operationType': type };
+    const parent = scope.trace ?? ROOT_CONTEXT;
+    const span = tracer.startSpan(`${type}.${name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
+    scope.trace = current(trace.setSpan(parent, span), span);
+    return span.isRecording() ? span : undefined;
+  };
+  /** Ends the span with the result, or with the stream's last one. */
+  const endWith = (span: Span) => ({
+    onNext: ({ result }: { result: unknown }) => markErrors(span, result),
+    onEnd: () => span.end(),
+  });
   return {
-    instrumentation: {
-      request({ request }, wrapped) {
-        const path = new URL(request.url, 'http://gateway').pathname;
-        if (untraced.has(path)) return wrapped();
-        const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
-        const span = tracer.startSpan(`${request.method} ${path}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': path } }, parent);
-        return context.with(trace.setSpan(parent, span).setValue(SERVER_SPAN, span), wrapped);
-      },
+    onRequest({ request, url, serverContext: { scope } }) {
+      if (!scope || untraced.has(url.pathname)) return;
+      const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
+      const span = tracer.startSpan(`${request.method} ${url.pathname}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': url.pathname } }, parent);
+      scope.trace = current(trace.setSpan(parent, span).setValue(SERVER_SPAN, span), span);
+      const ids = span.spanContext();
+      scope.logFields.trace_id = ids.traceId;
+      scope.logFields.span_id = ids.spanId;
     },
-    onRequest({ serverContext }) {
-      const span = serverSpan();
-      if (span && serverContext.scope) Object.assign(serverContext.scope.logFields, idsOf(span));
+    onExecute({ args }) {
+      const span = operationSpan((args.contextValue as { scope?: RequestScope }).scope, args.document, args.operationName);
+      if (!span) return;
+      return {
+        onExecuteDone({ result }) {
+          if (isAsyncIterable(result)) return endWith(span);
+          markErrors(span, result);
+          span.end();
+        },
+      };
     },
-    onResponse({ response }) {
-      const span = serverSpan();
+    onSubscribe({ args }) {
+      const span = operationSpan((args.contextValue as { scope?: RequestScope }).scope, args.document, args.operationName);
+      if (!span) return;
+      return {
+        onSubscribeError: () => span.setStatus({ code: SpanStatusCode.ERROR }),
+        onSubscribeResult: () => endWith(span),
+      };
+    },
+    onResponse({ response, serverContext: { scope } }) {
+      const span = scope?.trace?.getValue(SERVER_SPAN) as Span | undefined;
       if (!span) return;
       span.setAttribute('http.response.status_code', response.status);
       if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -103,16 +147,14 @@ function httpSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<{}, { 
   };
 }
 
-const UNRECORDED_FIELD: ReturnType<FieldTracer['start']> = { run: (work) => work(), end: () => {} };
-
 /** A span for each field that asks the upstream, current while its loader's work runs. */
 function fieldTracer(tracer: Tracer): FieldTracer {
   return {
-    start({ type, field, path }) {
-      const parent = context.active();
-      // Every supported sampler decides a trace's spans alike (by its parent, or by its trace id),
-      // so under a request not sampled a field's span would be a no-op: skip it and its context.
-      if (!trace.getSpan(parent)?.isRecording()) return UNRECORDED_FIELD;
+    // Every supported sampler decides a trace's spans alike (by its parent, or by its trace id),
+    // so under a request not sampled a field's span would be a no-op: the loaders skip it.
+    records: recording,
+    start({ type, field, path }, scope) {
+      const parent = scope.trace ?? ROOT_CONTEXT;
       const span = tracer.startSpan(`${type}.${field}`, { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } }, parent);
       const inside = trace.setSpan(parent, span).setValue(FIELD_PATH, path);
       return {
@@ -136,6 +178,11 @@ function traceHeaders({ traceId, spanId, traceFlags, traceState }: SpanContext):
   return headers;
 }
 
+/** An upstream call of a request no trace records: the request's own ids go upstream and on its log line. */
+function unrecordedCall(ids: SpanContext): CallWatch {
+  return { headers: traceHeaders(ids), logFields: () => ({ trace_id: ids.traceId, span_id: ids.spanId }), end: () => {} };
+}
+
 /** A client span for each upstream call, whose traceparent goes upstream with it. */
 function callObserver(tracer: Tracer): CallObserver {
   // One name and attribute set per operation, made once: a call copies them.
@@ -147,8 +194,14 @@ function callObserver(tracer: Tracer): CallObserver {
     }),
   );
   return {
-    start(operation) {
-      const parent = context.active();
+    start(operation, scope) {
+      // A request not sampled: no span, and the call carries the request's trace on, not sampled.
+      const unrecorded = scope.trace?.getValue(UNRECORDED_CALL) as CallWatch | undefined;
+      if (unrecorded) return unrecorded;
+      // Inside a field's span, the call hangs under that field; else under the request's trace
+      // (or, for a call no request makes, a live poll's, it starts one as the sampler decides).
+      const active = context.active();
+      const parent = active.getValue(FIELD_PATH) === undefined ? (scope.trace ?? ROOT_CONTEXT) : active;
       const { name, attributes } = named.get(operation)!;
       const fieldPath = parent.getValue(FIELD_PATH) as string | undefined;
       const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
@@ -174,14 +227,12 @@ function callObserver(tracer: Tracer): CallObserver {
  * Tracing over a tracer provider. Spans never carry a token, a password, a query string or
  * an upstream body: only methods, route templates, operation names, field paths, statuses.
  */
-export function createTracing(provider: TracerProvider, options: { serviceName: string; untracedPaths: readonly string[] }): Tracing {
+export function createTracing(provider: TracerProvider, options: { untracedPaths: readonly string[] }): Tracing {
   useAsyncContext();
   const tracer: Tracer = provider.getTracer('order-graph');
   return {
-    requestPlugin: httpSpans(tracer, new Set(options.untracedPaths)) as Plugin,
-    // Execution runs inside the operation's span. No document or variables as attributes:
-    // they may hold credentials (and printing costs CPU).
-    operationPlugin: useOpenTelemetry({ resolvers: false, variables: false, result: false, document: false }, provider, SpanKind.INTERNAL, {}, options.serviceName) as Plugin,
+    // No document or variables as attributes: they may hold credentials (and printing costs CPU).
+    plugin: requestSpans(tracer, new Set(options.untracedPaths)) as Plugin,
     fieldTracer: fieldTracer(tracer),
     callObserver: callObserver(tracer),
     shutdown: () => provider.shutdown(),
@@ -206,5 +257,5 @@ export function startTracing(settings: TracingSettings, untracedPaths: readonly 
     sampler: sampler(settings),
     spanProcessors: [settings.exporter === 'console' ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter })],
   });
-  return createTracing(provider, { serviceName: settings.serviceName, untracedPaths });
+  return createTracing(provider, { untracedPaths });
 }

@@ -105,7 +105,7 @@ function upstreamClient(config: GatewayConfig, metrics: Metrics | undefined) {
     retries: config.upstreamRetries,
     maxBodyBytes: LIMITS.maxUpstreamBodyBytes,
     logger: config.logger,
-    observer: combineObservers([metrics?.callObserver, config.tracing?.callObserver].filter((observer) => observer !== undefined)),
+    observer: combineObservers(metrics?.callObserver, config.tracing?.callObserver),
   });
 }
 
@@ -143,10 +143,11 @@ function gatewayPlugins(config: GatewayConfig, parts: { policy: ScopeSettings; r
   return [
     // First: every later hook finds the request's scope in the server context.
     useRequestLifecycle({ logger: config.logger, policy, isDraining: () => !ready(), quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])] }),
-    ...(tracing ? [tracing.requestPlugin] : []),
+    // Before anything that may answer early: every request is counted in and out. Scrapes are
+    // answered before the request guards (a scraper sends no CSRF header).
+    ...(metrics ? [metrics.plugin] : []),
+    ...(tracing ? [tracing.plugin] : []),
     useHealthEndpoints({ isReady: ready, readinessDetails: redis && (() => ({ redis: redis.state() })) }),
-    // Scrapes are answered before the request guards (a scraper sends no CSRF header).
-    ...(metrics?.plugins ?? []),
     ...useHardening({ introspection: config.introspection }),
     ...(config.graphiql ? [useGraphiQLPage(config.demoLogins ?? [])] : []),
     ...(config.tracker
@@ -162,7 +163,6 @@ function gatewayPlugins(config: GatewayConfig, parts: { policy: ScopeSettings; r
     // as long as the stream lives). A stream ends with its client anyway (yoga cancels the
     // SSE body, which returns the iterator), and its events' calls stop through their scope.
     { ...useExecutionCancellation(), onSubscribe: undefined },
-    ...(tracing ? [tracing.operationPlugin] : []),
     ...(config.introspection ? [] : [useDisableIntrospection()]),
     ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
     // After the trusted documents: an answer is keyed by the document they resolve to.

@@ -1,6 +1,6 @@
 // A request's life in the gateway: its scope made on arrival, its answer's headers, its log line.
 import type { ExecutionResult } from 'graphql';
-import { getOperationAST } from 'graphql';
+import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { setAnswerHeaders } from './headers.js';
@@ -20,6 +20,14 @@ function errorCodes(result: unknown): string[] {
   return results.flatMap((r) => (r?.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN')));
 }
 
+/** The operation begins to run: its name is known (for the log line and the metrics). */
+function began({ contextValue, document, operationName }: { contextValue: unknown; document: DocumentNode; operationName?: string | null }) {
+  const { scope } = contextValue as ServerContext;
+  if (!scope) return;
+  scope.began = true;
+  scope.operationName = getOperationAST(document, operationName)?.name?.value ?? null;
+}
+
 /**
  * The first plugin: makes the request's scope when it arrives (the request id taken or made,
  * the caller read once), returns the id and the answer headers of every API answer
@@ -31,13 +39,11 @@ export function useRequestLifecycle({ logger, policy, quietPaths, isDraining }: 
     onRequest({ request, serverContext }) {
       scopeOf(serverContext, request, policy);
     },
-    onExecute({ args }) {
-      const { scope } = args.contextValue as ServerContext;
-      if (scope) scope.operationName = getOperationAST(args.document, args.operationName)?.name?.value ?? null;
-    },
+    onExecute: ({ args }) => began(args),
+    onSubscribe: ({ args }) => began(args),
     onResultProcess({ request, result, serverContext }) {
       const scope = scopeOf(serverContext, request, policy);
-      for (const code of errorCodes(result)) scope.errorCodes.add(code);
+      for (const code of errorCodes(result)) scope.answeredError(code);
     },
     onResponse({ request, serverContext, response }) {
       const scope = scopeOf(serverContext, request, policy);

@@ -116,7 +116,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       subscribe: (args) => (args.rootValue as Executors).subscribe(args),
       onNext: (ctx, id, _payload, _args, result) => {
         const scope = sockets.get(ctx.extra.socket)?.get(id)?.scope;
-        for (const code of codesOf(result.errors)) scope?.errorCodes.add(code);
+        for (const code of codesOf(result.errors)) scope?.answeredError(code);
         quietErrors(result.errors, options.hideSuggestions);
       },
       onError: (_ctx, _id, _payload, errors) => quietErrors(errors, options.hideSuggestions),

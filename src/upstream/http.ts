@@ -32,24 +32,32 @@ export interface CallWatch {
 
 /** Watches upstream calls as they happen (traces, metrics); the observability layer provides it. */
 export interface CallObserver {
-  start(operation: OperationName): CallWatch;
+  /** A call starting under the request's scope (whose trace it joins). */
+  start(operation: OperationName, scope: RequestScope): CallWatch;
   /** A call that was not made: the request's budget was spent, or a parameter could not be sent. */
   refused?(operation: OperationName, reason: 'budget' | 'unsendable'): void;
 }
 
-/** One observer that tells each of several; none when there is nothing to watch (no cost at all). */
-export function combineObservers(observers: readonly CallObserver[]): CallObserver | undefined {
-  if (observers.length <= 1) return observers[0];
+/** One observer that tells both of two (metrics and traces); none when there is nothing to watch (no cost at all). */
+export function combineObservers(first: CallObserver | undefined, second: CallObserver | undefined): CallObserver | undefined {
+  if (!first || !second) return first ?? second;
   return {
-    start(operation) {
-      const watches = observers.map((observer) => observer.start(operation));
+    start(operation, scope) {
+      const a = first.start(operation, scope);
+      const b = second.start(operation, scope);
       return {
-        headers: Object.assign({}, ...watches.map((watch) => watch.headers)),
-        logFields: () => Object.assign({}, ...watches.map((watch) => watch.logFields?.())),
-        end: (outcome) => watches.forEach((watch) => watch.end(outcome)),
+        headers: a.headers && b.headers ? { ...a.headers, ...b.headers } : (a.headers ?? b.headers),
+        logFields: () => ({ ...a.logFields?.(), ...b.logFields?.() }),
+        end(outcome) {
+          a.end(outcome);
+          b.end(outcome);
+        },
       };
     },
-    refused: (operation, reason) => observers.forEach((observer) => observer.refused?.(operation, reason)),
+    refused(operation, reason) {
+      first.refused?.(operation, reason);
+      second.refused?.(operation, reason);
+    },
   };
 }
 
@@ -167,7 +175,7 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, obs
     // What is left of the deadline: the time spent waiting for a turn is gone.
     const remaining = scope.deadline - startedAt;
     if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
-    const watch = observer?.start(operation);
+    const watch = observer?.start(operation, scope);
     const { result, retries } = await attempts(operation, call, scope, callHeaders(scope, call.bearer, watch), Math.min(timeoutMs, remaining));
     const status = statusOf(result);
     const ms = Date.now() - startedAt;

@@ -1,5 +1,6 @@
 // RequestScope: everything one gateway request lends the layers below it, made once where it enters.
 import { randomUUID } from 'node:crypto';
+import type { Context } from '@opentelemetry/api';
 import type { Auth } from './auth.js';
 import { createCallBudget, type BudgetLimits, type CallBudget } from './budget.js';
 
@@ -9,6 +10,12 @@ export interface ScopeLimits {
   readonly deadline: number;
   /** Calls, concurrency and retries still available. */
   readonly budget: CallBudget;
+}
+
+/** How many loads a request's DataLoaders served, and how many upstream fetches that took. */
+export interface LoadStats {
+  loads: number;
+  fetches: number;
 }
 
 /** What a scope starts from; the limits are made fresh by `RequestScope.limits`. */
@@ -66,10 +73,19 @@ export class RequestScope implements ScopeLimits {
   readonly startedAt = Date.now();
   /** The operation's name, once known: for the log line. */
   operationName: string | null = null;
-  /** The codes of the errors answered, for the log line (and the metrics' outcome). */
-  readonly errorCodes = new Set<string>();
+  /** The errors answered, how many of each code: for the log line and the metrics. */
+  readonly errorCodes = new Map<string, number>();
+  /** Whether the operation began to run: errors answered before that refused it on the way in (the metrics' phase). */
+  began = false;
   /** Fields that tie the log line to other records (the trace's ids). */
   readonly logFields: Record<string, string> = {};
+  /** What the request's DataLoaders did (the metrics count the loads they saved). */
+  readonly loads: LoadStats = { loads: 0, fetches: 0 };
+  /**
+   * The request's trace context when tracing is on: its server span's, then its operation's.
+   * Carried here rather than in async context, so a request no trace records pays for none.
+   */
+  trace: Context | undefined;
   readonly #running: RunningCalls | undefined;
 
   constructor(init: ScopeInit, running?: RunningCalls) {
@@ -96,7 +112,9 @@ export class RequestScope implements ScopeLimits {
   /** The same request (caller, id, signal, running calls) under other limits: a live event's. */
   renew(limits: ScopeLimits): RequestScope {
     const { id, auth, acceptLanguage, clientAddress, signal } = this;
-    return new RequestScope({ id, auth, acceptLanguage, clientAddress, signal, ...limits }, this.#running);
+    const renewed = new RequestScope({ id, auth, acceptLanguage, clientAddress, signal, ...limits }, this.#running);
+    renewed.trace = this.trace;
+    return renewed;
   }
 
   /** What the request's log line says of it, whichever transport carried it. */
@@ -109,8 +127,13 @@ export class RequestScope implements ScopeLimits {
       ms: Date.now() - this.startedAt,
       upstreamCalls: budget.calls,
       ...(budget.refused > 0 ? { upstreamCallsRefused: budget.refused } : {}),
-      errorCodes: [...this.errorCodes],
+      errorCodes: [...this.errorCodes.keys()],
     };
+  }
+
+  /** Counts an error answered. */
+  answeredError(code: string): void {
+    this.errorCodes.set(code, (this.errorCodes.get(code) ?? 0) + 1);
   }
 
   /** Runs `cancel` if the client goes away before the returned function is called. */

@@ -27,7 +27,7 @@ export async function captureTracing(untracedPaths: readonly string[] = ['/healt
   const { createTracing } = await import('../../src/observability/tracing.js');
   const exporter = new InMemorySpanExporter();
   spanExporters.push(exporter);
-  const tracing = createTracing(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }), { serviceName: 'order-graph', untracedPaths });
+  const tracing = createTracing(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }), { untracedPaths });
   return { tracing, spans: (): ReadableSpan[] => exporter.getFinishedSpans() };
 }
 

@@ -104,12 +104,14 @@ describe('traces', () => {
     for (const traceparent of traceparents) expect(traceparent).toMatch(new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-01$`));
   });
 
-  it('a caller’s trace not sampled: no span recorded, and each upstream call still carries the trace, not sampled', async () => {
+  it('a caller’s trace not sampled: no span recorded, and each upstream call still carries the trace, not sampled, from the gateway’s request', async () => {
     const { token } = await tracedGateway();
     const { traceparents, spans } = await upstreamTraceparents(token, `00-${CALLER_TRACE}-${CALLER_SPAN}-00`);
     expect(spans()).toEqual([]);
-    expect(new Set(traceparents).size).toBe(8);
-    for (const traceparent of traceparents) expect(traceparent).toMatch(new RegExp(`^00-${CALLER_TRACE}-(?!${CALLER_SPAN})[0-9a-f]{16}-00$`));
+    // No call span exists to name: each call names the request's own (unrecorded) span as its parent.
+    expect(traceparents).toHaveLength(8);
+    expect(new Set(traceparents).size).toBe(1);
+    expect(traceparents[0]).toMatch(new RegExp(`^00-${CALLER_TRACE}-(?!${CALLER_SPAN})[0-9a-f]{16}-00$`));
   });
 
   it('retries, failures and refusals on the call spans; the field span carries the failure too', async () => {
@@ -183,6 +185,26 @@ describe('trace-linked logs', () => {
     const probe = lines.find((line) => line.msg === 'request' && line.requestId !== 'linked-1');
     expect(probe?.level).toBe(20); // debug
   });
+  it('a request not sampled: its line and its upstream lines carry the caller’s trace and the request’s own span id', async () => {
+    const { gateway, spans, token } = await tracedGateway();
+    const before = capturedLogLines.length;
+    const client = graphqlClient(gateway.endpoint, token);
+    client.setHeader('x-request-id', 'unsampled-1');
+    client.setHeader('traceparent', `00-${CALLER_TRACE}-${CALLER_SPAN}-00`);
+    await execute(client, WholeOrderDocument);
+    expect(spans()).toEqual([]);
+    const mine = capturedLogLines
+      .slice(before)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.requestId === 'unsampled-1');
+    const requestLine = mine.find((line) => line.msg === 'request')!;
+    expect(requestLine.trace_id).toBe(CALLER_TRACE);
+    expect(requestLine.span_id).toMatch(/^[0-9a-f]{16}$/);
+    expect(requestLine.span_id).not.toBe(CALLER_SPAN);
+    const callLines = mine.filter((line) => line.msg === 'upstream call');
+    expect(callLines).toHaveLength(8);
+    for (const line of callLines) expect(line).toMatchObject({ trace_id: CALLER_TRACE, span_id: requestLine.span_id });
+  });
 });
 
 describe('OTLP export', () => {
@@ -238,7 +260,12 @@ describe('metrics', () => {
     await execute(graphqlClient(gateway.endpoint, token), WholeOrderDocument);
     // An operation name nobody registered, and a refused document.
     await graphqlClient(gateway.endpoint, token).rawRequest('query Evil8df30a96 { orders { id } }');
-    await fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body: '{"query":"{ nope }"}' });
+    const refused = (body: string) => fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body });
+    await refused('{"query":"{ nope }"}');
+    await refused('{"query":"{ me {"}');
+    await refused('{"query":5}');
+    // Answered before any GraphQL plugin: still counted in and out of the in-flight gauge.
+    await fetch(`${roomy.origin}/healthz`);
 
     const scrape = await fetch(`${roomy.origin}/internal/metrics`);
     expect(scrape.status).toBe(200);
@@ -260,6 +287,9 @@ describe('metrics', () => {
     expect(metric(text, 'graphql_yoga_http_duration_count', { operationName: 'other', outcome: 'ok' })).toBe(1);
     expect(metric(text, 'graphql_envelop_error_result', { code: 'UPSTREAM_BUDGET_EXCEEDED' })).toBeGreaterThan(0);
     expect(metric(text, 'graphql_envelop_error_result', { code: 'GRAPHQL_VALIDATION_FAILED', phase: 'validate' })).toBe(1);
+    expect(metric(text, 'graphql_envelop_error_result', { code: 'GRAPHQL_PARSE_FAILED', phase: 'parse' })).toBe(1);
+    expect(metric(text, 'graphql_envelop_error_result', { code: 'BAD_REQUEST', phase: 'request' })).toBe(1);
+    expect(metric(text, 'graphql_yoga_http_duration_count', { operationName: 'anonymous', outcome: 'refused' })).toBe(3);
     expect(metric(text, 'order_graph_upstream_calls_refused_total', { reason: 'budget' })).toBeGreaterThan(0);
     // Bounded label values: no operation name nobody registered, no id, no raw path.
     expect(text).not.toMatch(/Evil|8df30a96|[0-9a-f]{8}-[0-9a-f]{4}-|\/graphql/);
