@@ -58,7 +58,7 @@ function upstreamCallMetrics(registry: Registry): CallObserver {
     labelNames: ['operation', 'reason'],
     registers: [registry],
   });
-  // One watch per operation, made once: a call's costs nothing to start.
+  // One watch per operation, made once: a call costs nothing to start.
   const watches = new Map<OperationName, CallWatch>(
     OPERATION_NAMES.map((operation) => [
       operation,
@@ -74,6 +74,25 @@ function upstreamCallMetrics(registry: Registry): CallObserver {
     start: (operation) => watches.get(operation)!,
     refused: (operation, reason) => refusals.inc({ operation, reason }),
   };
+}
+
+/** A gauge read when scraped: nothing to update where the value changes. */
+const gaugeOf = (registry: Registry, name: string, help: string, read: () => number) =>
+  new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+
+/** A counter read from a running total when scraped. */
+function counterOf(registry: Registry, name: string, help: string, read: () => number) {
+  let counted = 0;
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const now = read();
+      this.inc(now - counted);
+      counted = now;
+    },
+  });
 }
 
 /**
@@ -98,49 +117,38 @@ function requestMetrics(registry: Registry, path: string, knownOperations: reado
     labelNames: ['code', 'phase'],
     registers: [registry],
   });
-  const saved = new Counter({ name: 'order_graph_dataloader_loads_saved_total', help: 'Loads the per-request DataLoaders served without an upstream call of their own.', registers: [registry] });
-  const inFlight = new Gauge({ name: 'order_graph_http_requests_in_flight', help: 'HTTP requests being handled.', registers: [registry] });
+  // Plain numbers on the request path, read when scraped.
+  let inFlight = 0;
+  let saved = 0;
+  counterOf(registry, 'order_graph_dataloader_loads_saved_total', 'Loads the per-request DataLoaders served without an upstream call of their own.', () => saved);
+  gaugeOf(registry, 'order_graph_http_requests_in_flight', 'HTTP requests being handled.', () => inFlight);
   return {
     onRequest({ url, endResponse, fetchAPI }) {
-      inFlight.inc();
+      inFlight += 1;
       if (url.pathname !== path) return;
       return registry.metrics().then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'content-type': registry.contentType } })));
     },
     onResponse({ response, serverContext: { scope } }) {
-      inFlight.dec();
+      inFlight -= 1;
       // A GraphQL request: its operation began, or it was refused with an error.
       if (!scope || (!scope.began && scope.errorCodes.size === 0)) return;
       const outcome = response.status >= 400 ? 'refused' : scope.errorCodes.size > 0 ? 'errors' : 'ok';
       requests.observe({ operationName: operationLabel(scope.operationName), outcome }, (Date.now() - scope.startedAt) / 1000);
       for (const [code, count] of scope.errorCodes) errors.inc({ code, phase: phaseOf(code, scope.began) }, count);
-      const { loads, fetches } = scope.loads;
-      if (loads > fetches) saved.inc(loads - fetches);
+      saved += Math.max(0, scope.loads.loads - scope.loads.fetches);
     },
   };
 }
 
 /** Live streams and polls, read from the hub's counts when scraped (nothing to update on the live path), and whether Redis answers. */
 function sharedStateMetrics(registry: Registry, { live, redisAvailable, history }: SharedStateSources): void {
-  const gauge = (name: string, help: string, read: () => number) => new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  const gauge = (name: string, help: string, read: () => number) => gaugeOf(registry, name, help, read);
+  const counter = (name: string, help: string, read: (stats: LiveStats) => number) => counterOf(registry, name, help, () => read(live()));
   gauge('order_graph_live_streams', 'Live order-update streams open in this process.', () => live().watchers);
   gauge('order_graph_live_customers', 'Customers whose orders this process follows for its live streams.', () => live().customers);
   gauge('order_graph_live_snapshot_bytes', "Estimated heap the watched customers' last polls take in this process (LIVE_SNAPSHOT_BYTES bounds it).", () => live().snapshotBytes);
-  /** A counter read from the hub's running total when scraped. */
-  const counterOf = (name: string, help: string, read: (stats: LiveStats) => number) => {
-    let counted = 0;
-    new Counter({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        const now = read(live());
-        this.inc(now - counted);
-        counted = now;
-      },
-    });
-  };
-  counterOf('order_graph_live_polls_total', "Upstream polls of customers' order lists made by this process.", (stats) => stats.polls);
-  counterOf('order_graph_live_snapshots_refused_total', "Customers' polls refused for want of room under LIVE_SNAPSHOT_BYTES (their streams ended with RATE_LIMITED).", (stats) => stats.snapshotsRefused);
+  counter('order_graph_live_polls_total', "Upstream polls of customers' order lists made by this process.", (stats) => stats.polls);
+  counter('order_graph_live_snapshots_refused_total', "Customers' polls refused for want of room under LIVE_SNAPSHOT_BYTES (their streams ended with RATE_LIMITED).", (stats) => stats.snapshotsRefused);
   if (history) {
     gauge('order_graph_history_customers', 'Customers whose order history this process keeps (without Redis).', () => history().customers);
     gauge('order_graph_history_bytes', 'Estimated heap the order histories kept in this process take (HISTORY_BYTES bounds it).', () => history().bytes);
