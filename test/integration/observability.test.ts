@@ -2,8 +2,11 @@
 // (in-memory exporter), the traceparents the upstream receives, the OTLP exporters against a
 // collector stub, and /metrics after known traffic.
 import { createServer } from 'node:http';
+import { print } from 'graphql';
+import { createClient } from 'graphql-ws';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { LoginDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startTracing } from '../../src/observability/tracing.js';
 import { startSimulator } from '../../src/simulator/server.js';
@@ -127,6 +130,28 @@ describe('traces', () => {
     expect(pickup.attributes['error.type']).toBe('timeout');
     const pickupField = all.find((s) => s.spanContext().spanId === pickup.parentSpanContext?.spanId)!;
     expect(pickupField.status).toMatchObject({ code: 2, message: 'UPSTREAM_TIMEOUT' });
+  });
+
+  it('a whole order over graphql-ws: its operation span starts the trace, with each call under its field', async () => {
+    const { gateway, spans, token } = await tracedGateway();
+    const client = createClient({ url: gateway.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+    cleanups.push(() => client.dispose());
+    const result = await client.iterate({ query: print(WholeOrderDocument) }).next();
+    expect(result.value?.errors).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the operation span ends with its stream
+
+    const all = spans();
+    const operation = all.find((s) => s.name === 'query.WholeOrder')!;
+    expect(operation.parentSpanContext).toBeUndefined();
+    expect(new Set(all.map((s) => s.spanContext().traceId))).toEqual(new Set([operation.spanContext().traceId]));
+    const byId = new Map(all.map((s) => [s.spanContext().spanId, s]));
+    const calls = all.filter((s) => s.kind === 2 /* CLIENT */);
+    expect(calls).toHaveLength(8);
+    for (const call of calls) {
+      const field = byId.get(call.parentSpanContext?.spanId ?? '')!;
+      expect(field.attributes['graphql.field.path']).toBe(call.attributes['graphql.field.path']);
+      expect(field.parentSpanContext?.spanId).toBe(operation.spanContext().spanId);
+    }
   });
 
   it('no token or password in any span; health probes are not traced', async () => {
