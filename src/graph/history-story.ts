@@ -3,7 +3,7 @@
 // in Redis), so its size is its length, and read back through one zod check wherever it lived.
 import { z } from 'zod';
 import type { FieldChange } from './mappers.js';
-import { orderChanges, orderFieldValues } from './order-changes.js';
+import { orderChanges, orderFieldValues, storedFieldChange, storedFieldValues, storedText } from './order-changes.js';
 import { readJson } from './read-json.js';
 import type { Order } from '../upstream/models.js';
 
@@ -38,17 +38,13 @@ export interface Story {
   orders: OrderStory[];
 }
 
-// Bounds on what a value read back may hold, whatever its writer: well above what the
-// gateway writes (an upstream id or field value), so only a foreign value fails them.
-const text = z.string().max(10_000);
-const change = z.object({ field: text, from: text.nullable(), to: text.nullable() });
 const storySchema = z.object({
   orders: z.array(
     z.object({
-      id: text,
-      fields: z.record(text, text.nullable()),
+      id: storedText,
+      fields: storedFieldValues,
       next: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-      events: z.array(z.object({ n: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), at: z.iso.datetime(), changes: z.array(change) })),
+      events: z.array(z.object({ n: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), at: z.iso.datetime(), changes: z.array(storedFieldChange) })),
     }),
   ),
 });

@@ -1,5 +1,6 @@
 // What changed in an order record, in the terms a client sees: the Order fields that come
 // from the record itself (not from a per-order call), mapped by the resolvers' own functions.
+import { z } from 'zod';
 import type { Order as OrderModel } from '../upstream/models.js';
 import type { FieldChange } from './mappers.js';
 import { ORDER_RECORD_FIELDS } from './resolvers/order.js';
@@ -48,3 +49,13 @@ export function orderFieldValues(order: OrderModel): Record<string, string | nul
 export function orderChanges(before: Record<string, string | null>, after: Record<string, string | null>): FieldChange[] {
   return Object.keys(FIELDS).flatMap((field) => (before[field] === after[field] ? [] : [{ field, from: before[field] ?? null, to: after[field] ?? null }]));
 }
+
+// The shapes of these values read back from outside the process (a poll shared over Redis, a
+// kept order history): bounds well above what the gateway writes (an upstream id or field
+// value), so only a foreign value fails them.
+/** An id or a field's text, read back. */
+export const storedText = z.string().max(10_000);
+/** An order's field values (orderFieldValues), read back. */
+export const storedFieldValues = z.record(storedText, storedText.nullable());
+/** One change (orderChanges), read back. */
+export const storedFieldChange = z.object({ field: storedText, from: storedText.nullable(), to: storedText.nullable() });

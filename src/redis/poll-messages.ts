@@ -6,11 +6,10 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../error-codes.js';
 import type { PollMessage, PollSnapshot } from '../live/coordinator.js';
+import { storedFieldChange, storedFieldValues, storedText } from '../graph/order-changes.js';
 import { readJson, type Checked } from '../graph/read-json.js';
 import { OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
 import { isOrder } from '../upstream/operations.js';
-
-const text = z.string().max(10_000);
 
 /** What an upstream-derived error may add to its code (UpstreamErrorDetails), each checked. */
 export const ERROR_DETAILS = {
@@ -23,9 +22,9 @@ const snapshotSchema = z
   .object({
     observedAt: z.iso.datetime(),
     orders: z.array(z.custom<PollSnapshot['orders'][number]>(isOrder, 'not an order as the upstream sends one')),
-    fields: z.record(text, z.record(text, text.nullable())),
-    changes: z.record(text, z.array(z.object({ field: text, from: text.nullable(), to: text.nullable() }))),
-    since: z.record(text, z.iso.datetime()).optional(),
+    fields: z.record(storedText, storedFieldValues),
+    changes: z.record(storedText, z.array(storedFieldChange)),
+    since: z.record(storedText, z.iso.datetime()).optional(),
   })
   .refine(({ orders, fields, changes, since = {} }) => {
     // The fields, changes and times of orders the snapshot holds, none other.
