@@ -118,7 +118,7 @@ function notLoaded(what: string, code: string): Failure {
 
 /** --history: the orders' events, newest first (summary.ts words them); the orders, for --watch after it. */
 async function showHistory(client: OrderClient, json: boolean, failed: () => Failure, write: Writer): Promise<readonly WatchedStatus[]> {
-  const result = await orFailed(client.orderHistory(), failed);
+  const result = await orFailed(client.orderHistory(FIRST_PAGE), failed);
   const orders = result.data?.orders;
   if (!orders) throw notLoaded("your orders' history", codeOf(result.errors[0] ?? { message: '' }));
   const whole = await Promise.all(orders.map((order) => wholeHistory(client, order, failed)));
@@ -126,7 +126,7 @@ async function showHistory(client: OrderClient, json: boolean, failed: () => Fai
   return orders;
 }
 
-/** The SDK's first page of each order's history holds this many events; a full one may have more. */
+/** The first page of each order's history asks for this many events (the SDK document's default); a full one may have more. */
 const FIRST_PAGE = 20;
 const PAGE = 100;
 /** However many the gateway keeps (HISTORY_EVENTS_PER_ORDER), the command reads no more pages than this per order. */

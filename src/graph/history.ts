@@ -102,10 +102,11 @@ export function createHistory({ store, bounds, ignored, mixed }: HistoryOptions)
       return since;
     },
 
-    async events({ id: orderId, ...record }, first, after) {
+    async events(order, first, after) {
       checkPageSize(first);
+      const orderId = order.id;
       const before = after == null ? Infinity : positionOf(after, orderId);
-      const customerId = customerIdOf({ id: orderId, ...record });
+      const customerId = customerIdOf(order);
       if (customerId === null) return [];
       const story = read(await store.read(customerId)).orders.find((candidate) => candidate.id === orderId);
       return (story?.events ?? [])

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { print, type DocumentNode } from 'graphql';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { LoginDocument, OrderUpdatesDocument, WholeOrderDeferredDocument, WholeOrderDocument } from '../client/__generated__/graphql.js';
+import { acceptsGzip } from './headers.js';
 
 const SIGN_IN_SCRIPT = new URL('./graphiql-sign-in.js', import.meta.url);
 
@@ -99,7 +100,7 @@ export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
         return { html, gzipped: Uint8Array.from(gzipSync(html)), etag: createHash('sha256').update(html).digest('base64url').slice(0, 27) };
       });
       const { html, gzipped, etag } = await page;
-      const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
+      const gzip = acceptsGzip(request);
       // Each encoding is its own representation, with its own validator.
       const tag = `"${etag}${gzip ? '-gz' : ''}"`;
       // The browser keeps the page and asks each time whether it changed (it changes only

@@ -22,6 +22,9 @@ export class NoSniffResponse<Request extends IncomingMessage = IncomingMessage> 
 export const rawAnswer = (status: number) =>
   `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\nX-Content-Type-Options: ${NOSNIFF}\r\n\r\n`;
 
+/** Whether a request accepts a gzipped body (the pages the gateway serves keep both forms). */
+export const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
+
 /** Adds names to a `Vary` header, each once, whatever the case or spacing of what is there. */
 export function addVary(headers: Headers, ...names: string[]): void {
   const present = (headers.get('vary') ?? '')

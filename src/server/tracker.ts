@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import type { DemoLogin } from './graphiql.js';
+import { acceptsGzip } from './headers.js';
 
 /** Where the page is served. */
 export const TRACKER_PATH = '/tracker/';
@@ -99,7 +100,7 @@ export function useTrackerPage({ folder, endpoint, demoLogins, pollIntervalMs }:
       files ??= readPage(folder, { endpoint, pollIntervalMs, demo: demoLogins });
       const file = files.get(url.pathname.slice(TRACKER_PATH.length));
       if (!file) return text(404, 'Not found\n');
-      const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
+      const gzip = acceptsGzip(request);
       const body = request.method === 'HEAD' ? null : gzip ? file.gzipped : file.body;
       endResponse(
         new fetchAPI.Response(body, {
