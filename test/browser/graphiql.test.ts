@@ -1,17 +1,14 @@
 // GraphiQL as a new user meets it, in Debian's Chromium: open the page, sign in, run. Every
 // click and keystroke the test makes counts as an action.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/chromium.js';
 import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
 
-// Debian's chromium (.ci/run installs it). On a developer machine without it the test is
-// skipped with that reason; in CI (CI=true) a missing browser is a failure.
-const CHROMIUM = '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM) || !!process.env.CI;
 const SCREENSHOTS = new URL('../../test-results/', import.meta.url);
 
 let simulator: Simulator;
@@ -25,10 +22,7 @@ beforeAll(async () => {
     .map(({ username, password, description }) => ({ username, password, description }))
     .sort((a, b) => Number(b.username === 'ready@demo.test') - Number(a.username === 'ready@demo.test'));
   gateway = await startGateway({ upstreamUrls: simulator.urls, demoLogins, live: { pollIntervalMs: 300 } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
