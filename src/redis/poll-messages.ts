@@ -9,7 +9,7 @@ import type { PollMessage, PollSnapshot } from '../live/coordinator.js';
 import { storedFieldChange, storedFieldValues, storedText } from '../graph/order-changes.js';
 import { readJson, type Checked } from '../graph/read-json.js';
 import { OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
-import { isOrder } from '../upstream/operations.js';
+import { readList, SHAPES } from '../upstream/shapes.js';
 
 /** What an upstream-derived error may add to its code (UpstreamErrorDetails), each checked. */
 export const ERROR_DETAILS = {
@@ -21,7 +21,12 @@ export const ERROR_DETAILS = {
 const snapshotSchema = z
   .object({
     observedAt: z.iso.datetime(),
-    orders: z.array(z.custom<PollSnapshot['orders'][number]>(isOrder, 'not an order as the upstream sends one')),
+    // Read as an upstream order list is: only the fields an order has, each of its shape.
+    orders: z.unknown().transform((orders, context) => {
+      const read = readList('orderDetails', SHAPES.order, orders);
+      if (read === null) context.addIssue({ code: 'custom', message: 'not an order list as the upstream sends one' });
+      return read ?? z.NEVER;
+    }),
     fields: z.record(storedText, storedFieldValues),
     changes: z.record(storedText, z.array(storedFieldChange)),
     since: z.record(storedText, z.iso.datetime()).optional(),

@@ -4,43 +4,30 @@ import type { OperationName } from './contract.js';
 import { toGraphQLError } from './failures.js';
 import type { UpstreamCall, UpstreamHttp } from './http.js';
 import type { RequestScope } from './scope.js';
-import { epochToDateTime, toDecimal } from './values.js';
-import type {
-  Address,
-  Estimate,
-  Order,
-  Payment,
-  PickupCenter,
-  TokenSet,
-  TradeIn,
-  User,
-  VehicleDetails,
-} from './models.js';
+import { readList, readModel, SHAPES, type ObjectShape } from './shapes.js';
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
-const isAmount = (value: unknown): boolean => toDecimal(value) !== null;
-const hasStrings = (value: unknown, ...keys: string[]): value is Json =>
-  isObject(value) && keys.every((key) => isString(value[key]));
-const arrayOf =
-  <T>(item: (value: unknown) => boolean) =>
-  (value: unknown): value is T[] =>
-    Array.isArray(value) && value.every(item);
-
-// What each body must hold for the contract's promise to be kept; anything more is ignored.
-const isTokenSet = (v: unknown): v is TokenSet =>
-  hasStrings(v, 'accessToken', 'refreshToken') && epochToDateTime(v.accessExpiration) !== null;
-const isUser = (v: unknown): v is User => hasStrings(v, 'id');
-/** An order record as the contract promises it; live snapshots read back from Redis pass the same check. */
-export const isOrder = (v: unknown): v is Order => hasStrings(v, 'id', 'reservationId', 'status');
-const isVehicle = (v: unknown): v is VehicleDetails => hasStrings(v, 'vin', 'model');
-const isPickup = (v: unknown): v is PickupCenter => hasStrings(v, 'centerPlusLocationId', 'name');
-const isEstimate = (v: unknown): v is Estimate =>
-  hasStrings(v, 'currencyCode') && isAmount(v.total) && isAmount(v.amountDue);
-const isPayment = (v: unknown): boolean =>
-  hasStrings(v, 'id', 'feeType', 'currencyCode', 'status') && isAmount(v.amount);
-const isTradeIn = (v: unknown): v is TradeIn => hasStrings(v, 'id', 'status');
+/** How an answer's body is read: as its model (shapes.ts), null when it is not one. */
+type Read<T> = (operation: OperationName, body: unknown) => T | null;
+const model =
+  <T>(shape: ObjectShape<T>): Read<T> =>
+  (operation, body) =>
+    readModel(operation, shape, body);
+const list =
+  <T>(shape: ObjectShape<T>): Read<T[]> =>
+  (operation, body) =>
+    readList(operation, shape, body);
+// What each answer must be; anything more in it is left behind.
+const READ = {
+  tokenSet: model(SHAPES.tokenSet),
+  user: model(SHAPES.user),
+  orders: list(SHAPES.order),
+  vehicle: model(SHAPES.vehicle),
+  pickup: model(SHAPES.pickup),
+  estimate: model(SHAPES.estimate),
+  addresses: list(SHAPES.address),
+  payments: list(SHAPES.payment),
+  tradeIn: model(SHAPES.tradeIn),
+};
 
 /**
  * The ten upstream calls of `upstream/openapi.yaml`, bound to one request's caller. Hosts,
@@ -56,7 +43,8 @@ export function createOperations(http: UpstreamHttp, scope: RequestScope) {
     return auth.token;
   }
 
-  async function send<T>(operation: OperationName, call: UpstreamCall, accept: (body: unknown) => body is T, notFoundIsNull: boolean) {
+  /** The answer's body read as the contract's model (`read`); a body that is not one is UPSTREAM_ERROR. */
+  async function send<T>(operation: OperationName, call: UpstreamCall, read: Read<T>, notFoundIsNull: boolean): Promise<T | null> {
     const result = await http.send(operation, call, scope);
     if (!result.ok) {
       if (notFoundIsNull && result.failure.kind === 'status' && result.failure.status === 404) return null;
@@ -68,39 +56,40 @@ export function createOperations(http: UpstreamHttp, scope: RequestScope) {
     } catch {
       throw toGraphQLError(operation, { kind: 'malformed', status: result.status });
     }
-    if (!accept(body)) throw toGraphQLError(operation, { kind: 'malformed', status: result.status });
-    return body;
+    const model = read(operation, body);
+    if (model === null) throw toGraphQLError(operation, { kind: 'malformed', status: result.status });
+    return model;
   }
-  const call = async <T>(operation: OperationName, args: UpstreamCall, accept: (body: unknown) => body is T): Promise<T> =>
-    (await send(operation, args, accept, false)) as T;
+  const call = async <T>(operation: OperationName, args: UpstreamCall, read: Read<T>): Promise<T> =>
+    (await send(operation, args, read, false))!;
   /** Nested lookups: a 404 means the thing does not exist (yet), which is data, not an error. */
-  const lookup = <T>(operation: OperationName, params: Record<string, string>, accept: (body: unknown) => body is T) =>
-    send(operation, { params, bearer: bearer() }, accept, true);
+  const lookup = <T>(operation: OperationName, params: Record<string, string>, read: Read<T>) =>
+    send(operation, { params, bearer: bearer() }, read, true);
 
   return {
-    login: (username: string, password: string) => call('login', { json: { username, password } }, isTokenSet),
+    login: (username: string, password: string) => call('login', { json: { username, password } }, READ.tokenSet),
 
     /** The caller's access token as bearer when it sent one (expired is fine here), else the refresh token. */
     refreshTokens: (refreshToken: string) =>
-      call('refreshTokens', { json: { refresh_token: refreshToken }, bearer: auth.token ?? refreshToken }, isTokenSet),
+      call('refreshTokens', { json: { refresh_token: refreshToken }, bearer: auth.token ?? refreshToken }, READ.tokenSet),
 
-    customerDetails: () => call('customerDetails', { bearer: bearer() }, isUser),
+    customerDetails: () => call('customerDetails', { bearer: bearer() }, READ.user),
 
-    orderDetails: () => call('orderDetails', { bearer: bearer() }, arrayOf<Order>(isOrder)),
+    orderDetails: () => call('orderDetails', { bearer: bearer() }, READ.orders),
 
     vehicleProductionDetails: (orderId: string, reservationId: string) =>
-      lookup('vehicleProductionDetails', { order_id: orderId, reservation_id: reservationId }, isVehicle),
+      lookup('vehicleProductionDetails', { order_id: orderId, reservation_id: reservationId }, READ.vehicle),
 
-    nearestPickupCenter: (orderId: string) => lookup('nearestPickupCenter', { orderId }, isPickup),
+    nearestPickupCenter: (orderId: string) => lookup('nearestPickupCenter', { orderId }, READ.pickup),
 
-    priceEstimate: (orderId: string) => lookup('priceEstimate', { orderID: orderId }, isEstimate),
+    priceEstimate: (orderId: string) => lookup('priceEstimate', { orderID: orderId }, READ.estimate),
 
-    shippingAddresses: (orderId: string) => lookup('shippingAddresses', { order_id: orderId }, arrayOf<Address>(isObject)),
+    shippingAddresses: (orderId: string) => lookup('shippingAddresses', { order_id: orderId }, READ.addresses),
 
     orderPayments: (orderId: string, feeType: string) =>
-      lookup('orderPayments', { order_id: orderId, fee_type: feeType }, arrayOf<Payment>(isPayment)),
+      lookup('orderPayments', { order_id: orderId, fee_type: feeType }, READ.payments),
 
-    tradeInDetails: (reservationId: string) => lookup('tradeInDetails', { reservationId }, isTradeIn),
+    tradeInDetails: (reservationId: string) => lookup('tradeInDetails', { reservationId }, READ.tradeIn),
   };
 }
 

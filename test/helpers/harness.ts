@@ -30,13 +30,10 @@ export async function listen(server: Server): Promise<string> {
 /** Settings a test gives: any of the gateway's, the live ones each on its own. */
 export type TestGatewayConfig = Partial<Omit<GatewayConfig, 'live'> & HttpServerOptions> & { live?: Partial<GatewayConfig['live']> };
 
-/**
- * The gateway on port 0 in front of the given upstream URLs, behind the same HTTP server as
- * `npm start`, with the default settings unless given.
- */
-export async function startGateway(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>) {
+/** The gateway's settings for a test: the defaults, the logger of log-capture.ts, and what the test gives. */
+function testSettings(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>) {
   const defaults = loadConfig({});
-  const settings = {
+  return {
     ...defaults,
     tracing: undefined,
     upstreamTimeoutMs: 2000,
@@ -45,6 +42,27 @@ export async function startGateway(config: TestGatewayConfig & Pick<GatewayConfi
     ...config,
     live: { ...defaults.live, ...config.live },
   };
+}
+
+/**
+ * The gateway in this process, with no socket in front of it: requests go to yoga's `fetch`
+ * (where the HTTP server is not the subject). `post` sends a GraphQL request as JSON.
+ */
+export function inProcessGateway(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>) {
+  const gateway = createGateway(testSettings(config));
+  const post = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const response = await gateway.yoga.fetch('http://gateway/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: ResponseError[] } };
+  };
+  return { gateway, post, close: () => gateway.close() };
+}
+
+/**
+ * The gateway on port 0 in front of the given upstream URLs, behind the same HTTP server as
+ * `npm start`, with the default settings unless given.
+ */
+export async function startGateway(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>) {
+  const settings = testSettings(config);
   const gateway = createGateway(settings);
   const http = createHttpServer(gateway.yoga, { ...settings, onCut: gateway.onConnectionCut, onUpgrade: gateway.onUpgrade });
   const origin = `http://127.0.0.1:${await http.listen(0, '127.0.0.1')}`;

@@ -1,12 +1,17 @@
 // How resolvers turn upstream values into what a client sees: money, date-times, dates, enums, units.
 import type { Money } from '../__generated__/resolvers-types.js';
 import type { UpstreamMoney } from '../../upstream/models.js';
+import { readable } from '../../upstream/shapes.js';
 import { toDecimal } from '../../upstream/values.js';
+
+// Each mapping reads its upstream values through `readable`: a value the upstream sent in the
+// wrong shape makes the field null with its UPSTREAM_ERROR, rather than a quiet null.
 
 /** An amount with the currency of its record; null when either is missing or unreadable. */
 export function money(amount: UpstreamMoney | null | undefined, currencyCode: string | null | undefined): Money | null {
-  const decimal = toDecimal(amount);
-  return decimal !== null && currencyCode ? { amount: decimal, currencyCode } : null;
+  const decimal = toDecimal(readable(amount));
+  const currency = readable(currencyCode);
+  return decimal !== null && currency ? { amount: decimal, currencyCode: currency } : null;
 }
 
 /**
@@ -20,7 +25,8 @@ export function requiredMoney(amount: UpstreamMoney, currencyCode: string): Mone
 }
 
 /** An upstream timestamp as ISO 8601 UTC; null when absent or not a date. */
-export function toDateTime(value: string | null | undefined): string | null {
+export function toDateTime(given: string | null | undefined): string | null {
+  const value = readable(given);
   if (!value) return null;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
@@ -28,13 +34,13 @@ export function toDateTime(value: string | null | undefined): string | null {
 
 /** A calendar date as YYYY-MM-DD; null when absent or not one. */
 export function toDate(value: string | null | undefined): string | null {
-  const match = value?.match(/^(\d{4}-\d{2}-\d{2})/);
+  const match = readable(value)?.match(/^(\d{4}-\d{2}-\d{2})/);
   return match?.[1] && !Number.isNaN(Date.parse(match[1])) ? match[1] : null;
 }
 
 /** An upstream string as one of a GraphQL enum's values; UNKNOWN for anything else. */
 export function toEnum<T extends string>(value: string | null | undefined, known: readonly T[]): T | 'UNKNOWN' {
-  const upper = value?.trim().toUpperCase();
+  const upper = readable(value)?.trim().toUpperCase();
   return known.find((candidate) => candidate === upper) ?? 'UNKNOWN';
 }
 

@@ -4,6 +4,7 @@ import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-typ
 import { BadUserInputError } from '../../errors.js';
 import { ORDER_STATUSES } from '../../upstream/contract.js';
 import type { Address, Order as OrderModel } from '../../upstream/models.js';
+import { readable } from '../../upstream/shapes.js';
 import type { GraphQLContext } from '../context.js';
 import { CALLER, type Loaders } from '../loaders.js';
 import { ORDER_FIELD_OPERATIONS } from '../order-fields.js';
@@ -36,8 +37,8 @@ export async function ordersPage(
 
 /** The shipping address among an order's addresses: DELIVERY, the primary one first. */
 export function pickShippingAddress(addresses: readonly Address[]): Address | null {
-  const delivery = addresses.filter((address) => address.addressType?.toUpperCase() === 'DELIVERY');
-  return delivery.find((address) => address.primary === true) ?? delivery[0] ?? null;
+  const delivery = addresses.filter((address) => readable(address.addressType)?.toUpperCase() === 'DELIVERY');
+  return delivery.find((address) => readable(address.primary) === true) ?? delivery[0] ?? null;
 }
 
 /** The Order fields mapped from the order record itself (no upstream call): also what a live update compares. */
@@ -49,7 +50,7 @@ export const ORDER_RECORD_FIELDS = {
   cancelledAt: ({ cancelledAt }: OrderModel) => toDateTime(cancelledAt),
   completedAt: ({ completedAt }: OrderModel) => toDateTime(completedAt),
   buildEditableUntil: ({ editBuildExpirationDate }: OrderModel) => toDateTime(editBuildExpirationDate),
-  delivered: ({ vehicleDelivered }: OrderModel) => vehicleDelivered === true,
+  delivered: ({ vehicleDelivered }: OrderModel) => readable(vehicleDelivered) === true,
 } satisfies OrderResolvers;
 
 type FieldOperations = typeof ORDER_FIELD_OPERATIONS;

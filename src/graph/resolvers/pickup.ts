@@ -1,14 +1,16 @@
 // Pickup: the pickup centre nearest to the customer.
 import type { PickupResolvers } from '../__generated__/resolvers-types.js';
+import { readable } from '../../upstream/shapes.js';
 import { toDate, toDistanceUnit } from './mapping.js';
 
 export const Pickup: PickupResolvers = {
   locationId: ({ centerPlusLocationId }) => centerPlusLocationId,
   available: ({ pickupAvailable }) => pickupAvailable ?? null,
   earliestPickupDate: ({ earliestPickupDate }) => toDate(earliestPickupDate),
-  distance: ({ distance }) => {
+  distance: (pickup) => {
+    const distance = readable(pickup.distance);
     const unit = toDistanceUnit(distance?.unit);
-    const value = distance?.value;
+    const value = readable(distance?.value);
     return unit && typeof value === 'number' && Number.isFinite(value) ? { value, unit } : null;
   },
 };

@@ -1,5 +1,6 @@
 // TokenSet: the tokens a login or a refresh returns, with their expiry times.
 import type { TokenSetResolvers } from '../__generated__/resolvers-types.js';
+import { readable } from '../../upstream/shapes.js';
 import { epochToDateTime } from '../../upstream/values.js';
 
 export const TokenSet: TokenSetResolvers = {
@@ -9,5 +10,5 @@ export const TokenSet: TokenSetResolvers = {
     return at;
   },
   idToken: ({ idToken }) => idToken ?? null,
-  idTokenExpiresAt: ({ idExpiration }) => epochToDateTime(idExpiration),
+  idTokenExpiresAt: ({ idExpiration }) => epochToDateTime(readable(idExpiration)),
 };

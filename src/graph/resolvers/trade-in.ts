@@ -1,6 +1,7 @@
 // TradeIn: an order's trade-in (vehicle, offer, payoff) in the currency it is credited in.
 import type { TradeInResolvers, TradeInStatus, TradeInVehicleResolvers } from '../__generated__/resolvers-types.js';
 import type { Order, TradeIn as TradeInModel } from '../../upstream/models.js';
+import { readable } from '../../upstream/shapes.js';
 import type { TradeInParent } from '../mappers.js';
 import { money, toDateTime, toDistanceUnit, toEnum } from './mapping.js';
 
@@ -28,11 +29,12 @@ export const TradeIn: TradeInResolvers = {
   partnerReferenceId: ({ partnerReferenceId }) => partnerReferenceId ?? null,
   vehicle: ({ vehicle }) => vehicle ?? null,
   offer: ({ offer }) => {
-    const amount = money(offer?.amount, offer?.currencyCode);
-    return amount ? { amount, expiresAt: toDateTime(offer?.expiresAt) } : null;
+    const given = readable(offer);
+    const amount = money(given?.amount, given?.currencyCode);
+    return amount ? { amount, expiresAt: toDateTime(given?.expiresAt) } : null;
   },
-  payoffAmount: ({ payoff, currencyCode }) => money(payoff?.amount, currencyCode),
-  lienHolder: ({ payoff }) => payoff?.lienHolder ?? null,
+  payoffAmount: ({ payoff, currencyCode }) => money(readable(payoff)?.amount, currencyCode),
+  lienHolder: ({ payoff }) => readable(payoff)?.lienHolder ?? null,
   netCredit: ({ netCredit, currencyCode }) => money(netCredit, currencyCode),
 };
 

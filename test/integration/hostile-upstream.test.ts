@@ -1,0 +1,239 @@
+// A hostile upstream, derived from the contract: every field of every operation's answer, as
+// upstream/openapi.yaml lists them, sent back as each of a hostile set of values (arrays
+// nested 5,000 deep, a 1 MB string, the wrong type, 1e309, null, and a `__proto__` key beside
+// it), one field at a time, through both executors (graphql-jit for a registered document, the
+// standard one for a document run once). The gateway answers every time, logs nothing at error
+// level, pollutes no prototype, and a value of the wrong shape costs exactly the fields that
+// read it: each is null with UPSTREAM_ERROR, everything else is what it was.
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { print } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { LoginDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { resolveRoute, UPSTREAM_PATH_PREFIXES } from '../../src/simulator/routes.js';
+import { demoCustomer, demoToken } from '../helpers/demo.js';
+import { inProcessGateway, listen, type ResponseError } from '../helpers/harness.js';
+import { capturedLogLines } from '../helpers/log-capture.js';
+import { ROOT } from '../helpers/process.js';
+
+interface Schema {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  $ref?: string;
+  oneOf?: Schema[];
+}
+
+const contract = parseYaml(readFileSync(join(ROOT, 'upstream/openapi.yaml'), 'utf8')) as {
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
+  components: { schemas: Record<string, Schema> };
+};
+
+/** A schema with its $ref followed, and of a `oneOf` with null, the other branch. */
+function resolved(schema: Schema): Schema {
+  if (schema.$ref) return resolved(contract.components.schemas[schema.$ref.split('/').at(-1)!]!);
+  if (schema.oneOf) return resolved(schema.oneOf.find((branch) => branch.type !== 'null')!);
+  return schema;
+}
+
+type Path = (string | number)[];
+
+/** Every field under a schema (an object's properties, a list's items as item 0), each as the path to it. */
+function fieldPaths(schema: Schema, prefix: Path = []): Path[] {
+  const resolvedSchema = resolved(schema);
+  if (resolvedSchema.items) return fieldPaths(resolvedSchema.items, [...prefix, 0]);
+  return Object.entries(resolvedSchema.properties ?? {}).flatMap(([key, property]) => [[...prefix, key], ...fieldPaths(property, [...prefix, key])]);
+}
+
+/** Each operation's answer, as the contract describes it. */
+const ANSWERS = new Map(
+  Object.values(contract.paths).flatMap((methods) =>
+    Object.values(methods).map((spec) => [spec.operationId as OperationName, spec.responses['200']!.content!['application/json']!.schema] as const),
+  ),
+);
+
+/** The objects a `__proto__` key is put in: the answer itself and every object field. */
+const objectPaths = (operation: OperationName): Path[] => {
+  const root: Path = resolved(ANSWERS.get(operation)!).items ? [0] : [];
+  return [root, ...fieldPaths(ANSWERS.get(operation)!).filter((path) => resolved(schemaAt(operation, path)).properties)];
+};
+
+function schemaAt(operation: OperationName, path: Path): Schema {
+  let schema = resolved(ANSWERS.get(operation)!);
+  for (const step of path) schema = resolved(typeof step === 'number' ? schema.items! : schema.properties![step]!);
+  return schema;
+}
+
+// The hostile values, as the raw JSON the upstream sends. `strict`: not of any field's shape,
+// so whatever the answer loses must be a field null with its UPSTREAM_ERROR.
+const HOSTILE: { name: string; json: string; strict: boolean }[] = [
+  { name: 'arrays nested 5,000 deep', json: `${'['.repeat(5000)}${']'.repeat(5000)}`, strict: true },
+  { name: 'the wrong type', json: '["a",["b"]]', strict: true },
+  { name: '1e309', json: '1e309', strict: true },
+  { name: 'a 1 MB string', json: JSON.stringify('x'.repeat(1_000_000)), strict: false },
+  { name: 'null', json: 'null', strict: false },
+];
+
+interface Case {
+  operation: OperationName;
+  path: Path;
+  /** The raw JSON put at the path; with `proto`, put in a `__proto__` key of the object at the path instead. */
+  json: string;
+  proto?: boolean;
+}
+
+const PLACEHOLDER = '\u0000hostile\u0000';
+
+/** The answer's text with the case's value in place: the containers on the way made if the answer has none. */
+function poisoned(text: string, { path, json, proto }: Case): string {
+  const body = JSON.parse(text) as unknown;
+  let at = body as Record<string | number, unknown>;
+  const steps = proto ? [...path, '__proto__'] : path;
+  steps.slice(0, -1).forEach((step, i) => {
+    const next = steps[i + 1];
+    if (typeof at[step] !== 'object' || at[step] === null) at[step] = typeof next === 'number' ? [] : {};
+    at = at[step] as Record<string | number, unknown>;
+  });
+  // An own `__proto__` key, as JSON.parse makes one (assignment would set the prototype instead).
+  Object.defineProperty(at, steps.at(-1)!, { value: PLACEHOLDER, enumerable: true, writable: true, configurable: true });
+  return JSON.stringify(body).replace(JSON.stringify(PLACEHOLDER), json);
+}
+
+/**
+ * A proxy in front of the simulator that poisons the answer of the case a call belongs to (its
+ * X-Request-Id, which the gateway forwards). Token sets come from one real login's answer, so
+ * the mutations can run any number of times.
+ */
+async function startHostileUpstream(simulator: Simulator, tokenSet: string, cases: Map<string, Case>) {
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    void (async () => {
+      const route = resolveRoute(request.method ?? 'GET', new URL(request.url ?? '/', 'http://upstream').pathname);
+      const operation = route.kind === 'route' ? route.operation : null;
+      let text = tokenSet;
+      if (operation !== 'login' && operation !== 'refreshTokens') {
+        const upstream = await fetch(`${new URL(simulator.urls.AUTH_URL).origin}${request.url}`, { headers: { authorization: request.headers.authorization ?? '' } });
+        text = await upstream.text();
+        if (!upstream.ok) return void response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+      }
+      const hostile = cases.get(String(request.headers['x-request-id']));
+      if (hostile?.operation === operation) text = poisoned(text, hostile);
+      response.writeHead(200, { 'content-type': 'application/json' }).end(text);
+    })().catch((error: unknown) => response.destroy(error as Error));
+  });
+  const base = await listen(server);
+  const urls = Object.fromEntries(Object.entries(UPSTREAM_PATH_PREFIXES).map(([host, prefix]) => [host, `${base}${prefix}`])) as Simulator['urls'];
+  return { urls, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** The paths where `after` lost what `before` had: each must be null now. Anything else that differs is returned as a change. */
+function compare(before: unknown, after: unknown, path: Path = [], lost: Path[] = [], changed: Path[] = []) {
+  if (JSON.stringify(before) === JSON.stringify(after)) return { lost, changed };
+  if (after === null) lost.push(path);
+  else if (typeof before === 'object' && before !== null && typeof after === 'object') {
+    const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+    for (const key of keys) compare((before as Record<string, unknown>)[key], (after as Record<string, unknown>)[key], [...path, Array.isArray(after) ? Number(key) : key], lost, changed);
+  } else changed.push(path);
+  return { lost, changed };
+}
+
+/** Whether the error is the reason the path was lost: the field's own, or one below it that a non-null field carried up. */
+const covers = (error: ResponseError, path: Path) => !!error.path && path.every((step, i) => i >= error.path!.length || step === error.path![i]);
+
+let simulator: Simulator;
+let upstream: Awaited<ReturnType<typeof startHostileUpstream>>;
+let gateway: ReturnType<typeof inProcessGateway>;
+let token: string;
+const cases = new Map<string, Case>();
+const errorLines = () => capturedLogLines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+
+beforeAll(async () => {
+  simulator = await startSimulator({ latencyMs: 0 });
+  const ready = demoCustomer(simulator, 'ready@demo.test');
+  const login = await fetch(`${simulator.urls.AUTH_URL}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ready.username, password: ready.password }) });
+  upstream = await startHostileUpstream(simulator, await login.text(), cases);
+  gateway = inProcessGateway({ upstreamUrls: upstream.urls, upstreamTimeoutMs: 10_000 });
+  token = await demoToken(simulator, 'ready@demo.test');
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  await simulator?.close();
+});
+
+// What each operation's answer feeds: its mutation for a token set, the whole order for the rest.
+const LOGIN = print(LoginDocument);
+const REFRESH = print(RefreshTokensDocument);
+const WHOLE_ORDER = print(WholeOrderDocument);
+const documentFor = (operation: OperationName) => (operation === 'login' ? LOGIN : operation === 'refreshTokens' ? REFRESH : WHOLE_ORDER);
+const VARIABLES: Record<string, Record<string, string>> = { [LOGIN]: { username: 'ready@demo.test', password: 'any' }, [REFRESH]: { refreshToken: 'any' } };
+
+/** Runs the document for the case (`id`) with the registered text (graphql-jit) and a text of its own (the standard executor). */
+async function run(operation: OperationName, id: string) {
+  const query = documentFor(operation);
+  const variables = VARIABLES[query] ?? {};
+  const headers = { authorization: `Bearer ${token}`, 'x-request-id': id };
+  return Promise.all([query, `${query}\n# ${id}`].map((text) => gateway.post({ query: text, variables }, headers)));
+}
+
+describe('a hostile upstream, every field of every answer the contract lists', () => {
+  it('answers every time, with no error log and no polluted prototype; a value of no field\'s shape costs exactly the fields that read it (UPSTREAM_ERROR)', { timeout: 600_000 }, async () => {
+    const baselines = new Map<string, unknown>();
+    for (const operation of ['login', 'refreshTokens', 'orderDetails'] as const) {
+      const answers = await run(operation, `baseline-${operation}`);
+      for (const { status, body } of answers) {
+        expect(status).toBe(200);
+        expect(body.errors ?? []).toEqual([]);
+        expect(body.data).toEqual(answers[0]!.body.data);
+      }
+      baselines.set(documentFor(operation), answers[0]!.body.data);
+    }
+    const all: (Case & { strict: boolean; name: string })[] = OPERATION_NAMES.flatMap((operation) => [
+      ...fieldPaths(ANSWERS.get(operation)!, resolved(ANSWERS.get(operation)!).items ? [0] : []).flatMap((path) => HOSTILE.map(({ name, json, strict }) => ({ operation, path, json, strict, name }))),
+      ...objectPaths(operation).map((path) => ({ operation, path, json: '{"polluted":true}', proto: true, strict: true, name: 'a __proto__ key' })),
+    ]);
+    const errorsBefore = errorLines().length;
+    const violations: string[] = [];
+    let upstreamErrors = 0;
+    // Eight cases at a time, each told apart upstream by its request id; logins one at a time
+    // (more at once from one address would be the login throttle's business).
+    for (let start = 0; start < all.length; ) {
+      const width = documentFor(all[start]!.operation) === WHOLE_ORDER ? 8 : 1;
+      const batch = all.slice(start, start + width).filter((hostile) => documentFor(hostile.operation) === documentFor(all[start]!.operation));
+      const first = start;
+      start += batch.length;
+      await Promise.all(
+        batch.map(async (hostile, i) => {
+          const id = `hostile-${first + i}`;
+          cases.set(id, hostile);
+          const label = `${hostile.operation} ${hostile.path.join('.')}${hostile.proto ? '.__proto__' : ''} = ${hostile.name}`;
+          for (const { status, body } of await run(hostile.operation, id)) {
+            const errors = body.errors ?? [];
+            if (status !== 200 || body.data === undefined) violations.push(`${label}: status ${status}, no data`);
+            const foreign = errors.filter((error) => error.extensions?.code !== 'UPSTREAM_ERROR');
+            if (foreign.length > 0) violations.push(`${label}: ${foreign.map((error) => `${String(error.extensions?.code)} ${error.message}`).join('; ')}`);
+            upstreamErrors += errors.length;
+            if (!hostile.strict) continue;
+            const { lost, changed } = compare(baselines.get(documentFor(hostile.operation)), body.data);
+            const uncovered = lost.filter((path) => !errors.some((error) => covers(error, path)));
+            if (changed.length > 0 || uncovered.length > 0) violations.push(`${label}: changed ${JSON.stringify(changed)}, lost without an error ${JSON.stringify(uncovered)}`);
+          }
+          cases.delete(id);
+        }),
+      );
+    }
+    expect(violations).toEqual([]);
+    expect(errorLines().slice(errorsBefore)).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // The wrong shapes did reach fields that read them.
+    expect(upstreamErrors).toBeGreaterThan(all.length / 2);
+    console.info(`hostile upstream: ${all.length} cases × 2 executors over ${OPERATION_NAMES.length} operations, ${upstreamErrors} fields answered UPSTREAM_ERROR`);
+    // And it still answers as before.
+    const [after] = await run('orderDetails', 'after');
+    expect(after!.body).toEqual({ data: baselines.get(WHOLE_ORDER) });
+  });
+});
