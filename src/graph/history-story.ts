@@ -3,7 +3,7 @@
 // in Redis), so its size is its length, and read back through one zod check wherever it lived.
 import { z } from 'zod';
 import type { FieldChange } from './mappers.js';
-import { orderChanges, orderFieldValues, storedFieldChange, storedFieldValues, storedText } from './order-changes.js';
+import { MAX_FIELD_TEXT, orderChanges, orderFieldValues, storedFieldChange, storedFieldValues, storedText } from './order-changes.js';
 import { readJson } from './read-json.js';
 import type { Order } from '../upstream/models.js';
 
@@ -38,27 +38,41 @@ export interface Story {
   orders: OrderStory[];
 }
 
-const storySchema = z.object({
-  orders: z.array(
-    z.object({
-      id: storedText,
-      fields: storedFieldValues,
-      next: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-      events: z.array(z.object({ n: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), at: z.iso.datetime(), changes: z.array(storedFieldChange) })),
-    }),
-  ),
-});
+// A story is checked entry by entry: an order or an event not of its shape is dropped alone,
+// and the rest of the story stands.
+const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const eventSchema = z.object({ n: count, at: z.iso.datetime(), changes: z.array(storedFieldChange) });
+const orderSchema = z.object({ id: storedText, fields: storedFieldValues, next: count, events: z.array(z.unknown()) });
+const storySchema = z.object({ orders: z.array(z.unknown()) });
 
-/** A story read back: its value, or why it is not one (the text is never part of the reason). */
-export type ReadStory = { ok: true; story: Story } | { ok: false; reason: string };
+/**
+ * A story read back: its value and how many of its entries (orders, events) were dropped for
+ * not being of their shape, or why it is no story at all (the text is never part of the reason).
+ */
+export type ReadStory = { ok: true; story: Story; dropped: number } | { ok: false; reason: string };
 
-/** Parses and checks a story's text; anything not of its shape is refused, never thrown. */
+/** Parses and checks a story's text; an entry not of its shape is dropped, never thrown. */
 export function parseStory(json: string): ReadStory {
   const read = readJson(storySchema, json);
   if (!read.ok) return read;
-  const ids = new Set(read.value.orders.map((order) => order.id));
-  if (ids.size !== read.value.orders.length) return { ok: false, reason: 'an order twice' };
-  return { ok: true, story: read.value };
+  const orders: OrderStory[] = [];
+  const ids = new Set<string>();
+  let dropped = 0;
+  for (const entry of read.value.orders) {
+    const order = orderSchema.safeParse(entry);
+    if (!order.success || ids.has(order.data.id)) {
+      dropped += 1;
+      continue;
+    }
+    const events = order.data.events.flatMap((event) => {
+      const parsed = eventSchema.safeParse(event);
+      return parsed.success ? [parsed.data] : (dropped++, []);
+    });
+    if (events.length === 0) continue;
+    ids.add(order.data.id);
+    orders.push({ ...order.data, events });
+  }
+  return { ok: true, story: { orders }, dropped };
 }
 
 /** What one observation did to a story: the new story, and when each observed order's current state was first seen. */
@@ -81,8 +95,10 @@ export function observe(story: Story, orders: readonly Order[], observedAt: stri
   const since: Record<string, string> = {};
   let recorded = false;
   for (const order of orders) {
-    const fields = orderFieldValues(order);
+    // An id no reader would take back (storedText) is not recorded.
+    if (order.id.length > MAX_FIELD_TEXT) continue;
     let kept = byId.get(order.id);
+    const fields = orderFieldValues(order, kept?.fields);
     if (!kept) {
       kept = { id: order.id, fields, next: 1, events: [{ n: 0, at: observedAt, changes: [] }] };
       byId.set(order.id, kept);

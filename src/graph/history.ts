@@ -66,17 +66,42 @@ export interface HistoryOptions {
   ignored?: (reason: string) => void;
   /** Told when an order list carried more than one customer id: nothing of it was recorded. */
   mixed?: () => void;
+  /** Told when recording failed for a reason of the gateway's own (a bug): the request goes on without it. */
+  failed?: (error: unknown) => void;
 }
 
 /** The history over a store, within its bounds. */
-export function createHistory({ store, bounds, ignored, mixed }: HistoryOptions): OrderHistory {
-  const read = (text: string | null): Story => {
-    if (text === null) return { orders: [] };
+export function createHistory({ store, bounds, ignored, mixed, failed }: HistoryOptions): OrderHistory {
+  /** A kept text as a story within the age bound, and whether it had entries to drop (then it is written again without them). */
+  const read = (text: string | null): { story: Story; dropped: boolean } => {
+    if (text === null) return { story: { orders: [] }, dropped: false };
     const parsed = parseStory(text);
-    if (parsed.ok) return dropAged(parsed.story, Date.now(), bounds.maxAgeMs);
-    ignored?.(parsed.reason);
-    return { orders: [] };
+    if (!parsed.ok) {
+      ignored?.(parsed.reason);
+      return { story: { orders: [] }, dropped: true };
+    }
+    if (parsed.dropped > 0) ignored?.(`${parsed.dropped} of its entries were not of their shape: dropped, the rest kept`);
+    return { story: dropAged(parsed.story, Date.now(), bounds.maxAgeMs), dropped: parsed.dropped > 0 };
   };
+
+  /** One observation into the customer's story; resolves to `since` (see OrderHistory.observe). */
+  async function record(customerId: string, orders: readonly Order[], observedAt: string): Promise<Record<string, string>> {
+    let since: Record<string, string> = {};
+    await store.update(customerId, (current) => {
+      const { story, dropped } = read(current);
+      const known = new Set(story.orders.map((order) => order.id));
+      const observed = observe(story, orders, observedAt, bounds.eventsPerOrder);
+      since = observed.since;
+      if (!observed.recorded && !dropped && current !== null) return null;
+      const newIds = new Set(orders.map((order) => order.id).filter((id) => !known.has(id)));
+      const fitted = fit(observed.story, bounds.customerBytes, newIds);
+      // What did not fit has no event to point at.
+      const kept = new Set(fitted.story.orders.map((order) => order.id));
+      since = Object.fromEntries(Object.entries(since).filter(([id]) => kept.has(id)));
+      return fitted.json;
+    });
+    return since;
+  }
 
   return {
     async observe(orders, observedAt) {
@@ -85,21 +110,8 @@ export function createHistory({ store, bounds, ignored, mixed }: HistoryOptions)
         if (orders.length > 0) mixed?.();
         return {};
       }
-      let since: Record<string, string> = {};
-      await store.update(customerId, (current) => {
-        const story = read(current);
-        const known = new Set(story.orders.map((order) => order.id));
-        const observed = observe(story, orders, observedAt, bounds.eventsPerOrder);
-        since = observed.since;
-        if (!observed.recorded && current !== null) return null;
-        const newIds = new Set(orders.map((order) => order.id).filter((id) => !known.has(id)));
-        const fitted = fit(observed.story, bounds.customerBytes, newIds);
-        // What did not fit has no event to point at.
-        const kept = new Set(fitted.story.orders.map((order) => order.id));
-        since = Object.fromEntries(Object.entries(since).filter(([id]) => kept.has(id)));
-        return fitted.json;
-      });
-      return since;
+      // Never rejects (a query that does not select history does not wait for it).
+      return record(customerId, orders, observedAt).catch((error: unknown) => (failed?.(error), {}));
     },
 
     async events(order, first, after) {
@@ -108,7 +120,7 @@ export function createHistory({ store, bounds, ignored, mixed }: HistoryOptions)
       const before = after == null ? Infinity : positionOf(after, orderId);
       const customerId = customerIdOf(order);
       if (customerId === null) return [];
-      const story = read(await store.read(customerId)).orders.find((candidate) => candidate.id === orderId);
+      const story = read(await store.read(customerId)).story.orders.find((candidate) => candidate.id === orderId);
       return (story?.events ?? [])
         .filter((event) => event.n < before)
         .slice(0, first)

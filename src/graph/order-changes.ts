@@ -2,6 +2,7 @@
 // from the record itself (not from a per-order call), mapped by the resolvers' own functions.
 import { z } from 'zod';
 import type { Order as OrderModel } from '../upstream/models.js';
+import { readable } from '../upstream/shapes.js';
 import type { FieldChange } from './mappers.js';
 import { ORDER_RECORD_FIELDS } from './resolvers/order.js';
 import { PRODUCT_AMOUNTS } from './resolvers/product.js';
@@ -14,7 +15,7 @@ function within<T>(prefix: string, read: (order: OrderModel) => T | null | undef
     Object.entries(fields).map(([name, field]) => [
       `${prefix}.${name}`,
       (order: OrderModel) => {
-        const value = read(order);
+        const value = readable(read(order));
         return value == null ? null : field(value);
       },
     ]),
@@ -40,9 +41,33 @@ function asText(value: unknown): string | null {
   return String(value);
 }
 
-/** The record's client-visible fields as text, to compare one poll's answer with the next. */
-export function orderFieldValues(order: OrderModel): Record<string, string | null> {
-  return Object.fromEntries(Object.entries(FIELDS).map(([field, read]) => [field, asText(read(order))]));
+/**
+ * The longest text of a field kept (order history) or shared (live polls): what is written is
+ * held to it here, and what is read back (`storedText`) is checked against the same bound.
+ */
+export const MAX_FIELD_TEXT = 10_000;
+
+/** A field's text, or undefined when it cannot be seen this time (sent in the wrong shape, or longer than MAX_FIELD_TEXT). */
+function seen(read: Field, order: OrderModel): string | null | undefined {
+  try {
+    const text = asText(read(order));
+    return text === null || text.length <= MAX_FIELD_TEXT ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The record's client-visible fields as text, to compare one reading with the next. A field
+ * that cannot be seen this time keeps its `previous` text: a bad reading is no change.
+ */
+export function orderFieldValues(order: OrderModel, previous: Readonly<Record<string, string | null>> = {}): Record<string, string | null> {
+  return Object.fromEntries(
+    Object.entries(FIELDS).map(([field, read]) => {
+      const text = seen(read, order);
+      return [field, text !== undefined ? text : Object.hasOwn(previous, field) ? previous[field]! : null];
+    }),
+  );
 }
 
 /** The fields whose text differs between two states of an order, in a stable order. */
@@ -54,7 +79,7 @@ export function orderChanges(before: Record<string, string | null>, after: Recor
 // kept order history): bounds well above what the gateway writes (an upstream id or field
 // value), so only a foreign value fails them.
 /** An id or a field's text, read back. */
-export const storedText = z.string().max(10_000);
+export const storedText = z.string().max(MAX_FIELD_TEXT);
 /** An order's field values (orderFieldValues), read back. */
 export const storedFieldValues = z.record(storedText, storedText.nullable());
 /** One change (orderChanges), read back. */

@@ -33,7 +33,7 @@ export interface PollerOptions {
  * polled), with when each order's current state was first seen (the history's, `since`).
  */
 export function nextSnapshot(orders: Order[], previous: PollSnapshot | null, observedAt = new Date().toISOString(), since: Record<string, string> = {}): PollSnapshot {
-  const fields = Object.fromEntries(orders.map((order) => [order.id, orderFieldValues(order)]));
+  const fields = Object.fromEntries(orders.map((order) => [order.id, orderFieldValues(order, previous?.fields[order.id])]));
   const changes = previous
     ? Object.fromEntries(
         orders.flatMap((order) => {

@@ -130,8 +130,9 @@ function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined)
   const history = createHistory({
     store,
     bounds,
-    ignored: (reason) => (redis ? redis.ignore('order history', reason) : warn('order history', { reason }, 'an order history kept here was not one: it starts afresh')),
+    ignored: (reason) => (redis ? redis.ignore('order history', reason) : warn('order history', { reason }, 'an order history kept here was not all of its shape: what was not is dropped')),
     mixed: () => warn('mixed order list', {}, 'an order list carried more than one customer id: no history was recorded from it'),
+    failed: (error) => config.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'an order list was not recorded in the order history'),
   });
   return { history, memory };
 }
