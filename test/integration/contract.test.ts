@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MOVING_CUSTOMER, MOVING_STAGES, startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, OPERATION_NAMES, ORDER_STAGES, ORDER_STATUSES, operationUrl, type OperationName } from '../../src/upstream/contract.js';
+import { SHAPES } from '../../src/upstream/shapes.js';
 import { demoCustomer } from '../helpers/demo.js';
 
 type Json = Record<string, any>;
@@ -47,6 +48,58 @@ describe('the contract table matches upstream/openapi.yaml', () => {
     expect(description).toContain(HOSTS.join(', '));
     expect(description).toContain(ORDER_STAGES.join(' < '));
     expect(openapi.components.schemas.Order.properties.status.enum).toEqual(ORDER_STATUSES);
+  });
+});
+
+/** The YAML types each kind of shapes.ts reads (Money, a number in major units, is an amount). */
+const TYPES_OF_KIND: Record<string, string[]> = { text: ['string'], flag: ['boolean'], number: ['number', 'integer'], epoch: ['integer'], amount: ['Money', 'number'] };
+
+/** Each field of a YAML schema with its type, by path (a list's items as `[]`). */
+function yamlFields(node: Json, prefix = ''): [string, string][] {
+  if (node.$ref === '#/components/schemas/Money') return [[prefix, 'Money']];
+  if (node.$ref) return yamlFields(openapi.components.schemas[node.$ref.split('/').at(-1)], prefix);
+  if (node.oneOf) return yamlFields(node.oneOf.find((branch: Json) => branch.type !== 'null'), prefix);
+  const type = [node.type].flat().find((candidate) => candidate !== 'null');
+  if (type === 'array') return yamlFields(node.items, `${prefix}[]`);
+  if (type !== 'object') return [[prefix, type]];
+  return Object.entries(node.properties as Json).flatMap(([key, property]) => yamlFields(property as Json, prefix ? `${prefix}.${key}` : key));
+}
+
+/** Each leaf of a shape with its kind, by path. */
+function shapeFields(shape: unknown, prefix = ''): [string, string][] {
+  if (typeof shape === 'string') return [[prefix, shape]];
+  const node = shape as Json;
+  if (node.list) return shapeFields(node.list, `${prefix}[]`);
+  return Object.entries(node.fields as Json).flatMap(([key, field]) => shapeFields(field, prefix ? `${prefix}.${key}` : key));
+}
+
+describe('the shapes every upstream body is read through (src/upstream/shapes.ts) match the YAML', () => {
+  const schemaOf = (operation: OperationName) => yamlOperations.get(operation)!.spec.responses['200'].content['application/json'].schema as Json;
+  const shapeOf: Record<OperationName, { shape: (typeof SHAPES)[keyof typeof SHAPES]; list: boolean }> = {
+    login: { shape: SHAPES.tokenSet, list: false },
+    refreshTokens: { shape: SHAPES.tokenSet, list: false },
+    customerDetails: { shape: SHAPES.user, list: false },
+    vehicleProductionDetails: { shape: SHAPES.vehicle, list: false },
+    orderDetails: { shape: SHAPES.order, list: true },
+    nearestPickupCenter: { shape: SHAPES.pickup, list: false },
+    priceEstimate: { shape: SHAPES.estimate, list: false },
+    shippingAddresses: { shape: SHAPES.address, list: true },
+    orderPayments: { shape: SHAPES.payment, list: true },
+    tradeInDetails: { shape: SHAPES.tradeIn, list: false },
+  };
+
+  it.each(OPERATION_NAMES)('%s: every field the answer may have, each of the kind its type is', (operation) => {
+    const { shape, list } = shapeOf[operation];
+    const yaml = new Map(yamlFields(schemaOf(operation)));
+    const shaped = new Map(shapeFields(list ? { list: shape } : shape));
+    expect([...shaped.keys()].sort()).toEqual([...yaml.keys()].sort());
+    for (const [path, kind] of shaped) expect(TYPES_OF_KIND[kind], `${path}: ${kind} for ${yaml.get(path)}`).toContain(yaml.get(path));
+  });
+
+  it.each(OPERATION_NAMES)('%s: what the answer cannot be without is what the YAML requires, or less', (operation) => {
+    const schema = schemaOf(operation);
+    const required = (schema.$ref ? openapi.components.schemas[schema.$ref.split('/').at(-1)] : openapi.components.schemas[schema.items.$ref.split('/').at(-1)]).required as string[];
+    for (const field of shapeOf[operation].shape.required ?? []) expect(required).toContain(field);
   });
 });
 
