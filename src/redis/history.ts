@@ -1,5 +1,8 @@
 // The order histories in Redis (with REDIS_URL): one key per customer holding its story's
-// JSON, shared by every replica, each key expiring HISTORY_MAX_AGE_DAYS after its last write.
+// JSON, shared by every replica, each key expiring HISTORY_MAX_AGE_DAYS after its last write,
+// and all of them within HISTORY_BYTES of their own (budget.ts: past it, the stories written
+// longest ago go first, and nothing else in Redis is touched). Redis keeps them on disk
+// (deploy/kubernetes/redis.yaml: an append-only file on a volume), so they outlive a restart.
 // Writes are compare-and-set: a replica reads the story with a token (the SHA-1 of the text,
 // computed by Redis), makes the new story, and a Lua script writes it only if the key still
 // has that token; otherwise it reads again and retries. So two replicas recording the same
@@ -7,28 +10,42 @@
 // process a customer's writes go one after the other, so that the retries only ever race the
 // other replicas.
 import type { StoryStore } from '../graph/history.js';
+import { BUDGET_LUA, budgetKeys } from './budget.js';
 import { KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
 import type { Logger } from 'pino';
 
 // The key's token: its text's SHA-1 when it is a story-sized string, else what it is (none,
 // of another type, too large: read as no story, and overwritten).
 const TOKEN = `
-local kind = redis.call('TYPE', KEYS[1])['ok']
-if kind == 'none' then return {'none'} end
-if kind ~= 'string' then return {'other', 'of type ' .. kind} end
-local bytes = redis.call('STRLEN', KEYS[1])
-if bytes > tonumber(ARGV[1]) then return {'over', bytes .. ' bytes, over ' .. ARGV[1]} end
-local value = redis.call('GET', KEYS[1])
-return {redis.sha1hex(value), value}`;
+local function token(key, bound)
+  local kind = redis.call('TYPE', key)['ok']
+  if kind == 'none' then return {'none'} end
+  if kind ~= 'string' then return {'other', 'of type ' .. kind} end
+  local bytes = redis.call('STRLEN', key)
+  if bytes > bound then return {'over', bytes .. ' bytes, over ' .. bound} end
+  local value = redis.call('GET', key)
+  return {redis.sha1hex(value), value}
+end`;
 
-// ARGV: the bound, the token read, the new text, its expiry in ms. 1: written; 0: the key changed since.
-const WRITE = `
-local function token()
-${TOKEN}
+// KEYS[1] the story. ARGV: the bound.
+const READ = `${TOKEN}
+return token(KEYS[1], tonumber(ARGV[1]))`;
+
+// KEYS[1..3] the budget's keys, KEYS[4] the story. ARGV: the bound, the token read, the new
+// text, its expiry in ms, the customer id, its bytes, the budget, the stories' key prefix.
+// 1: written (or, larger than the whole budget, dropped); 0: the key changed since.
+const WRITE = `${TOKEN}
+if token(KEYS[4], tonumber(ARGV[1]))[1] ~= ARGV[2] then return 0 end
+${BUDGET_LUA}
+local name, ttl, bytes, budget = ARGV[5], tonumber(ARGV[4]), tonumber(ARGV[6]), tonumber(ARGV[7])
+if bytes > budget then
+  if redis.call('ZSCORE', index, name) then forget(name) redis.call('SET', total, used) end
+  redis.call('DEL', KEYS[4])
+  return 1
 end
-local now = token()
-if now[1] ~= ARGV[2] then return 0 end
-redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+make_room(name, bytes, budget, ARGV[8])
+redis.call('SET', KEYS[4], ARGV[3], 'PX', ttl)
+count_in(name, bytes, now + ttl, ttl)
 return 1`;
 
 /** How many times a write is tried against other replicas writing the same customer's story, and the most it waits before trying again. */
@@ -38,18 +55,26 @@ const RETRY_JITTER_MS = 20;
 export interface RedisStoryOptions {
   /** HISTORY_CUSTOMER_BYTES: a larger value is not read (and is overwritten). */
   customerBytes: number;
+  /** HISTORY_BYTES: what all the stories may take in Redis, counted as storyBytes does. */
+  totalBytes: number;
   /** HISTORY_MAX_AGE_DAYS in ms: each key's expiry, renewed at each write. */
   maxAgeMs: number;
   logger?: Logger;
 }
 
-export function redisStoryStore(redis: RedisConnection, { customerBytes, maxAgeMs, logger }: RedisStoryOptions): StoryStore {
-  const key = (customerId: string) => `${KEY_PREFIX}history:${customerId}`;
+/** The bytes a story is counted for: its text, its key, its name in the budget's index, and Redis's own keeping of them. */
+export const storyBytes = (customerId: string, text: string) => Buffer.byteLength(text) + 3 * Buffer.byteLength(customerId) + 200;
+
+const STORIES = `${KEY_PREFIX}history:`;
+const BOOKKEEPING = budgetKeys(`${KEY_PREFIX}history-budget:`);
+
+export function redisStoryStore(redis: RedisConnection, { customerBytes, totalBytes, maxAgeMs, logger }: RedisStoryOptions): StoryStore {
+  const key = (customerId: string) => `${STORIES}${customerId}`;
   const warn = warnOncePerKind(logger);
 
   /** The story's text and token; a value that is no story-sized string reads as none (and is reported). */
   async function readWithToken(customerId: string): Promise<{ token: string; text: string | null } | null> {
-    const reply = await redis.attempt('history read', (commands) => commands.eval(TOKEN, 1, key(customerId), String(customerBytes)) as Promise<string[]>, null);
+    const reply = await redis.attempt('history read', (commands) => commands.eval(READ, 1, key(customerId), String(customerBytes)) as Promise<string[]>, null);
     if (reply === null) return null;
     const [token, detail] = reply;
     if (token === 'none') return { token, text: null };
@@ -68,8 +93,9 @@ export function redisStoryStore(redis: RedisConnection, { customerBytes, maxAgeM
       if (current === null) return;
       const next = change(current.text);
       if (next === null) return;
-      const args = [String(customerBytes), current.token, next, String(maxAgeMs)];
-      const written = await redis.attempt('history write', (commands) => commands.eval(WRITE, 1, key(customerId), ...args) as Promise<number>, null);
+      const args = [String(customerBytes), current.token, next, String(maxAgeMs), customerId, String(storyBytes(customerId, next)), String(totalBytes), STORIES];
+      const keys = [...BOOKKEEPING, key(customerId)];
+      const written = await redis.attempt('history write', (commands) => commands.eval(WRITE, keys.length, ...keys, ...args) as Promise<number>, null);
       if (written !== 0) return;
     }
     warn('history contention', { attempts: ATTEMPTS }, 'an order history write lost to other writers of the same customer every time: this observation was not recorded');
@@ -87,9 +113,10 @@ export function redisStoryStore(redis: RedisConnection, { customerBytes, maxAgeM
     update(customerId, change) {
       const done = (writing.get(customerId) ?? Promise.resolve()).then(() => write(customerId, change));
       writing.set(customerId, done);
-      void done.finally(() => {
+      const settled = () => {
         if (writing.get(customerId) === done) writing.delete(customerId);
-      });
+      };
+      done.then(settled, settled);
       return done;
     },
   };

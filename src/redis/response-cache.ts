@@ -1,13 +1,9 @@
 // The response cache's storage in Redis, shared by every replica, within a byte budget of
-// its own (RESPONSE_CACHE_BYTES, far below Redis's maxmemory): a Lua script keeps an index
-// of the answers with their sizes and expiries and evicts the oldest before a write that
-// would pass the budget, so cached answers never crowd out the login counters or the live
-// leases (Redis itself runs with noeviction: deploy/kubernetes/redis.yaml).
+// its own (RESPONSE_CACHE_BYTES, far below Redis's maxmemory, budget.ts): cached answers never
+// crowd out the login counters, the live leases or the order histories.
 // (@envelop/response-cache-redis keeps a set per type and per entity without expiry, growing
 // with every cached answer, under keys without a prefix.)
-//
-// The scripts name keys they compute (the answers they evict): a cluster-mode Redis, whose
-// keys of one script must share a slot, is not supported.
+import { BUDGET_LUA, budgetKeys } from './budget.js';
 import { KEY_PREFIX, readBounded, type RedisConnection } from './connection.js';
 
 /**
@@ -36,55 +32,25 @@ export const answerBytes = (key: string, text: string, entities: readonly string
 
 const CACHE = `${KEY_PREFIX}cache:`;
 const ANSWER = `${CACHE}answer:`;
-const BOOKKEEPING = [`${CACHE}index`, `${CACHE}sizes`, `${CACHE}bytes`];
+const BOOKKEEPING = budgetKeys(CACHE);
 
-// KEYS[1] the index (a sorted set: answer → expiry), KEYS[2] sizes (a hash: answer → bytes),
-// KEYS[3] the bytes of all answers. A key of the wrong type (written by someone else) is
-// dropped rather than failing every write after it.
-const PRELUDE = `
-local index, sizes, total = KEYS[1], KEYS[2], KEYS[3]
-local function expect(key, kind)
-  local found = redis.call('TYPE', key)['ok']
-  if found ~= 'none' and found ~= kind then redis.call('DEL', key) end
-end
-expect(index, 'zset') expect(sizes, 'hash') expect(total, 'string')
-local used = math.max(tonumber(redis.call('GET', total)) or 0, 0)
-local function forget(name)
-  used = used - (tonumber(redis.call('HGET', sizes, name)) or 0)
-  redis.call('HDEL', sizes, name)
-  redis.call('ZREM', index, name)
-end`;
-
-// KEYS[4] the answer, KEYS[5..] its entity sets; ARGV: its name, text, ttl ms, bytes, the
-// budget, the answers' key prefix. Expired answers leave the count, then the oldest are
-// evicted until the new one fits.
-const SET = `${PRELUDE}
+// KEYS[1..3] the budget's keys, KEYS[4] the answer, KEYS[5..] its entity sets; ARGV: its
+// name, text, ttl ms, bytes, the budget, the answers' key prefix.
+const SET = `${BUDGET_LUA}
 local name, ttl, bytes, budget, prefix = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
 if bytes > budget then return 0 end
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-for _, old in ipairs(redis.call('ZRANGE', index, '-inf', now, 'BYSCORE', 'LIMIT', 0, 100)) do forget(old) end
-if redis.call('ZSCORE', index, name) then forget(name) end
-while used + bytes > budget do
-  local oldest = redis.call('ZRANGE', index, 0, 0)[1]
-  if not oldest then used = 0 break end
-  forget(oldest)
-  redis.call('DEL', prefix .. oldest)
-end
+make_room(name, bytes, budget, prefix)
 redis.call('SET', KEYS[4], ARGV[2], 'PX', ttl)
-redis.call('ZADD', index, now + ttl, name)
-redis.call('HSET', sizes, name, bytes)
-redis.call('SET', total, used + bytes)
+count_in(name, bytes, now + ttl, 2 * ttl)
 for i = 5, #KEYS do
   expect(KEYS[i], 'set')
   redis.call('SADD', KEYS[i], name)
   redis.call('PEXPIRE', KEYS[i], ttl)
 end
-for _, key in ipairs({index, sizes, total}) do redis.call('PEXPIRE', key, 2 * ttl) end
 return 1`;
 
 // KEYS[4..] entity sets; ARGV[1] the answers' key prefix.
-const INVALIDATE = `${PRELUDE}
+const INVALIDATE = `${BUDGET_LUA}
 for i = 4, #KEYS do
   if redis.call('TYPE', KEYS[i])['ok'] == 'set' then
     for _, name in ipairs(redis.call('SMEMBERS', KEYS[i])) do

@@ -312,9 +312,9 @@ function gatewaySettings(values: EnvValues) {
     responseCacheBytes,
     /**
      * Order history: null when off (nothing is kept); else its bounds, and the bytes the
-     * stories may take in all in this process (without Redis).
+     * stories may take in all: in this process, or in Redis for all replicas.
      */
-    history: values.HISTORY ? { bounds: historyBounds, memoryBytes: values.HISTORY_BYTES } : null,
+    history: values.HISTORY ? { bounds: historyBounds, totalBytes: values.HISTORY_BYTES } : null,
     /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */
     subgraph: values.SUBGRAPH,
   };

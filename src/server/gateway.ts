@@ -123,9 +123,9 @@ function sharedState(config: GatewayConfig) {
 /** The order history: none when HISTORY=off, else in Redis when configured, else in this process (`memory`, for the metrics). */
 function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined): { history: OrderHistory; memory?: MemoryStoryStore } {
   if (!config.history) return { history: NO_HISTORY };
-  const { bounds, memoryBytes } = config.history;
-  const memory = redis ? undefined : memoryStoryStore(memoryBytes);
-  const store = memory ?? redisStoryStore(redis!, { customerBytes: bounds.customerBytes, maxAgeMs: bounds.maxAgeMs, logger: config.logger });
+  const { bounds, totalBytes } = config.history;
+  const memory = redis ? undefined : memoryStoryStore(totalBytes);
+  const store = memory ?? redisStoryStore(redis!, { customerBytes: bounds.customerBytes, totalBytes, maxAgeMs: bounds.maxAgeMs, logger: config.logger });
   const warn = warnOncePerKind(config.logger);
   const history = createHistory({
     store,

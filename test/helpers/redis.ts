@@ -1,10 +1,13 @@
-// Debian's redis-server (.ci/run installs it), started by a test on a free port: no
-// persistence, loopback only, with any further arguments a test gives (the shipped
-// maxmemory settings). It can be killed and started again on the same port, or stopped
-// (SIGSTOP: connected but answering nothing, as a hung Redis is) and resumed.
+// Debian's redis-server (.ci/run installs it), started by a test on a free port, loopback
+// only, in a folder of its own: no persistence unless the test's arguments turn it on (the
+// shipped ones do), with any further arguments a test gives. It can be killed and started
+// again on the same port and folder, or stopped (SIGSTOP: connected but answering nothing,
+// as a hung Redis is) and resumed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
@@ -24,7 +27,7 @@ export interface RedisServer {
   url: string;
   /** SIGKILL: gone at once, as a crashed Redis is. */
   kill(): Promise<void>;
-  /** Starts it again on the same port, empty (no persistence). */
+  /** Starts it again on the same port and folder: empty, unless its arguments persist (then with what it had written). */
   start(): Promise<void>;
   /** SIGSTOP: its connections stay open, and nothing is answered until resume(). */
   stop(): void;
@@ -34,10 +37,13 @@ export interface RedisServer {
 
 export async function startRedis({ args = [] }: { args?: readonly string[] } = {}): Promise<RedisServer> {
   const port = await freePort();
+  // Its own folder, kept across restarts: what the shipped arguments persist there comes back.
+  const dir = mkdtempSync(join(tmpdir(), 'order-graph-redis-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
       child = proc;
       let output = '';
       const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${port}:\n${output}`)), 10_000);

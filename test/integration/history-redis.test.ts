@@ -1,7 +1,9 @@
 // Order history in Redis (REDIS_URL): shared by two gateway replicas, each key with an expiry,
 // no event lost when replicas record the same customer at once (compare-and-set), nothing
-// stored with HISTORY=off, and values the gateway did not write ignored (the story starts
-// afresh, one warn line without the value, no crash, nothing of it reaches a client).
+// stored with HISTORY=off, values the gateway did not write ignored (the story starts
+// afresh, one warn line without the value, no crash, nothing of it reaches a client), all the
+// stories within HISTORY_BYTES (the oldest going first, nothing else in Redis touched), and,
+// with the shipped Redis settings, kept across a restart of Redis.
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHistory } from '../../src/graph/history.js';
@@ -13,7 +15,8 @@ import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
-import { haveRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+import { createOrderClient } from '../../src/client/index.js';
 
 const PREFIX = 'order-graph:history:';
 const DEFAULTS = loadConfig({}).history!;
@@ -27,7 +30,8 @@ let linesBefore = 0;
 
 beforeEach(async () => {
   if (!haveRedis) return;
-  redis = await startRedis();
+  // As deploy/kubernetes/redis.yaml runs it: append-only, noeviction, its maxmemory.
+  redis = await startRedis({ args: shippedRedis().args });
   simulator = await startSimulator({ latencyMs: 0 });
   reader = new Redis(redis.url);
   linesBefore = capturedLogLines.length;
@@ -87,7 +91,7 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
     const connections: RedisConnection[] = [0, 1, 2].map(() => connectRedis(redis.url, { commandTimeoutMs: 2000 }));
     cleanups.push(() => Promise.all(connections.map((connection) => connection.close())));
     await until(() => connections.every((connection) => connection.available()));
-    const histories = connections.map((connection) => createHistory({ store: redisStoryStore(connection, { customerBytes: 1_000_000, maxAgeMs: 60_000 }), bounds: { ...DEFAULTS.bounds, customerBytes: 1_000_000 } }));
+    const histories = connections.map((connection) => createHistory({ store: redisStoryStore(connection, { customerBytes: 1_000_000, totalBytes: 10_000_000, maxAgeMs: 60_000 }), bounds: { ...DEFAULTS.bounds, customerBytes: 1_000_000 } }));
     // 30 orders of one customer, each first seen by one of three "replicas", all at once.
     const orders: Order[] = Array.from({ length: 30 }, (_, i) => ({ id: `o${i}`, reservationId: `r${i}`, userId: 'u1', status: 'RESERVED' }));
     await Promise.all(orders.map((order, i) => histories[i % 3]!.observe([order], new Date().toISOString())));
@@ -130,4 +134,63 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
       expect((await gateway.history(token)).data!.orders[0]!.history).toHaveLength(2);
     });
   }
+
+  it('kept across a restart of Redis (the shipped settings: an append-only file)', async () => {
+    const gateway = await replica();
+    const token = await demoToken(simulator, 'ready@demo.test');
+    const [order] = demoOrders(simulator, 'ready@demo.test');
+    await gateway.history(token);
+    advance(order!, 'DELIVERED');
+    const before = (await gateway.history(token)).data!.orders[0]!.history;
+    expect(before).toHaveLength(2);
+    await redis.kill();
+    await redis.start();
+    await until(async () => ((await (await fetch(`${gateway.origin}/readyz`)).json()) as { redis?: string }).redis === 'available');
+    expect((await gateway.history(token)).data!.orders[0]!.history).toEqual(before);
+  });
+
+  it('all the stories within HISTORY_BYTES: the ones written longest ago go first; the counters, leases, polls and cached answers stay', async () => {
+    const totalBytes = 100_000;
+    const gateway = await replica({ history: { ...DEFAULTS, totalBytes }, responseCacheTtlMs: 60_000, live: { pollIntervalMs: 200 } });
+    // What else the gateway keeps in Redis: a failed login's counters, a cached answer, a live poll's lease and snapshot.
+    const two = demoCustomer(simulator, 'two-orders@demo.test');
+    await graphqlClient(gateway.endpoint).rawRequest(`mutation { login(username: "${two.username}", password: "wrong-password") { accessToken } }`).catch(() => undefined);
+    const token = await demoToken(simulator, 'ready@demo.test');
+    await gateway.history(token);
+    const watching = new AbortController();
+    const client = createOrderClient({ endpoint: gateway.endpoint, tokens: { accessToken: token, accessTokenExpiresAt: '', idToken: '', idTokenExpiresAt: '', refreshToken: '' } });
+    let events = 0;
+    const watched = (async () => {
+      for await (const _event of client.watchOrders({ signal: watching.signal })) events += 1;
+    })().catch(() => undefined);
+    cleanups.push(() => (watching.abort(), watched));
+    await until(() => events > 0);
+    const others = async () => (await reader.keys('order-graph:*')).filter((key) => !key.startsWith('order-graph:history')).sort();
+    await until(async () => (await others()).some((key) => key.startsWith('order-graph:live:')));
+    const kept = await others();
+    expect(kept.some((key) => key.startsWith('order-graph:cache:answer:'))).toBe(true);
+    expect(kept.some((key) => key.includes('login'))).toBe(true);
+
+    // Stories of 300 customers, each about 1.5 kB, through a second process's connection: 4.5 times the budget.
+    const connection = connectRedis(redis.url, { commandTimeoutMs: 2000 });
+    cleanups.push(() => connection.close());
+    await until(() => connection.available());
+    const history = createHistory({ store: redisStoryStore(connection, { customerBytes: DEFAULTS.bounds.customerBytes, totalBytes, maxAgeMs: DEFAULTS.bounds.maxAgeMs }), bounds: DEFAULTS.bounds });
+    const customers = Array.from({ length: 300 }, (_, i) => `flood-${String(i).padStart(3, '0')}`);
+    for (const customer of customers) {
+      await history.observe(Array.from({ length: 4 }, (_, i) => ({ id: `${customer}-o${i}`, reservationId: `r${i}`, userId: customer, status: 'IN_PRODUCTION', updatedAt: new Date().toISOString() })), new Date().toISOString());
+    }
+    const stories = await reader.keys(`${PREFIX}*`);
+    const bytes = (await Promise.all(stories.map((key) => reader.strlen(key)))).reduce((sum, n) => sum + n, 0);
+    expect(bytes).toBeLessThanOrEqual(totalBytes);
+    expect(stories.length).toBeGreaterThan(20);
+    // The newest are kept, the oldest (the ready customer's first among them) are gone.
+    expect(stories).toContain(`${PREFIX}${customers.at(-1)}`);
+    expect(stories).not.toContain(`${PREFIX}${customers[0]}`);
+    expect(stories).not.toContain(`${PREFIX}${demoCustomer(simulator, 'ready@demo.test').userId}`);
+    expect(Number(Number(await reader.get('order-graph:history-budget:bytes')))).toBeLessThanOrEqual(totalBytes);
+    // Nothing else went: Redis evicted nothing, and every other key is still there.
+    expect(Number(/evicted_keys:(\d+)/.exec(await reader.info('stats'))![1])).toBe(0);
+    for (const key of kept) expect(await reader.exists(key), key).toBe(1);
+  });
 });

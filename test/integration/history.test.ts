@@ -276,11 +276,11 @@ describe('Order.history, bounded', () => {
   });
 
   it('keeps the stories within HISTORY_BYTES in all, the least recently used customers evicted', async () => {
-    const memoryBytes = 6_000;
-    const { simulator, history, metric } = await setup({ history: { ...DEFAULTS, memoryBytes } });
+    const totalBytes = 6_000;
+    const { simulator, history, metric } = await setup({ history: { ...DEFAULTS, totalBytes } });
     const users = ['early@demo.test', 'confirmed@demo.test', 'production@demo.test', 'ready@demo.test', 'two-orders@demo.test', 'cancelled@demo.test'];
     for (const user of users) await history(await demoToken(simulator, user));
-    expect(await metric('order_graph_history_bytes')).toBeLessThanOrEqual(memoryBytes);
+    expect(await metric('order_graph_history_bytes')).toBeLessThanOrEqual(totalBytes);
     const kept = await metric('order_graph_history_customers');
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(users.length);

@@ -31,7 +31,7 @@ describe('loadConfig', () => {
       maxConnectionsPerAddress: 256,
       slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 10_000 },
       documentCacheBytes: 32 * 1024 * 1024,
-      history: { bounds: { eventsPerOrder: 100, maxAgeMs: 400 * 86_400_000, customerBytes: 256 * 1024 }, memoryBytes: 32 * 1024 * 1024 },
+      history: { bounds: { eventsPerOrder: 100, maxAgeMs: 400 * 86_400_000, customerBytes: 256 * 1024 }, totalBytes: 32 * 1024 * 1024 },
       shutdownGraceMs: 10_000,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
@@ -129,7 +129,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ HISTORY: 'off', HISTORY_EVENTS_PER_ORDER: '5' }).history).toBeNull();
     expect(loadConfig({ HISTORY_EVENTS_PER_ORDER: '5', HISTORY_MAX_AGE_DAYS: '2', HISTORY_CUSTOMER_BYTES: '20000', HISTORY_BYTES: '1000000' }).history).toEqual({
       bounds: { eventsPerOrder: 5, maxAgeMs: 2 * 86_400_000, customerBytes: 20_000 },
-      memoryBytes: 1_000_000,
+      totalBytes: 1_000_000,
     });
     expect(() => loadConfig({ HISTORY_EVENTS_PER_ORDER: '0' })).toThrow(/HISTORY_EVENTS_PER_ORDER must be at least 1/);
     expect(() => loadConfig({ HISTORY: 'sometimes' })).toThrow(/HISTORY must be on or off/);

@@ -140,17 +140,28 @@ describe('deploy/kubernetes', () => {
     expect(policy.spec.ingress[0].from[0].podSelector.matchLabels).toEqual(labels);
   });
 
-  it('Redis: cached answers cannot evict the counters (noeviction; maxmemory at least 4 × RESPONSE_CACHE_BYTES, under the container limit)', () => {
+  it('Redis: cached answers and histories cannot evict the counters (noeviction; maxmemory at least 4 × RESPONSE_CACHE_BYTES + 2 × HISTORY_BYTES, under the container limit)', () => {
     const { args, memoryLimit } = shippedRedis();
     expect(argument(args, '--maxmemory-policy')).toBe('noeviction');
     const maxmemory = redisBytes(argument(args, '--maxmemory')!);
-    const { responseCacheBytes } = loadConfig({ ...imageEnv, ...settings });
-    expect(maxmemory / responseCacheBytes.total).toBeGreaterThanOrEqual(4);
+    const { responseCacheBytes, history } = loadConfig({ ...imageEnv, ...settings });
+    expect(maxmemory).toBeGreaterThanOrEqual(4 * responseCacheBytes.total + 2 * history!.totalBytes);
     expect(responseCacheBytes.entry).toBeLessThanOrEqual(responseCacheBytes.total);
     // Redis's own use (clients, fragmentation) comes on top of maxmemory.
     const limitMi = /^(\d+)Mi$/.exec(memoryLimit);
     expect(limitMi, `memory limit ${memoryLimit} in Mi`).not.toBeNull();
     expect(Number(limitMi![1]) * 1024 ** 2).toBeGreaterThan(maxmemory * 1.2);
+  });
+
+  it('Redis keeps the order histories on a volume: append-only, written every second, no snapshot; one pod at a time on it', () => {
+    const { args } = shippedRedis();
+    expect([argument(args, '--appendonly'), argument(args, '--appendfsync'), argument(args, '--save')]).toEqual(['yes', 'everysec', '']);
+    const redis = find('Deployment', 'order-graph-redis');
+    const mount = redis.spec.template.spec.containers[0].volumeMounts.find((candidate: { mountPath: string }) => candidate.mountPath === '/data');
+    const volume = redis.spec.template.spec.volumes.find((candidate: { name: string }) => candidate.name === mount.name);
+    const claim = find('PersistentVolumeClaim', volume.persistentVolumeClaim.claimName);
+    expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
+    expect(redis.spec.strategy.type).toBe('Recreate');
   });
 
   it('the pod runs the image’s command (the launcher), which gives V8 three quarters of the memory limit', async () => {
