@@ -9,6 +9,7 @@ import type { Order } from '../upstream/models.js';
 import type { ScopeLimits } from '../upstream/scope.js';
 import { localCoordinator, type PollCoordinator, type PollMessage } from './coordinator.js';
 import type { Customer, Watch } from './customer.js';
+import { createCredentialChecks } from './credentials.js';
 import { createCustomers } from './customers.js';
 import { createDelivery } from './delivery.js';
 import { createPoller } from './polling.js';
@@ -39,6 +40,8 @@ export interface OrdersHubOptions {
   requestLimits: { deadlineMs: number; budget: BudgetLimits };
   /** The customer's order list, asked with one watcher's token within the poll's budget (throws a GatewayError). */
   fetchOrders: (token: string, limits: ScopeLimits) => Promise<Order[]>;
+  /** The customer id the upstream says a token is (customerDetails; throws a GatewayError when refused): each stream's own token, once per poll interval. */
+  checkToken: (token: string, limits: ScopeLimits) => Promise<string>;
   /** Who polls and how snapshots travel: this process alone unless given. */
   coordinator?: PollCoordinator;
   /** Told which of a customer's orders changed (the response cache forgets them). */
@@ -97,16 +100,34 @@ function openStream(watcher: LiveWatcher, customers: Customers, welcome: (custom
  * Failures back off and reach the streams as errors; a token the upstream refuses ends its
  * own stream.
  */
-export function createOrdersHub({ limits, requestLimits, fetchOrders, coordinator = localCoordinator(), onChanges, observe = async () => ({}), logger }: OrdersHubOptions): OrdersHub {
+export function createOrdersHub({ limits, requestLimits, fetchOrders, checkToken, coordinator = localCoordinator(), onChanges, observe = async () => ({}), logger }: OrdersHubOptions): OrdersHub {
   const newLimits = (budget?: CallBudget): ScopeLimits => ({ deadline: Date.now() + requestLimits.deadlineMs, budget: budget ?? createCallBudget(requestLimits.budget) });
   const customers = createCustomers({
     limits,
     coordinator,
     receive: (customer, message) => receive(customer, message),
-    followed: (customer) => poller.schedule(customer, 0),
-    forgotten: (customer) => delivery.drop(customer),
+    followed: (customer) => {
+      poller.schedule(customer, 0);
+      credentials.follow(customer);
+    },
+    forgotten: (customer) => {
+      credentials.forget(customer);
+      delivery.drop(customer);
+    },
   });
-  const poller = createPoller({ pollIntervalMs: limits.pollIntervalMs, fetchOrders, coordinator, observe, newLimits: () => newLimits(), following: customers.following, refused: (watch, error) => watch.stream.end(error), logger });
+  const refused = (watch: Watch, error: GatewayError) => watch.stream.end(error);
+  const credentials = createCredentialChecks({ intervalMs: limits.pollIntervalMs, checkToken, newLimits: () => newLimits(), refused, logger });
+  const poller = createPoller({
+    pollIntervalMs: limits.pollIntervalMs,
+    fetchOrders,
+    coordinator,
+    observe,
+    newLimits: () => newLimits(),
+    following: customers.following,
+    accepted: credentials.accepted,
+    refused,
+    logger,
+  });
   const delivery = createDelivery({ snapshotBytes: limits.snapshotBytes, newLimits, onChanges, forget: (customer) => void customers.forget(customer), logger });
 
   function receive(customer: Customer, message: PollMessage) {

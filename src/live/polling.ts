@@ -23,6 +23,8 @@ export interface PollerOptions {
   newLimits: () => ScopeLimits;
   /** Whether the customer is still followed here (the hub is not closed and has not forgotten it). */
   following: (customer: Customer) => boolean;
+  /** The upstream accepted this token (the poll made with it): its streams need no other check now. */
+  accepted: (customer: Customer, token: string) => void;
   /** The upstream refused that watcher's token: its stream ends with the error. */
   refused: (watch: Watch, error: GatewayError) => void;
   logger?: Logger;
@@ -51,7 +53,7 @@ const pollingWatch = (customer: Customer) =>
     .filter((watch) => watch.expiresAt === null || watch.expiresAt > Date.now())
     .sort((a, b) => (b.expiresAt ?? Infinity) - (a.expiresAt ?? Infinity))[0];
 
-export function createPoller({ pollIntervalMs, fetchOrders, coordinator, observe, newLimits, following, refused, logger }: PollerOptions) {
+export function createPoller({ pollIntervalMs, fetchOrders, coordinator, observe, newLimits, following, accepted, refused, logger }: PollerOptions) {
   let polls = 0;
   // The poll is held for an interval past its next due time, so a stopped holder is taken over.
   const hold = (delayMs: number) => delayMs + pollIntervalMs;
@@ -77,6 +79,7 @@ export function createPoller({ pollIntervalMs, fetchOrders, coordinator, observe
       polls += 1;
       const limits = newLimits();
       const orders = await fetchOrders(watch.token, limits);
+      accepted(customer, watch.token);
       // Recorded before the snapshot is made: its updates carry the history's times (one source for both).
       const observedAt = new Date().toISOString();
       const since = await observe(orders, observedAt);

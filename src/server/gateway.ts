@@ -182,6 +182,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     requestLimits: policy,
     logger: config.logger,
     fetchOrders: (token, limits) => createOperations(http, RequestScope.forPoll(token, limits)).orderDetails(),
+    checkToken: async (token, limits) => (await createOperations(http, RequestScope.forPoll(token, limits)).customerDetails()).id,
     coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, snapshotBytes: config.live.snapshotBytes, logger: config.logger }),
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
     observe: history.observe,

@@ -107,6 +107,8 @@ export interface Simulator {
   moving: { username: string; everyMs: number; advanceUrl: string } | null;
   /** An access token for a user id (any string); e.g. expiresInSeconds -60 for an expired one. */
   issueAccessToken(userId: string, options?: { expiresInSeconds?: number }): Promise<string>;
+  /** Revokes an access token: every call with it is refused (401) from now on. */
+  revokeAccessToken(token: string): void;
   /** Stops listening and ends every connection, hung requests included. */
   close(): Promise<void>;
 }
@@ -363,6 +365,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const email = world.data.users.find((account) => account.user.id === userId)?.user.email ?? null;
       return world.issuer.issueAccessToken(userId, email, tokenOptions.expiresInSeconds);
     },
+    revokeAccessToken: (token) => world.issuer.revokeAccessToken(token),
     close() {
       closing ??= new Promise<void>((resolve) => {
         endpoints.moves?.stop();

@@ -215,6 +215,35 @@ describe('orderUpdates', () => {
     expect((await next).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
   });
 
+  it('a revoked token beside a fresh one of the same customer: the poll goes on with the fresh one, and the revoked stream ends (UNAUTHENTICATED) within an interval, before the next change', async () => {
+    const { simulator, subscribe } = await setup();
+    const revoked = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
+    const first = subscribe(revoked, OrderUpdatesDocument, {}).results;
+    expect((await first.next()).errors).toEqual([]);
+    await until(() => pollsAfter(simulator, 0) >= 2);
+    // The owner subscribes again between two polls (another tab), with a token that lasts longer: the polls move to it.
+    const fresh = await demoToken(simulator, 'ready@demo.test');
+    const second = subscribe(fresh, OrderUpdatesDocument, {}).results;
+    expect((await second.next()).errors).toEqual([]);
+    const polls = pollsAfter(simulator, 0);
+    await until(() => pollsAfter(simulator, 0) >= polls + 1);
+    simulator.revokeAccessToken(revoked);
+    const revokedAt = Date.now();
+
+    const ended = await first.next(POLL_MS * 4);
+    expect(codeOf(ended)).toBe('UNAUTHENTICATED');
+    expect(await first.ends()).toBe(true);
+    console.info(`a revoked token's stream ended ${Date.now() - revokedAt} ms after the revocation (poll interval ${POLL_MS} ms)`);
+    // The check was the revoked token's own, once: the polls never used it again.
+    const withRevoked = simulator.requestLog.filter((entry) => entry.bearer === revoked && entry.at >= revokedAt);
+    expect(withRevoked.map((entry) => [entry.operation, entry.status])).toEqual([['customerDetails', 401]]);
+
+    advance(demoOrders(simulator, 'ready@demo.test')[0]!, 'DELIVERED');
+    expect((await second.next(POLL_MS * 4)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
+    // Once the polls are made with the fresh token, they are its check: none of its own.
+    expect(simulator.requestLog.filter((entry) => entry.bearer === fresh && entry.operation === 'customerDetails' && entry.at >= revokedAt)).toEqual([]);
+  });
+
   it('a token valid for 40 days holds its stream past the first polls (Node’s timers stop at 24.8 days)', async () => {
     const { simulator, subscribe } = await setup();
     const token = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 40 * 86_400 });

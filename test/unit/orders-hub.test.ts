@@ -25,6 +25,7 @@ function hubOver(count: number) {
       polls.push(limits);
       return Array.from({ length: count }, (_, i) => ({ id: `o${i}`, reservationId: `R${i}`, status: 'READY_FOR_PICKUP', updatedAt: new Date(Date.UTC(2026, 0, 1) + generation * 60_000).toISOString() }) as Order);
     },
+    checkToken: async () => 'c',
   });
   hubs.push(hub);
   const watch = () => hub.watch({ customerId: 'c', token: 't', expiresAt: null, address: null, orderId: null })[Symbol.asyncIterator]();
