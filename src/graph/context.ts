@@ -1,9 +1,11 @@
 // The context every resolver gets (operations and loaders bound to the caller and the request's
 // scope), and what the graph needs from the layers above: the login throttle, live updates.
 import type { GatewayError } from '../errors.js';
+import type { Auth } from '../upstream/auth.js';
 import type { UpstreamHttp } from '../upstream/http.js';
+import { customerOf } from './order-owner.js';
 import { createOperations, type Operations } from '../upstream/operations.js';
-import type { RequestScope, ScopeLimits } from '../upstream/scope.js';
+import { addressKey, type RequestScope, type ScopeLimits } from '../upstream/scope.js';
 import { createLoaders, type FieldTracer, type Loaders } from './loaders.js';
 import type { Order } from '../upstream/models.js';
 import type { FieldChange, OrderUpdateParent } from './mappers.js';
@@ -32,6 +34,7 @@ export interface LiveWatcher {
   token: string;
   /** Epoch ms when the token expires: the stream ends then. */
   expiresAt: number | null;
+  /** Its client address as the per-address limits count it (addressKey: an IPv6 /64 as one). */
   address: string | null;
   /** Only this order; all of the customer's when null. */
   orderId: string | null;
@@ -76,6 +79,8 @@ export interface ContextServices {
   fieldTracer?: FieldTracer;
   /** How long a request may take: a live stream's first state gets that long from when it comes. */
   deadlineMs: number;
+  /** Told when the upstream accepted a caller's token as a customer's (the server's caller limits count it as that customer from then on). */
+  verified?: (auth: Auth, customerId: string) => void;
 }
 
 /** What every resolver gets; codegen's `contextType`. */
@@ -109,10 +114,18 @@ export function createContext(scope: RequestScope, services: ContextServices): G
   let firstState: ScopeLimits | undefined;
   // Each order list this request reads is recorded in the history (once: the loader caches it).
   let recorded: Promise<unknown> = Promise.resolve();
+  // What the upstream answers for the caller's token says who the caller is.
+  const verifiedAs = (customerId: string | null) => customerId !== null && services.verified?.(scope.auth, customerId);
   const recordingOperations: Operations = {
     ...operations,
+    customerDetails: async () => {
+      const customer = await operations.customerDetails();
+      verifiedAs(customer.id);
+      return customer;
+    },
     orderDetails: async () => {
       const orders = await operations.orderDetails();
+      verifiedAs(customerOf(orders));
       recorded = services.history.observe(orders, new Date().toISOString());
       return orders;
     },
@@ -124,8 +137,9 @@ export function createContext(scope: RequestScope, services: ContextServices): G
     live: services.live,
     history: services.history,
     historyRecorded: async () => void (await recorded),
-    throttleLogin: (username, login) => services.loginThrottle.attempt(username, scope.clientAddress, login),
-    throttleRefresh: (refreshToken, refresh) => services.loginThrottle.refresh(refreshToken, scope.clientAddress, refresh),
+    // Counted per client address as every per-address limit is: an IPv6 /64 as one.
+    throttleLogin: (username, login) => services.loginThrottle.attempt(username, addressKey(scope.clientAddress), login),
+    throttleRefresh: (refreshToken, refresh) => services.loginThrottle.refresh(refreshToken, addressKey(scope.clientAddress), refresh),
     // Loaders of its own for each event: each event of a poll is another order, so a cache
     // shared with the others would save no call and only keep every answer and every
     // refusal of the poll (about 24 MB per stream after a 2,000-order first state).

@@ -4,6 +4,7 @@
 import { BadUserInputError } from '../errors.js';
 import type { Order } from '../upstream/models.js';
 import { dropAged, fit, observe, parseStory, type HistoryBounds, type Story } from './history-story.js';
+import { customerIdOf, customerOf } from './order-owner.js';
 import type { OrderHistory } from './context.js';
 
 /**
@@ -43,20 +44,6 @@ function positionOf(cursor: string, orderId: string): number {
   const [, n, id] = /^(\d{1,15}):(.*)$/s.exec(Buffer.from(cursor, 'base64url').toString()) ?? [];
   if (n === undefined || id !== orderId || cursorOf(orderId, Number(n)) !== cursor) throw new BadUserInputError("after must be the cursor of one of this order's events.");
   return Number(n);
-}
-
-/** The longest customer id kept under: it names a key in memory and in Redis. */
-export const MAX_CUSTOMER_ID_CHARS = 256;
-
-/** The customer an order belongs to, as the upstream's own record says (the contract requires it; a record without a usable one has no history). */
-const customerIdOf = ({ userId }: Order): string | null =>
-  typeof userId === 'string' && userId !== '' && userId.length <= MAX_CUSTOMER_ID_CHARS ? userId : null;
-
-/** The customer whose orders a list holds: the one userId they all carry, else none (nothing is recorded). */
-function customerOf(orders: readonly Order[]): string | null {
-  const ids = new Set(orders.map(customerIdOf));
-  const [only] = ids;
-  return ids.size === 1 && only != null ? only : null;
 }
 
 export interface HistoryOptions {

@@ -11,8 +11,8 @@ export interface CredentialChecksOptions {
   intervalMs: number;
   /** The customer id the upstream says the token is (customerDetails); throws its GatewayError when it refuses the token. */
   checkToken: (token: string, limits: ScopeLimits) => Promise<string>;
-  /** One check's budget and deadline. */
-  newLimits: () => ScopeLimits;
+  /** One check's budget (the customer's) and deadline. */
+  newLimits: (customer: Customer) => ScopeLimits;
   /** Ends the stream: its token was refused, or belongs to someone else now. */
   refused: (watch: Watch, error: GatewayError) => void;
   logger?: Logger;
@@ -37,7 +37,7 @@ export function createCredentialChecks({ intervalMs, checkToken, newLimits, refu
 
   async function checkOne(customer: Customer, token: string, watches: Watch[]): Promise<void> {
     try {
-      const customerId = await checkToken(token, newLimits());
+      const customerId = await checkToken(token, newLimits(customer));
       if (customerId !== customer.id) watches.forEach((watch) => refused(watch, refusedError()));
     } catch (error) {
       if (error instanceof GatewayError && REFUSED.has(error.code)) return void watches.forEach((watch) => refused(watch, refusedError()));

@@ -11,8 +11,8 @@ import { createSnapshotBudget, snapshotBytes } from './snapshots.js';
 
 export interface DeliveryOptions {
   snapshotBytes: number;
-  /** The limits of a poll's events, with a deadline from now: the given budget (the poll's own), or a new one. */
-  newLimits: (budget?: CallBudget) => ScopeLimits;
+  /** The limits of a poll's events, with a deadline from now: the given budget (the poll's own), or a new one of the customer's. */
+  newLimits: (customer: Customer, budget?: CallBudget) => ScopeLimits;
   /** Told which of a customer's orders changed (the response cache forgets them). */
   onChanges?: (customerId: string, orderIds: string[]) => void;
   /** Stops following a customer whose snapshot did not fit. */
@@ -62,7 +62,7 @@ export function createDelivery({ snapshotBytes: maxBytes, newLimits, onChanges, 
       const own = customer.ownPoll?.observedAt === snapshot.observedAt ? customer.ownPoll.budget : undefined;
       customer.ownPoll = undefined;
       // One budget for all of the customer's streams here (the one this process's poll took its call from), a deadline from now.
-      const limits = newLimits(own);
+      const limits = newLimits(customer, own);
       const changed = snapshot.orders.filter((order) => Object.hasOwn(snapshot.changes, order.id)).map((order) => order.id);
       for (const watch of [...customer.watches]) {
         if (watch.fresh) sendCurrent(customer, watch);

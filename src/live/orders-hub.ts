@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import { errorFromCode, expiredTokenError, GatewayError, InternalServerError } from '../errors.js';
 import type { LiveOrders, LiveWatcher } from '../graph/context.js';
-import { createCallBudget, type BudgetLimits, type CallBudget } from '../upstream/budget.js';
+import { createCallBudget, type BudgetLimits, type CallBudget, type CallerAllowance } from '../upstream/budget.js';
 import type { Order } from '../upstream/models.js';
 import type { ScopeLimits } from '../upstream/scope.js';
 import { localCoordinator, type PollCoordinator, type PollMessage } from './coordinator.js';
@@ -44,6 +44,8 @@ export interface OrdersHubOptions {
   checkToken: (token: string, limits: ScopeLimits) => Promise<string>;
   /** Who polls and how snapshots travel: this process alone unless given. */
   coordinator?: PollCoordinator;
+  /** The customer's allowance of upstream calls in flight (the server's caller limits), which its polls' calls count in. */
+  customerAllowance?: (customerId: string) => CallerAllowance;
   /** Told which of a customer's orders changed (the response cache forgets them). */
   onChanges?: (customerId: string, orderIds: string[]) => void;
   /** Records each poll's order list in the order history (none unless given): when each order's current state was first seen. */
@@ -100,8 +102,11 @@ function openStream(watcher: LiveWatcher, customers: Customers, welcome: (custom
  * Failures back off and reach the streams as errors; a token the upstream refuses ends its
  * own stream.
  */
-export function createOrdersHub({ limits, requestLimits, fetchOrders, checkToken, coordinator = localCoordinator(), onChanges, observe = async () => ({}), logger }: OrdersHubOptions): OrdersHub {
-  const newLimits = (budget?: CallBudget): ScopeLimits => ({ deadline: Date.now() + requestLimits.deadlineMs, budget: budget ?? createCallBudget(requestLimits.budget) });
+export function createOrdersHub({ limits, requestLimits, fetchOrders, checkToken, coordinator = localCoordinator(), customerAllowance, onChanges, observe = async () => ({}), logger }: OrdersHubOptions): OrdersHub {
+  const newLimits = (customer: Customer, budget?: CallBudget): ScopeLimits => ({
+    deadline: Date.now() + requestLimits.deadlineMs,
+    budget: budget ?? createCallBudget(requestLimits.budget, customerAllowance?.(customer.id)),
+  });
   const customers = createCustomers({
     limits,
     coordinator,
@@ -116,13 +121,13 @@ export function createOrdersHub({ limits, requestLimits, fetchOrders, checkToken
     },
   });
   const refused = (watch: Watch, error: GatewayError) => watch.stream.end(error);
-  const credentials = createCredentialChecks({ intervalMs: limits.pollIntervalMs, checkToken, newLimits: () => newLimits(), refused, logger });
+  const credentials = createCredentialChecks({ intervalMs: limits.pollIntervalMs, checkToken, newLimits, refused, logger });
   const poller = createPoller({
     pollIntervalMs: limits.pollIntervalMs,
     fetchOrders,
     coordinator,
     observe,
-    newLimits: () => newLimits(),
+    newLimits,
     following: customers.following,
     accepted: credentials.accepted,
     refused,

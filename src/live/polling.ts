@@ -19,8 +19,8 @@ export interface PollerOptions {
   coordinator: PollCoordinator;
   /** Records the poll's order list in the order history: when each order's current state was first seen, by order id. */
   observe: (orders: Order[], observedAt: string) => Promise<Record<string, string>>;
-  /** A new budget and deadline: one poll's worth of upstream calls (its own, and its events' here). */
-  newLimits: () => ScopeLimits;
+  /** A new budget (the customer's) and deadline: one poll's worth of upstream calls (its own, and its events' here). */
+  newLimits: (customer: Customer) => ScopeLimits;
   /** Whether the customer is still followed here (the hub is not closed and has not forgotten it). */
   following: (customer: Customer) => boolean;
   /** The upstream accepted this token (the poll made with it): its streams need no other check now. */
@@ -77,7 +77,7 @@ export function createPoller({ pollIntervalMs, fetchOrders, coordinator, observe
         return;
       }
       polls += 1;
-      const limits = newLimits();
+      const limits = newLimits(customer);
       const orders = await fetchOrders(watch.token, limits);
       accepted(customer, watch.token);
       // Recorded before the snapshot is made: its updates carry the history's times (one source for both).

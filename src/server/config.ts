@@ -19,6 +19,7 @@ import type { BudgetLimits } from '../upstream/budget.js';
 import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
 import type { ResponseCacheBytes } from '../redis/response-cache.js';
 import type { HistoryBounds } from '../graph/history-story.js';
+import type { CallerLimits } from './callers.js';
 
 /** Thrown by loadConfig with every problem found, one line each. */
 export class ConfigError extends Error {
@@ -100,6 +101,9 @@ export const envSchema = z.object({
   UPSTREAM_CALLS_PER_REQUEST: integer('UPSTREAM_CALLS_PER_REQUEST', 1, 10_000).default(100),
   UPSTREAM_CONCURRENCY_PER_REQUEST: integer('UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 256).default(16),
   UPSTREAM_RETRIES_PER_REQUEST: integer('UPSTREAM_RETRIES_PER_REQUEST', 0, 1000).default(4),
+  // Sized for a browser tab or two: a page's queries at once, each at its full concurrency.
+  CALLER_OPERATIONS_IN_FLIGHT: integer('CALLER_OPERATIONS_IN_FLIGHT', 1, 100_000).default(32),
+  CALLER_UPSTREAM_CALLS_IN_FLIGHT: integer('CALLER_UPSTREAM_CALLS_IN_FLIGHT', 1, 100_000).default(64),
   LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: integer('LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS', 1, 1000).default(5),
   LOGIN_FAILURE_DELAY_S: integer('LOGIN_FAILURE_DELAY_S', 1, 86_400).default(30),
   // From all addresses: a ceiling only a distributed attack reaches (it was 5, which let anyone lock anyone out).
@@ -138,6 +142,8 @@ export const envSchema = z.object({
   MAX_CONNECTIONS_PER_ADDRESS: integer('MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000).default(256),
   SLOW_READER_BYTES: integer('SLOW_READER_BYTES', 1_000, 1024 * MIB).default(MIB),
   SLOW_READER_TIMEOUT_MS: integer('SLOW_READER_TIMEOUT_MS', 1000, 3_600_000).default(10_000),
+  SLOW_READER_BYTES_PER_ADDRESS: integer('SLOW_READER_BYTES_PER_ADDRESS', 1_000, 4096 * MIB).default(8 * MIB),
+  WEBSOCKET_IDLE_TIMEOUT_MS: integer('WEBSOCKET_IDLE_TIMEOUT_MS', 1000, 3_600_000).default(30_000),
   // Unset: local origins in development, none in production.
   CORS_ORIGINS: origins.optional(),
   // Unset: on when no upstream URL is set, except in production.
@@ -248,8 +254,12 @@ function httpServerSettings(values: EnvValues) {
     maxConnections: values.MAX_CONNECTIONS,
     /** Open connections (requests, behind a trusted proxy) from one client address at most. */
     maxConnectionsPerAddress: values.MAX_CONNECTIONS_PER_ADDRESS,
-    /** A connection whose unsent answer stays above `maxUnsentBytes` for `timeoutMs` is closed: a reader that stopped reading. */
-    slowReader: { maxUnsentBytes: values.SLOW_READER_BYTES, timeoutMs: values.SLOW_READER_TIMEOUT_MS },
+    /**
+     * A connection whose unsent answer stays above `maxUnsentBytes` for `timeoutMs` is closed: a
+     * reader that stopped reading. One client address's connections together hold at most
+     * `maxUnsentBytesPerAddress`: past it, the ones holding the most are closed.
+     */
+    slowReader: { maxUnsentBytes: values.SLOW_READER_BYTES, timeoutMs: values.SLOW_READER_TIMEOUT_MS, maxUnsentBytesPerAddress: values.SLOW_READER_BYTES_PER_ADDRESS },
     /**
      * The proxies in front of the gateway, by address (IPs, CIDR ranges, or proxy-addr's names
      * `loopback`, `linklocal`, `uniquelocal`): only a connection from one of them has its
@@ -287,6 +297,10 @@ function gatewaySettings(values: EnvValues) {
     requestDeadlineMs: values.REQUEST_DEADLINE_MS,
     /** What one request may make the upstream do (calls include retries). */
     upstreamBudget,
+    /** What one caller (a verified customer, else an address) may have in flight at once, on every transport together. */
+    callerLimits: { operations: values.CALLER_OPERATIONS_IN_FLIGHT, upstreamCalls: values.CALLER_UPSTREAM_CALLS_IN_FLIGHT } satisfies CallerLimits,
+    /** A WebSocket running no operation is closed after this (pings do not count). */
+    webSocketIdleTimeoutMs: values.WEBSOCKET_IDLE_TIMEOUT_MS,
     ...throttles(values),
     /** Origins allowed cross-origin access: exact origins, `*` for any, or 'local' (localhost, any port). */
     corsOrigins: values.CORS_ORIGINS ?? (production ? [] : ('local' as const)),

@@ -6,16 +6,20 @@ import type { Duplex } from 'node:stream';
 import { REQUEST_ERRORS, type RequestErrorCode } from '../error-codes.js';
 import type { Config } from './config.js';
 import { rawAnswer } from './headers.js';
+import { addressKey } from '../upstream/scope.js';
 import { clientAddress, forwardedFor, type ScopeSettings } from './request-scope.js';
 
 /** Why the server closed a connection itself. */
-export type CutReason = 'max_connections' | 'per_address' | 'slow_reader' | 'request_timeout';
+export type CutReason = 'max_connections' | 'per_address' | 'slow_reader' | 'unsent_per_address' | 'request_timeout';
 
 export interface ConnectionGuardOptions extends Pick<Config, 'maxConnectionsPerAddress' | 'slowReader'> {
   trustProxy: ScopeSettings['trustProxy'];
   /** Told of every connection cut, and why (one log line per second, a metric). */
   onCut(reason: CutReason): void;
 }
+
+/** The client a connection counts against (addressKey: an IPv6 /64 as one), or null when unknown (a proxy's connection before its first request). */
+export type ClientOf = (socket: Socket) => string | null;
 
 /** Counts by key, forgetting a key at zero, so that the map holds only what is open. */
 function openCounts() {
@@ -48,9 +52,11 @@ function openCounts() {
 export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limit, trustProxy, onCut }: ConnectionGuardOptions) {
   const sockets = openCounts();
   const proxied = openCounts();
+  // A trusted proxy's connection counts against the client of the request it carries now.
+  const forwarded = new WeakMap<Socket, string>();
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress;
-    if (!address || trustProxy(address, 0)) return;
+    const address = addressKey(socket.remoteAddress);
+    if (!address || trustProxy(socket.remoteAddress!, 0)) return;
     const release = sockets.take(address, limit);
     if (!release) {
       onCut('per_address');
@@ -62,13 +68,20 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
   const takeProxied = (request: IncomingMessage) => {
     const socketAddress = request.socket.remoteAddress;
     if (!socketAddress || !trustProxy(socketAddress, 0)) return () => undefined;
-    const client = clientAddress(forwardedFor(request.headers), socketAddress, trustProxy) ?? socketAddress;
+    const client = addressKey(clientAddress(forwardedFor(request.headers), socketAddress, trustProxy) ?? socketAddress)!;
+    forwarded.set(request.socket, client);
     const release = proxied.take(client, limit);
     if (!release) onCut('per_address');
     return release;
   };
   const message = `Too many open requests from your address (${limit}): finish or close some first.`;
+  const clientOf: ClientOf = (socket) => {
+    const address = socket.remoteAddress;
+    if (!address) return null;
+    return trustProxy(address, 0) ? (forwarded.get(socket) ?? null) : addressKey(address);
+  };
   return {
+    clientOf,
     requests: (handler: (request: IncomingMessage, response: ServerResponse) => void) => (request: IncomingMessage, response: ServerResponse) => {
       const release = takeProxied(request);
       if (!release) {
@@ -92,35 +105,54 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
  * data the server holds for it unsent (Node's buffer for the socket, which fills only when
  * the kernel's buffers are full too) is above `slowReader.maxUnsentBytes`, or has not
  * shrunk by a byte (the client stopped reading). SSE, multipart and WebSocket answers alike:
- * all are bytes waiting on a socket. Returns the function that stops watching.
+ * all are bytes waiting on a socket. And one client's connections together (`clientOf`) hold
+ * at most `slowReader.maxUnsentBytesPerAddress`: past it, its connections holding the most
+ * are closed at once, until the rest fit. Returns the function that stops watching.
  */
-export function cutSlowReaders(server: Server, { slowReader, onCut }: Pick<ConnectionGuardOptions, 'slowReader' | 'onCut'>): () => void {
-  const { maxUnsentBytes, timeoutMs } = slowReader;
+export function cutSlowReaders(server: Server, { slowReader, onCut, clientOf }: Pick<ConnectionGuardOptions, 'slowReader' | 'onCut'> & { clientOf: ClientOf }): () => void {
+  const { maxUnsentBytes, timeoutMs, maxUnsentBytesPerAddress } = slowReader;
   const watched = new Map<Socket, { since: number | null; flushed: number }>();
   server.on('connection', (socket: Socket) => {
     watched.set(socket, { since: null, flushed: 0 });
     socket.once('close', () => watched.delete(socket));
   });
+  const cut = (socket: Socket, reason: CutReason) => {
+    watched.delete(socket);
+    onCut(reason);
+    socket.destroy();
+  };
   const sweep = () => {
     const now = Date.now();
+    const byClient = new Map<string, Socket[]>();
     for (const [socket, state] of watched) {
       const unsent = socket.writableLength;
       // bytesWritten counts what is still buffered; without it, what the kernel took.
       const flushed = socket.bytesWritten - unsent;
       const stuck = unsent > 0 && (unsent >= maxUnsentBytes || flushed === state.flushed);
       state.flushed = flushed;
+      const client = unsent > 0 ? clientOf(socket) : null;
+      if (client !== null) byClient.get(client)?.push(socket) ?? byClient.set(client, [socket]);
       if (!stuck) {
         state.since = null;
         continue;
       }
       state.since ??= now;
-      if (now - state.since < timeoutMs) continue;
-      watched.delete(socket);
-      onCut('slow_reader');
-      socket.destroy();
+      if (now - state.since >= timeoutMs) cut(socket, 'slow_reader');
     }
+    for (const sockets of byClient.values()) cutWhileOver(sockets, maxUnsentBytesPerAddress, (socket) => cut(socket, 'unsent_per_address'));
   };
   // Checked a few times per limit: a slow reader is cut within a quarter of it past the limit.
   const timer = setInterval(sweep, Math.max(50, Math.min(1000, timeoutMs / 4))).unref();
   return () => clearInterval(timer);
+}
+
+/** Cuts the sockets holding the most unsent data until what the rest hold fits `maxBytes`. */
+function cutWhileOver(sockets: Socket[], maxBytes: number, cut: (socket: Socket) => void): void {
+  let total = sockets.reduce((sum, socket) => sum + (socket.destroyed ? 0 : socket.writableLength), 0);
+  if (total <= maxBytes) return;
+  for (const socket of sockets.filter((candidate) => !candidate.destroyed).sort((a, b) => b.writableLength - a.writableLength)) {
+    if (total <= maxBytes) return;
+    total -= socket.writableLength;
+    cut(socket);
+  }
 }

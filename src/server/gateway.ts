@@ -28,6 +28,7 @@ import { useHardening } from './guards/index.js';
 import { HEALTH_PATH, READY_PATH, useHealthEndpoints } from './health.js';
 import { useRequestLifecycle } from './lifecycle.js';
 import { LIMITS } from './limits.js';
+import { createCallers, useCallerLimits, type Callers } from './callers.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { trustedProxies, type ScopeSettings, type ServerContext } from './request-scope.js';
 import { createResponseCache, type ResponseCache } from './response-cache.js';
@@ -138,9 +139,12 @@ function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined)
 }
 
 /** The plugins in the order they must run; `ready` is false once a stop has begun. */
-function gatewayPlugins(config: GatewayConfig, parts: { policy: ScopeSettings; ready: () => boolean; redis?: RedisConnection; metrics?: Metrics; responseCache?: ResponseCache; earnsCompilation: Parameters<typeof useJitWhereItPays>[0] }) {
+function gatewayPlugins(
+  config: GatewayConfig,
+  parts: { policy: ScopeSettings; callers: Callers; ready: () => boolean; redis?: RedisConnection; metrics?: Metrics; responseCache?: ResponseCache; earnsCompilation: Parameters<typeof useJitWhereItPays>[0] },
+) {
   const { tracing, metricsPath } = config;
-  const { policy, ready, redis, metrics, responseCache } = parts;
+  const { policy, callers, ready, redis, metrics, responseCache } = parts;
   return [
     // First: every later hook finds the request's scope in the server context.
     useRequestLifecycle({ logger: config.logger, policy, isDraining: () => !ready(), quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])] }),
@@ -157,6 +161,9 @@ function gatewayPlugins(config: GatewayConfig, parts: { policy: ScopeSettings; r
     useDeferStream(),
     useEventContexts((context: GraphQLContext, event) => context.forEvent(event as Parameters<GraphQLContext['forEvent']>[0])),
     useJitWhereItPays(parts.earnsCompilation),
+    // After the refusals that come before any work (a refused operation takes no slot), and
+    // after the executor is chosen (its executor is the one watched).
+    useCallerLimits(callers, config.callerLimits),
     // A client that goes away cancels its request: no further upstream call starts (the
     // request's signal reaches the upstream layer through its scope) and execution stops.
     // Not for subscriptions: @graphql-tools/executor races each event against one
@@ -176,7 +183,8 @@ export function createGateway(config: GatewayConfig): Gateway {
   const metrics = config.metricsPath ? createMetrics({ path: config.metricsPath, knownOperations: registeredOperationNames() }) : undefined;
   const http = upstreamClient(config, metrics);
   const { redis, loginThrottle, responseCache, history, memory } = sharedState(config);
-  const policy: ScopeSettings = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies) };
+  const callers = createCallers(config.callerLimits);
+  const policy: ScopeSettings = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies), callers };
   const live = createOrdersHub({
     limits: config.live,
     requestLimits: policy,
@@ -184,12 +192,13 @@ export function createGateway(config: GatewayConfig): Gateway {
     fetchOrders: (token, limits) => createOperations(http, RequestScope.forPoll(token, limits)).orderDetails(),
     checkToken: async (token, limits) => (await createOperations(http, RequestScope.forPoll(token, limits)).customerDetails()).id,
     coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, snapshotBytes: config.live.snapshotBytes, logger: config.logger }),
+    customerAllowance: callers.customerAllowance,
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
     observe: history.observe,
   });
   metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available, history: memory?.stats });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
-  const services: ContextServices = { http, loginThrottle, live, history, fieldTracer: config.tracing?.fieldTracer, deadlineMs: config.requestDeadlineMs };
+  const services: ContextServices = { http, loginThrottle, live, history, fieldTracer: config.tracing?.fieldTracer, deadlineMs: config.requestDeadlineMs, verified: callers.verified };
   let ready = true;
   const yoga = createYoga<ServerContext, GraphQLContext>({
     schema: createGraphSchema({ subgraph: config.subgraph }),
@@ -208,7 +217,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     parserAndValidationCache: documents.parserAndValidationCache,
     // Served by useGraphiQLPage, precompressed.
     graphiql: false,
-    plugins: gatewayPlugins(config, { policy, ready: () => ready, redis, metrics, responseCache, earnsCompilation: documents.earnsCompilation }),
+    plugins: gatewayPlugins(config, { policy, callers, ready: () => ready, redis, metrics, responseCache, earnsCompilation: documents.earnsCompilation }),
   });
   const sockets = createWebSocketEndpoint({
     yoga,
@@ -218,6 +227,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     trustedDocuments: config.trustedDocuments,
     hideSuggestions: !config.introspection,
     initTimeoutMs: config.headersTimeoutMs,
+    idleTimeoutMs: config.webSocketIdleTimeoutMs,
     isReady: () => ready,
     logger: config.logger,
   });

@@ -63,6 +63,7 @@ function cutMessages(options: HttpServerOptions): Record<CutReason, string> {
     max_connections: `connection refused: ${options.maxConnections} connections are open (MAX_CONNECTIONS)`,
     per_address: `connection refused: its client address already holds ${options.maxConnectionsPerAddress} (MAX_CONNECTIONS_PER_ADDRESS)`,
     slow_reader: `connection closed: its client left more than ${options.slowReader.maxUnsentBytes} bytes unread, or read nothing, for ${options.slowReader.timeoutMs} ms (SLOW_READER_BYTES, SLOW_READER_TIMEOUT_MS)`,
+    unsent_per_address: `connection closed: its client address's connections left more than ${options.slowReader.maxUnsentBytesPerAddress} bytes unread in all (SLOW_READER_BYTES_PER_ADDRESS)`,
     request_timeout: `client cut: its request did not arrive within ${options.headersTimeoutMs} ms (headers) or ${options.requestTimeoutMs} ms (whole)`,
   };
 }
@@ -96,7 +97,7 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
   const perAddress = limitPerAddress(server, { ...options, trustProxy: trustedProxies(options.trustedProxies), onCut: cut });
   server.on('request', perAddress.requests(handler));
   if (options.onUpgrade) server.on('upgrade', perAddress.upgrades(options.onUpgrade));
-  const stopCuttingSlowReaders = cutSlowReaders(server, { slowReader: options.slowReader, onCut: cut });
+  const stopCuttingSlowReaders = cutSlowReaders(server, { slowReader: options.slowReader, onCut: cut, clientOf: perAddress.clientOf });
   server.once('close', stopCuttingSlowReaders);
   server.maxConnections = options.maxConnections;
   server.on('drop', () => cut('max_connections'));

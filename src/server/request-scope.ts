@@ -6,11 +6,14 @@ import proxyaddr from 'proxy-addr';
 import { readAuth } from '../upstream/auth.js';
 import type { BudgetLimits } from '../upstream/budget.js';
 import { RequestScope } from '../upstream/scope.js';
+import type { Callers } from './callers.js';
 
-/** How requests are scoped: their deadline, their upstream budget, whose X-Forwarded-For to believe. */
+/** How requests are scoped: their deadline, their upstream budget, whose X-Forwarded-For to believe, what their caller may hold. */
 export interface ScopeSettings {
   deadlineMs: number;
   budget: BudgetLimits;
+  /** The callers' limits (callers.ts): each request's calls run under its caller's allowance. */
+  callers?: Callers;
   /** Whether a hop's address is one of the trusted proxies (proxy-addr's compiled TRUSTED_PROXIES). */
   trustProxy: (address: string, hop: number) => boolean;
 }
@@ -56,13 +59,15 @@ export interface ServerContext {
 export function startRequestScope(request: Request, policy: ScopeSettings, socketAddress: string | undefined): RequestScope {
   const id = request.headers.get('x-request-id');
   const language = request.headers.get('accept-language');
+  const auth = readAuth(request.headers.get('authorization'));
+  const address = clientAddress(request.headers.get('x-forwarded-for'), socketAddress, policy.trustProxy);
   return new RequestScope({
     id: id && SAFE_ID.test(id) ? id : randomUUID(),
-    auth: readAuth(request.headers.get('authorization')),
+    auth,
     acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
-    clientAddress: clientAddress(request.headers.get('x-forwarded-for'), socketAddress, policy.trustProxy),
+    clientAddress: address,
     signal: request.signal,
-    ...RequestScope.limits(policy.deadlineMs, policy.budget),
+    ...RequestScope.limits(policy.deadlineMs, policy.budget, policy.callers?.allowance(auth, address)),
   });
 }
 
@@ -90,12 +95,14 @@ export interface SocketOperation {
 export function startSocketScope({ upgrade, authorization, signal }: SocketOperation, policy: ScopeSettings): RequestScope {
   const language = upgrade.headers['accept-language'];
   const bearer = authorization && !/^\s*bearer\s/i.test(authorization) ? `Bearer ${authorization}` : authorization;
+  const auth = readAuth(bearer);
+  const address = clientAddress(forwardedFor(upgrade.headers), upgrade.socket.remoteAddress, policy.trustProxy);
   return new RequestScope({
     id: randomUUID(),
-    auth: readAuth(bearer),
+    auth,
     acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
-    clientAddress: clientAddress(forwardedFor(upgrade.headers), upgrade.socket.remoteAddress, policy.trustProxy),
+    clientAddress: address,
     signal,
-    ...RequestScope.limits(policy.deadlineMs, policy.budget),
+    ...RequestScope.limits(policy.deadlineMs, policy.budget, policy.callers?.allowance(auth, address)),
   });
 }

@@ -27,6 +27,8 @@ export interface WebSocketOptions {
   hideSuggestions: boolean;
   /** How long a connection may take to send connection_init (HEADERS_TIMEOUT_MS: the socket's "headers"). */
   initTimeoutMs: number;
+  /** How long a connection may run no operation before it is closed (WEBSOCKET_IDLE_TIMEOUT_MS); pings do not count. */
+  idleTimeoutMs: number;
   /** False once a stop has begun: upgrades are refused. */
   isReady: () => boolean;
   logger?: Logger;
@@ -56,6 +58,7 @@ type Executors = Pick<ReturnType<WebSocketOptions['yoga']['getEnveloped']>, 'exe
 
 // A socket closed by the server is given this long to answer the close before it is cut.
 const CLOSE_WAIT_MS = 1000;
+const NORMAL = 1000;
 const GOING_AWAY = 1001;
 
 /** A browser page's Origin matches the address it connected to: the page is the gateway's own (GraphiQL). */
@@ -89,13 +92,16 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const sockets = new Map<WebSocket, Map<string, Operation>>();
   const server = new WebSocketServer({ noServer: true, maxPayload: LIMITS.maxRequestBodyBytes, perMessageDeflate: false });
   let draining = false;
+  const watchIdle = idleCloser(sockets, options.idleTimeoutMs);
   server.on('connection', (socket: WebSocket) => {
     const operations = new Map<string, Operation>();
     sockets.set(socket, operations);
     socket.once('close', () => {
       sockets.delete(socket);
+      watchIdle(socket);
       for (const { controller } of operations.values()) controller.abort();
     });
+    watchIdle(socket);
     if (draining) closeWhenIdle(socket);
   });
 
@@ -105,7 +111,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     setImmediate(() => closeGoingAway(socket));
   }
 
-  const runOperation = operationRunner(options, sockets);
+  const runOperation = operationRunner(options, sockets, watchIdle);
   useServer<ConnectionParams>(
     {
       connectionInitWaitTimeout: options.initTimeoutMs,
@@ -128,6 +134,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         operation.controller.abort();
         logOperation(logger, operation.scope);
         if (draining) closeWhenIdle(ctx.extra.socket);
+        else watchIdle(ctx.extra.socket);
       },
       // A failure of ours closes the socket (4500) without its message, whatever NODE_ENV says.
       isProd: true,
@@ -158,12 +165,30 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   };
 }
 
+/**
+ * A socket running no operation holds a slot for nothing: it is closed after `idleTimeoutMs`,
+ * before connection_init as after it; pings do not count, only an operation running does.
+ * The returned function is told of each change (an operation started or ended, the socket gone).
+ */
+function idleCloser(sockets: ReadonlyMap<WebSocket, ReadonlyMap<string, Operation>>, idleTimeoutMs: number) {
+  const timers = new Map<WebSocket, NodeJS.Timeout>();
+  return (socket: WebSocket) => {
+    clearTimeout(timers.get(socket));
+    timers.delete(socket);
+    const operations = sockets.get(socket);
+    if (!operations || operations.size > 0) return;
+    timers.set(socket, setTimeout(() => closeSocket(socket, NORMAL, `No operation for ${idleTimeoutMs} ms: closed (connect again when needed).`), idleTimeoutMs).unref());
+  };
+}
+
 /** Closes the socket cleanly, and cuts it if the client does not answer the close. */
-function closeGoingAway(socket: WebSocket) {
+function closeSocket(socket: WebSocket, code: number, reason: string) {
   if (socket.readyState !== socket.OPEN) return;
-  socket.close(GOING_AWAY, 'The gateway is stopping: reconnect.');
+  socket.close(code, reason);
   setTimeout(() => socket.terminate(), CLOSE_WAIT_MS).unref();
 }
+
+const closeGoingAway = (socket: WebSocket) => closeSocket(socket, GOING_AWAY, 'The gateway is stopping: reconnect.');
 
 /** Why an upgrade is refused (an HTTP status), or null: another path, a stop under way, an origin not allowed. */
 function upgradeRefusal(request: IncomingMessage, options: WebSocketOptions): number | null {
@@ -182,7 +207,7 @@ function upgradeRefusal(request: IncomingMessage, options: WebSocketOptions): nu
  * the connection, its signal aborted when it completes or the socket closes. Returns the
  * execution's arguments, or the errors that refuse it.
  */
-function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<string, Operation>>) {
+function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<string, Operation>>, busy: (socket: WebSocket) => void) {
   const trusted = options.trustedDocuments === 'off' ? (params: OperationParams) => params : trustedParams(options.trustedDocuments);
   return async (ctx: SocketContext, id: string, payload: SubscribePayload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
     const { socket, request } = ctx.extra;
@@ -199,6 +224,7 @@ function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<
       if (errors.length > 0) return errors;
       const contextValue = await envelope.contextFactory();
       operations.set(id, { scope, controller });
+      busy(socket);
       const rootValue: Executors = { execute: envelope.execute, subscribe: envelope.subscribe };
       return { schema: envelope.schema, document, operationName: params.operationName, variableValues: params.variables, contextValue, rootValue };
     } catch (error) {

@@ -11,14 +11,27 @@ export interface BudgetLimits {
 }
 
 /**
+ * What the request's caller may hold of the upstream across all its requests and streams (the
+ * server's caller limits): its calls run through `run`, at most so many in flight at once.
+ */
+export interface CallerAllowance {
+  /** Who the caller is, as the limits count it (a verified customer, else an address). */
+  readonly key: string;
+  run<T>(call: () => Promise<T>): Promise<T>;
+}
+
+/**
  * One request's upstream budget. However much a query fans out, it makes at most
  * `calls` calls, `concurrency` at a time, so no caller can flood the upstream or take the
- * shared connection pools from the others.
+ * shared connection pools from the others; with a `caller`, its calls also wait their turn
+ * among all of that caller's.
  */
-export function createCallBudget(limits: BudgetLimits) {
-  const run = createQueue(limits.concurrency);
+export function createCallBudget(limits: BudgetLimits, caller?: CallerAllowance) {
+  const own = createQueue(limits.concurrency);
+  const run: <T>(call: () => Promise<T>) => Promise<T> = caller ? (call) => own.run(() => caller.run(call)) : own.run;
   return {
     limits,
+    caller,
     /** Calls made or started, retries included. */
     calls: 0,
     retries: 0,
@@ -49,9 +62,9 @@ export type CallBudget = ReturnType<typeof createCallBudget>;
 /**
  * At most `concurrency` calls running, the rest started in the order they came as running
  * ones settle. A counter and an array, made once per request: cheaper on the request path
- * than a general-purpose limiter.
+ * than a general-purpose limiter. `idle`: nothing running or waiting.
  */
-function createQueue(concurrency: number) {
+export function createQueue(concurrency: number) {
   let running = 0;
   const waiting: (() => void)[] = [];
   const done = () => {
@@ -69,6 +82,8 @@ function createQueue(concurrency: number) {
     }
     return result.finally(done);
   };
-  return <T>(call: () => Promise<T>): Promise<T> =>
-    running < concurrency ? start(call) : new Promise<T>((resolve) => waiting.push(() => resolve(start(call))));
+  return {
+    run: <T>(call: () => Promise<T>): Promise<T> => (running < concurrency ? start(call) : new Promise<T>((resolve) => waiting.push(() => resolve(start(call))))),
+    idle: () => running === 0 && waiting.length === 0,
+  };
 }

@@ -1,8 +1,9 @@
 // RequestScope: everything one gateway request lends the layers below it, made once where it enters.
 import { randomUUID } from 'node:crypto';
 import type { Context } from '@opentelemetry/api';
+import ipaddr from 'ipaddr.js';
 import type { Auth } from './auth.js';
-import { createCallBudget, type BudgetLimits, type CallBudget } from './budget.js';
+import { createCallBudget, type BudgetLimits, type CallBudget, type CallerAllowance } from './budget.js';
 
 /** How long, and how many calls: a deadline (epoch ms) and an upstream budget. */
 export interface ScopeLimits {
@@ -25,6 +26,18 @@ export interface ScopeInit extends ScopeLimits {
   acceptLanguage: string | null;
   clientAddress: string | null;
   signal?: AbortSignal;
+}
+
+/**
+ * A client address as the per-address limits count it: an IPv6 address by its /64 (the
+ * prefix one subscriber gets: every address in it is one client), an IPv4 address (mapped
+ * into IPv6 or not) as itself; null for none.
+ */
+export function addressKey(address: string | null | undefined): string | null {
+  if (!address || !ipaddr.isValid(address)) return address || null;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  return `${(parsed as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }
 
 /** A caller that is nobody: no bearer at all. */
@@ -99,9 +112,9 @@ export class RequestScope implements ScopeLimits {
     this.#running = running ?? (init.signal && new RunningCalls(init.signal));
   }
 
-  /** A deadline `deadlineMs` from now and a new budget within `budget`. */
-  static limits(deadlineMs: number, budget: BudgetLimits): ScopeLimits {
-    return { deadline: Date.now() + deadlineMs, budget: createCallBudget(budget) };
+  /** A deadline `deadlineMs` from now and a new budget within `budget` (and the caller's allowance, when limited). */
+  static limits(deadlineMs: number, budget: BudgetLimits, caller?: CallerAllowance): ScopeLimits {
+    return { deadline: Date.now() + deadlineMs, budget: createCallBudget(budget, caller) };
   }
 
   /** The scope of a live poll's own call: no client request carries it, the watcher's token does. */

@@ -38,9 +38,9 @@ const SUBSCRIPTION = `subscription { orderUpdates { order { id ${aliases((i) => 
  * A raw client that sends one request and reads nothing of the answer. `drain()` then reads
  * what reached it until the connection closes: its byte count.
  */
-function nonReader(origin: string, accept: string, query: string) {
+function nonReader(origin: string, accept: string, query: string, localAddress = '127.0.0.1') {
   const { port } = new URL(origin);
-  const socket = connect(Number(port), '127.0.0.1');
+  const socket = connect({ port: Number(port), host: '127.0.0.1', localAddress });
   const body = JSON.stringify({ query });
   socket.write(
     `POST /graphql HTTP/1.1\r\nHost: gateway\r\nAccept: ${accept}\r\nContent-Type: application/json\r\nAuthorization: Bearer t\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
@@ -78,7 +78,7 @@ async function untilMetric(origin: string, name: string, value: number) {
 
 describe('slow readers', () => {
   it('a client that stops reading is cut, whatever the answer: JSON, multipart (@defer) and SSE; counted in metrics', async () => {
-    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000 } });
+    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000, maxUnsentBytesPerAddress: 1024 ** 3 } });
     const clients = [
       nonReader(gateway.origin, 'application/json', PLAIN),
       nonReader(gateway.origin, 'multipart/mixed', DEFERRED),
@@ -93,12 +93,28 @@ describe('slow readers', () => {
   }, 60_000);
 
   it('a client that reads gets the whole answer, however long it is', async () => {
-    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000 } });
+    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000, maxUnsentBytesPerAddress: 1024 ** 3 } });
     const response = await fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' }, body: JSON.stringify({ query: PLAIN }) });
     const body = (await response.json()) as { data: Record<string, { product: { model: string } }[]> };
     expect(Object.keys(body.data)).toHaveLength(20);
     expect(Object.values(body.data).every((orders) => orders.length === 16 && orders.every((order) => order.product.model === BIG))).toBe(true);
     expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}')).toBe(0);
+  }, 60_000);
+});
+
+describe('unsent data per client address', () => {
+  it('one address’s connections together hold at most SLOW_READER_BYTES_PER_ADDRESS: those holding the most are cut until the rest fit; another address is not touched', async () => {
+    const perAddress = 40 * 1024 * 1024;
+    // Each answer is about 29 MB; no one connection is past its own limit, none is cut for time.
+    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 ** 3, timeoutMs: 600_000, maxUnsentBytesPerAddress: perAddress } });
+    const sameAddress = [0, 1, 2].map(() => nonReader(gateway.origin, 'application/json', PLAIN));
+    const other = nonReader(gateway.origin, 'application/json', PLAIN, '127.0.0.2');
+    await untilMetric(gateway.origin, 'order_graph_connections_cut_total{reason="unsent_per_address"}', 2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="unsent_per_address"}')).toBe(2);
+    // The one left, and the other address's, get their whole answers once they read.
+    const received = await Promise.all([...sameAddress, other].map((client) => client.drain()));
+    expect(received.filter((bytes) => bytes > 28_000_000), String(received)).toHaveLength(2);
   }, 60_000);
 });
 

@@ -258,4 +258,46 @@ describe('graphql-ws on /graphql', () => {
     advance(demoOrders(simulator, 'ready@demo.test')[0]!, 'DELIVERED');
     expect((await events.next(POLL_MS * 4)).data!.orderUpdates.order.status).toBe('DELIVERED');
   });
+
+  it('a socket running no operation is closed after WEBSOCKET_IDLE_TIMEOUT_MS, before connection_init and after it, pings or not; one running a subscription is kept', async () => {
+    const idleMs = 600;
+    const { url, connect, closes, token } = await setup({ webSocketIdleTimeoutMs: idleMs, headersTimeoutMs: 10_000 });
+    const silent = rawSocket(url);
+    await silent.opened;
+    const pinging = rawSocket(url);
+    await pinging.opened;
+    pinging.socket.send(JSON.stringify({ type: 'connection_init' }));
+    const pings = setInterval(() => pinging.socket.readyState === pinging.socket.OPEN && pinging.socket.send(JSON.stringify({ type: 'ping' })), 100);
+    cleanups.push(() => clearInterval(pings));
+    const watching = connect({ authorization: `Bearer ${await token('ready@demo.test')}` });
+    const events = reader(watching.iterate<Update>({ query: ORDER_UPDATES }));
+    await events.next();
+    const opened = Date.now();
+    expect(await silent.closed).toBe(1000);
+    expect(await pinging.closed).toBe(1000);
+    // Not before the idle time (the init timeout, 10 s, is far off).
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(idleMs / 2);
+    await new Promise((resolve) => setTimeout(resolve, idleMs * 2));
+    expect(closes[0]).toEqual([]);
+    // Its subscription over, the socket is idle too.
+    await watching.dispose();
+  });
+
+  it('16 sockets on each of four addresses, idle, hold every slot (MAX_CONNECTIONS 64) only until the idle time: then a new client connects and is answered', async () => {
+    const { url, gateway } = await setup({ webSocketIdleTimeoutMs: 800, maxConnections: 64, maxConnectionsPerAddress: 16 });
+    const held = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'].flatMap((localAddress) =>
+      Array.from({ length: 16 }, () => {
+        const socket = new WebSocket(url, 'graphql-transport-ws', { localAddress });
+        cleanups.push(() => socket.terminate());
+        socket.on('error', () => undefined);
+        return { socket, closed: new Promise<number>((resolve) => socket.once('close', (code) => resolve(code))), opened: new Promise<void>((resolve) => socket.once('open', () => resolve())) };
+      }),
+    );
+    await Promise.all(held.map(({ opened }) => opened));
+    for (const { socket } of held) socket.send(JSON.stringify({ type: 'connection_init' }));
+    // Every slot is taken: another client is turned away.
+    await expect(fetch(`${gateway.origin}/healthz`)).rejects.toThrow();
+    expect(new Set(await Promise.all(held.map(({ closed }) => closed)))).toEqual(new Set([1000]));
+    expect((await fetch(`${gateway.origin}/healthz`)).status).toBe(200);
+  });
 });

@@ -6,7 +6,6 @@
 // level, pollutes no prototype, and a value of the wrong shape costs exactly the fields that
 // read it: each is null with UPSTREAM_ERROR, everything else is what it was.
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,11 +13,11 @@ import { parse as parseYaml } from 'yaml';
 import { LoginDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
-import { resolveRoute, UPSTREAM_PATH_PREFIXES } from '../../src/simulator/routes.js';
 import { demoCustomer, demoToken } from '../helpers/demo.js';
-import { inProcessGateway, listen, type ResponseError } from '../helpers/harness.js';
+import { inProcessGateway, type ResponseError } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { ROOT } from '../helpers/process.js';
+import { startUpstreamProxy } from '../helpers/upstream-proxy.js';
 
 interface Schema {
   type?: string | string[];
@@ -103,32 +102,6 @@ function poisoned(text: string, { path, json, proto }: Case): string {
   return JSON.stringify(body).replace(JSON.stringify(PLACEHOLDER), json);
 }
 
-/**
- * A proxy in front of the simulator that poisons the answer of the case a call belongs to (its
- * X-Request-Id, which the gateway forwards). Token sets come from one real login's answer, so
- * the mutations can run any number of times.
- */
-async function startHostileUpstream(simulator: Simulator, tokenSet: string, cases: Map<string, Case>) {
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    void (async () => {
-      const route = resolveRoute(request.method ?? 'GET', new URL(request.url ?? '/', 'http://upstream').pathname);
-      const operation = route.kind === 'route' ? route.operation : null;
-      let text = tokenSet;
-      if (operation !== 'login' && operation !== 'refreshTokens') {
-        const upstream = await fetch(`${new URL(simulator.urls.AUTH_URL).origin}${request.url}`, { headers: { authorization: request.headers.authorization ?? '' } });
-        text = await upstream.text();
-        if (!upstream.ok) return void response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
-      }
-      const hostile = cases.get(String(request.headers['x-request-id']));
-      if (hostile?.operation === operation) text = poisoned(text, hostile);
-      response.writeHead(200, { 'content-type': 'application/json' }).end(text);
-    })().catch((error: unknown) => response.destroy(error as Error));
-  });
-  const base = await listen(server);
-  const urls = Object.fromEntries(Object.entries(UPSTREAM_PATH_PREFIXES).map(([host, prefix]) => [host, `${base}${prefix}`])) as Simulator['urls'];
-  return { urls, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
 /** The paths where `after` lost what `before` had: each must be null now. Anything else that differs is returned as a change. */
 function compare(before: unknown, after: unknown, path: Path = [], lost: Path[] = [], changed: Path[] = []) {
   if (JSON.stringify(before) === JSON.stringify(after)) return { lost, changed };
@@ -144,7 +117,7 @@ function compare(before: unknown, after: unknown, path: Path = [], lost: Path[] 
 const covers = (error: ResponseError, path: Path) => !!error.path && path.every((step, i) => i >= error.path!.length || step === error.path![i]);
 
 let simulator: Simulator;
-let upstream: Awaited<ReturnType<typeof startHostileUpstream>>;
+let upstream: Awaited<ReturnType<typeof startUpstreamProxy>>;
 let gateway: ReturnType<typeof inProcessGateway>;
 let token: string;
 const cases = new Map<string, Case>();
@@ -154,7 +127,17 @@ beforeAll(async () => {
   simulator = await startSimulator({ latencyMs: 0 });
   const ready = demoCustomer(simulator, 'ready@demo.test');
   const login = await fetch(`${simulator.urls.AUTH_URL}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ready.username, password: ready.password }) });
-  upstream = await startHostileUpstream(simulator, await login.text(), cases);
+  // The upstream poisons the answer of the case a call belongs to (its X-Request-Id, which the
+  // gateway forwards); token sets come from one real login's answer, so the mutations can run
+  // any number of times.
+  const tokenSet = await login.text();
+  upstream = await startUpstreamProxy(simulator, {
+    answer: (operation) => (operation === 'login' || operation === 'refreshTokens' ? tokenSet : undefined),
+    rewrite: (operation, request, text) => {
+      const hostile = cases.get(String(request.headers['x-request-id']));
+      return hostile?.operation === operation ? poisoned(text, hostile) : text;
+    },
+  });
   gateway = inProcessGateway({ upstreamUrls: upstream.urls, upstreamTimeoutMs: 10_000 });
   token = await demoToken(simulator, 'ready@demo.test');
 });

@@ -35,8 +35,11 @@ let harness: Harness;
 beforeAll(async () => {
   // The gateway and the simulator share this test process: a generous timeout, since this
   // test is about whose data goes where, not about speed.
-  // All 1,000 come from this one address: the per-address limit must not be what is measured.
-  harness = await startHarness({ simulator: { latencyMs: 2, jitterMs: 8 }, gateway: { upstreamTimeoutMs: 60_000, requestDeadlineMs: 120_000, maxConnectionsPerAddress: 2_000 } });
+  // All 1,000 come from this one address: the per-address limits must not be what is measured.
+  harness = await startHarness({
+    simulator: { latencyMs: 2, jitterMs: 8 },
+    gateway: { upstreamTimeoutMs: 60_000, requestDeadlineMs: 120_000, maxConnectionsPerAddress: 2_000, callerLimits: { operations: 2_000, upstreamCalls: 20_000 } },
+  });
 });
 afterAll(() => harness.close());
 

@@ -2,6 +2,7 @@
 // never by hop count) the entry that proxy added. Spoofed and malformed entries never win.
 import { describe, expect, it } from 'vitest';
 import { clientAddress, trustedProxies } from '../../src/server/request-scope.js';
+import { addressKey } from '../../src/upstream/scope.js';
 
 const none = trustedProxies([]);
 const loopback = trustedProxies(['loopback']);
@@ -30,5 +31,15 @@ describe('clientAddress', () => {
       expect(clientAddress(garbage, '127.0.0.1', loopback), garbage).toBe('127.0.0.1');
     }
     expect(clientAddress('198.51.100.7, nope', '127.0.0.1', loopback)).toBe('127.0.0.1');
+  });
+});
+
+describe('addressKey: a client address as the per-address limits count it', () => {
+  it('an IPv6 address by its /64, however it is written; IPv4, mapped into IPv6 or not, as itself', () => {
+    expect(addressKey('2001:db8:1:2::a')).toBe(addressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff'));
+    expect(addressKey('2001:db8:1:2::a')).not.toBe(addressKey('2001:db8:1:3::a'));
+    expect(addressKey('::ffff:198.51.100.7')).toBe('198.51.100.7');
+    expect(addressKey('198.51.100.7')).not.toBe(addressKey('198.51.100.8'));
+    expect(addressKey(null)).toBeNull();
   });
 });

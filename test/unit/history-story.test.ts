@@ -2,9 +2,10 @@
 // against the kept state, the bounds (events per order, age, bytes), and the check of a
 // story read back; and which order lists the history (src/graph/history.ts) records at all.
 import { describe, expect, it } from 'vitest';
-import { createHistory, MAX_CUSTOMER_ID_CHARS } from '../../src/graph/history.js';
+import { createHistory } from '../../src/graph/history.js';
 import { memoryStoryStore } from '../../src/graph/history-memory.js';
 import { dropAged, fit, observe, parseStory, type Story } from '../../src/graph/history-story.js';
+import { MAX_CUSTOMER_ID_CHARS } from '../../src/graph/order-owner.js';
 import type { Order } from '../../src/upstream/models.js';
 
 const order = (id: string, status: string, userId = 'u1'): Order => ({ id, reservationId: `R-${id}`, userId, status });
