@@ -275,7 +275,19 @@ const jsonLine = (line: string) => (line.startsWith('{') ? (JSON.parse(line) as 
 async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
   const upstream = Object.fromEntries(HOSTS.map((name) => [name, urls[name]]));
   // The default upstream client, named so the run says which one it measured.
-  const gatewayEnv = { ...upstream, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPHIQL: 'off', NODE_ENV: 'production', UPSTREAM_CLIENT: 'undici' };
+  // One caller at 64 at once stands for many callers here: its caller limits let that through.
+  const gatewayEnv = {
+    ...upstream,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    GRAPHIQL: 'off',
+    NODE_ENV: 'production',
+    ALLOWED_HOSTS: 'localhost',
+    UPSTREAM_CLIENT: 'undici',
+    CALLER_OPERATIONS_IN_FLIGHT: '1024',
+    CALLER_UPSTREAM_CALLS_IN_FLIGHT: '8192',
+  };
   const listening = (line: string) => /listening at (http:\/\/\S+)/.exec(line)?.[1];
   const observability = { ...gatewayEnv, METRICS_PATH: '/metrics', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
   const [gateway, got, observed, traced, cached, apollo, optimum] = await Promise.all([

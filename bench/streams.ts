@@ -37,7 +37,7 @@ export async function measureStreams(start: Start, settings: StreamSettings, log
   const gateway = await start(
     'streams-gateway',
     'dist/src/tools/start.mjs', // as production starts it: the launcher and its heap flags
-    { ...Object.fromEntries(HOSTS.map((name) => [name, urls[name]])), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPHIQL: 'off', NODE_ENV: 'production', METRICS_PATH: 'off' },
+    { ...Object.fromEntries(HOSTS.map((name) => [name, urls[name]])), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPHIQL: 'off', NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost', METRICS_PATH: 'off' },
     (line) => /listening at (http:\/\/\S+)/.exec(line)?.[1],
   );
   const ready = customers.find((c) => c.username === 'ready@demo.test')!;

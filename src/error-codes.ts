@@ -53,7 +53,17 @@ export const REQUEST_ERRORS = {
   NOT_ACCEPTABLE: { status: 406, meaning: 'A subscription or a `@defer`/`@stream` document from a client that accepts no stream (`text/event-stream`, `multipart/mixed`).' },
   REQUEST_ENTITY_TOO_LARGE: { status: 413, meaning: 'A request body larger than the limit.' },
   UNSUPPORTED_CONTENT_ENCODING: { status: 415, meaning: 'A compressed request body: nothing is inflated; send it uncompressed.' },
-  RATE_LIMITED: { status: 429, meaning: "Behind a trusted proxy, more of the client address's requests in flight than MAX_CONNECTIONS_PER_ADDRESS." },
+  RATE_LIMITED: {
+    status: 429,
+    meaning:
+      "More of one caller's queries and mutations in flight than CALLER_OPERATIONS_IN_FLIGHT (any transport; `retryAfterSeconds`), or behind a trusted proxy more of the client address's requests in flight than MAX_CONNECTIONS_PER_ADDRESS.",
+  },
+  PREFLIGHT_REQUIRED: {
+    status: 403,
+    meaning:
+      'A POST that a page of another site could send without a CORS preflight (a form, `text/plain`, no content type): send `application/json`, or one of the headers `x-graphql-yoga-csrf` or `apollo-require-preflight`.',
+  },
+  HOST_NOT_ALLOWED: { status: 421, meaning: 'A `Host` that is none of ALLOWED_HOSTS (nor an IP address): the request was meant for another server, or a DNS-rebinding page sent it.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 /** The code of a refused request. */

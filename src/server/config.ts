@@ -90,6 +90,15 @@ const origins = z
     'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *',
   );
 
+/** Host names (`api.example.com`), comma-separated, or `*` for any. */
+const hostNames = z
+  .string()
+  .transform((value): readonly string[] => value.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean))
+  .refine(
+    (list) => list.length > 0 && list.every((name) => name === '*' || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)),
+    'ALLOWED_HOSTS must be a comma-separated list of host names such as api.example.com (no scheme, no port), or *',
+  );
+
 /** Every environment variable the gateway reads, validated and defaulted (the README's tables are checked against it). */
 export const envSchema = z.object({
   PORT: integer('PORT', 0, 65535).default(4000),
@@ -146,6 +155,8 @@ export const envSchema = z.object({
   WEBSOCKET_IDLE_TIMEOUT_MS: integer('WEBSOCKET_IDLE_TIMEOUT_MS', 1000, 3_600_000).default(30_000),
   // Unset: local origins in development, none in production.
   CORS_ORIGINS: origins.optional(),
+  // Unset: any in development; production needs it set.
+  ALLOWED_HOSTS: hostNames.optional(),
   // Unset: on when no upstream URL is set, except in production.
   SIMULATOR: flag('SIMULATOR').optional(),
   METRICS_PATH: z
@@ -209,6 +220,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const setUrls = HOSTS.filter((name) => name in present);
   const production = present.NODE_ENV?.trim() === 'production';
   problems.push(...upstreamProblems(setUrls, parsed.success ? parsed.data.SIMULATOR : undefined, production));
+  if (parsed.success && production && parsed.data.ALLOWED_HOSTS === undefined) {
+    problems.push('NODE_ENV=production needs ALLOWED_HOSTS: the host names clients reach the gateway by (api.example.com), or * for any (IP addresses are always answered)');
+  }
   if (parsed.success && parsed.data.HEADERS_TIMEOUT_MS > parsed.data.REQUEST_TIMEOUT_MS) {
     problems.push('HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)');
   }
@@ -304,6 +318,8 @@ function gatewaySettings(values: EnvValues) {
     ...throttles(values),
     /** Origins allowed cross-origin access: exact origins, `*` for any, or 'local' (localhost, any port). */
     corsOrigins: values.CORS_ORIGINS ?? (production ? [] : ('local' as const)),
+    /** The Host names requests and WebSocket upgrades may carry (an IP address always may), or any. */
+    allowedHosts: !values.ALLOWED_HOSTS || values.ALLOWED_HOSTS.includes('*') ? ('any' as const) : values.ALLOWED_HOSTS,
     graphiql: values.GRAPHIQL ?? !production,
     introspection: values.INTROSPECTION ?? !production,
     /** The order-tracker page at /tracker/ (examples/order-tracker/). */

@@ -25,6 +25,7 @@ import { useEventContexts } from './event-contexts.js';
 import { useJitWhereItPays } from './executor.js';
 import { useGraphiQLPage, type DemoLogin } from './graphiql.js';
 import { useHardening } from './guards/index.js';
+import { hostAllowed, useAllowedHosts } from './guards/request.js';
 import { HEALTH_PATH, READY_PATH, useHealthEndpoints } from './health.js';
 import { useRequestLifecycle } from './lifecycle.js';
 import { LIMITS } from './limits.js';
@@ -148,6 +149,8 @@ function gatewayPlugins(
   return [
     // First: every later hook finds the request's scope in the server context.
     useRequestLifecycle({ logger: config.logger, policy, isDraining: () => !ready(), quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])] }),
+    // A Host the gateway does not answer for (a DNS-rebinding page's) gets nothing else.
+    useAllowedHosts(config.allowedHosts),
     // Before anything that may answer early: every request is counted in and out. Scrapes are
     // answered before the request guards (a scraper sends no CSRF header).
     ...(metrics ? [metrics.plugin] : []),
@@ -224,6 +227,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     policy,
     path: GRAPHQL_PATH,
     originAllowed: originAllowed(config.corsOrigins),
+    hostAllowed: hostAllowed(config.allowedHosts),
     trustedDocuments: config.trustedDocuments,
     hideSuggestions: !config.introspection,
     initTimeoutMs: config.headersTimeoutMs,

@@ -79,6 +79,27 @@ function withOurParts(rendered: string, demoLogins: readonly DemoLogin[]): strin
 }
 
 /**
+ * The page's policy: its own inline scripts alone (each by its hash: the page is rendered once,
+ * so the hashes are known), its styles, workers made from its own code, and the API on its own
+ * origin; framed by no one (clickjacking: a page of another site overlaying the sign-in bar).
+ */
+function contentSecurityPolicy(html: string): string {
+  const hashes = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`);
+  return [
+    "default-src 'none'",
+    `script-src ${hashes.join(' ')}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "worker-src 'self' blob:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
  * Serves GraphiQL from the package itself (no CDN) with the sign-in bar (graphiql-sign-in.js),
  * rendered and gzipped once on first use:
  * the page is about 9 MB, 2.4 MB compressed, and compressing it per request would cost
@@ -91,21 +112,28 @@ export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
     // Every operation as a JSON POST, subscriptions too, as the SDK sends them.
     method: 'POST',
   };
-  let page: Promise<{ html: string; gzipped: Uint8Array<ArrayBuffer>; etag: string }> | undefined;
+  let page: Promise<{ html: string; gzipped: Uint8Array<ArrayBuffer>; etag: string; policy: string }> | undefined;
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET' || url.pathname !== '/graphql' || !request.headers.get('accept')?.includes('text/html')) return;
       page ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
         const html = withOurParts(renderGraphiQL({ endpoint: '/graphql', ...options }), demoLogins);
-        return { html, gzipped: Uint8Array.from(gzipSync(html)), etag: createHash('sha256').update(html).digest('base64url').slice(0, 27) };
+        return { html, gzipped: Uint8Array.from(gzipSync(html)), etag: createHash('sha256').update(html).digest('base64url').slice(0, 27), policy: contentSecurityPolicy(html) };
       });
-      const { html, gzipped, etag } = await page;
+      const { html, gzipped, etag, policy } = await page;
       const gzip = acceptsGzip(request);
       // Each encoding is its own representation, with its own validator.
       const tag = `"${etag}${gzip ? '-gz' : ''}"`;
       // The browser keeps the page and asks each time whether it changed (it changes only
       // with a new build or new defaults): a visit costs a 304, not the 2.4 MB again.
-      const headers = { etag: tag, 'cache-control': 'private, no-cache', vary: 'accept-encoding' };
+      const headers = {
+        etag: tag,
+        'cache-control': 'private, no-cache',
+        vary: 'accept-encoding',
+        'content-security-policy': policy,
+        'x-frame-options': 'DENY',
+        'referrer-policy': 'no-referrer',
+      };
       if (request.headers.get('if-none-match')?.split(',').some((candidate) => candidate.trim() === tag)) {
         return endResponse(new fetchAPI.Response(null, { status: 304, headers }));
       }

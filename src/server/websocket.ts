@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { GraphQLContext } from '../graph/context.js';
 import type { RequestScope } from '../upstream/scope.js';
+import { REQUEST_ERRORS } from '../error-codes.js';
 import { quietErrors } from './guards/answers.js';
 import { checkNesting } from './guards/request.js';
 import { rawAnswer } from './headers.js';
@@ -22,6 +23,8 @@ export interface WebSocketOptions {
   path: string;
   /** Whether a browser page from this origin may connect (CORS_ORIGINS, as for HTTP). */
   originAllowed: (origin: string) => boolean;
+  /** Whether the upgrade's Host may be answered (ALLOWED_HOSTS, as for HTTP). */
+  hostAllowed: (host: string | undefined) => boolean;
   trustedDocuments: 'off' | 'allow' | 'only';
   /** No message suggests a name of the schema (introspection off). */
   hideSuggestions: boolean;
@@ -190,8 +193,9 @@ function closeSocket(socket: WebSocket, code: number, reason: string) {
 
 const closeGoingAway = (socket: WebSocket) => closeSocket(socket, GOING_AWAY, 'The gateway is stopping: reconnect.');
 
-/** Why an upgrade is refused (an HTTP status), or null: another path, a stop under way, an origin not allowed. */
+/** Why an upgrade is refused (an HTTP status), or null: a host or another path, a stop under way, an origin not allowed. */
 function upgradeRefusal(request: IncomingMessage, options: WebSocketOptions): number | null {
+  if (!options.hostAllowed(request.headers.host)) return REQUEST_ERRORS.HOST_NOT_ALLOWED.status;
   if (new URL(request.url ?? '/', 'http://gateway').pathname !== options.path) return 404;
   if (!options.isReady()) return 503;
   // Browsers send Origin with every WebSocket and enforce no CORS on it: this check is

@@ -1,6 +1,6 @@
 // GraphiQL as a new user meets it, in Debian's Chromium: open the page, sign in, run. Every
 // click and keystroke the test makes counts as an action.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,8 +31,8 @@ afterAll(async () => {
   await simulator?.close();
 });
 
-/** The page with a count of what the user did on it. */
-async function open(): Promise<{ page: Page; actions: string[]; offline: string[]; act<T>(what: string, action: () => Promise<T>): Promise<T> }> {
+/** The page with a count of what the user did on it, and what its Content Security Policy refused. */
+async function open(): Promise<{ page: Page; actions: string[]; offline: string[]; refused: string[]; act<T>(what: string, action: () => Promise<T>): Promise<T> }> {
   const actions: string[] = [];
   const act = async <T,>(what: string, action: () => Promise<T>) => {
     actions.push(what);
@@ -41,13 +41,18 @@ async function open(): Promise<{ page: Page; actions: string[]; offline: string[
   // Tall enough for the editor to render the whole result, not only its first screen.
   const page = await browser.newPage({ viewport: { width: 1400, height: 9000 } });
   const offline: string[] = [];
+  const refused: string[] = [];
+  // Whatever the page's policy refuses (a script, a style, a worker, a connection) Chromium reports on the console.
+  page.on('console', (message) => {
+    if (/Content Security Policy/.test(message.text())) refused.push(message.text().slice(0, 300));
+  });
   page.on('request', (request) => {
     // Everything must come from the gateway itself (blob: and data: are the page's own workers).
     if (!/^(http:\/\/127\.0\.0\.1:|blob:|data:)/.test(request.url())) offline.push(request.url());
   });
   await act('open the page', () => page.goto(gateway.endpoint, { waitUntil: 'load', timeout: 60_000 }));
   await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
-  return { page, actions, offline, act };
+  return { page, actions, offline, refused, act };
 }
 
 const responseText = async (page: Page) => (await page.locator('.graphiql-response').innerText()).replace(/\s+/g, '');
@@ -107,7 +112,8 @@ function expectFits(layout: Awaited<ReturnType<typeof signInLayout>>, width: num
 
 /** axe-core's serious and critical findings in the sign-in bar's own markup. */
 async function barViolations(page: Page) {
-  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  // Run through the DevTools protocol, so the page's CSP (its own inline scripts only) stays as it is.
+  await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
   const violations = await page.evaluate<{ id: string; impact: string | null; nodes: { target: unknown }[] }[]>(
     "axe.run('#order-graph-sign-in', { resultTypes: ['violations'] }).then((r) => r.violations.map(({ id, impact, nodes }) => ({ id, impact, nodes: nodes.map(({ target }) => ({ target })) })))",
   );
@@ -124,7 +130,7 @@ async function pickDemo(page: Page, username: string) {
 
 describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
   it('three actions from opening the page to the whole order: open, Sign in, run; the token stays in the page’s memory', async () => {
-    const { page, actions, offline, act } = await open();
+    const { page, actions, offline, refused, act } = await open();
     expect(await selectedTab(page)).toBe('WholeOrder');
     // The demo customer with every part of an order is offered first.
     expect(await page.locator('#order-graph-sign-in select').inputValue()).toBe('0');
@@ -148,11 +154,12 @@ describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
     await page.setViewportSize({ width: 1400, height: 900 });
     await page.screenshot({ path: new URL('graphiql-whole-order.png', SCREENSHOTS).pathname });
     expect(offline).toEqual([]);
+    expect(refused).toEqual([]);
     await page.close();
   });
 
   it('the deferred query and the live updates run from their tabs', async () => {
-    const { page } = await open();
+    const { page, refused } = await open();
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Signed in as/);
 
@@ -170,6 +177,7 @@ describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
     } finally {
       order.status = was;
     }
+    expect(refused).toEqual([]);
     await page.close();
   });
 

@@ -74,7 +74,7 @@ const armor = (limits: string): Expected => ({
 });
 const invalid = (message: RegExp): Expected => ({ status: 400, code: 'GRAPHQL_VALIDATION_FAILED', message });
 const badRequest = (message: RegExp, status = 400): Expected => ({ status, code: 'BAD_REQUEST', message });
-const CSRF_REFUSED: Expected = { status: 403, code: null, message: /^Required CSRF header\(s\) not present$/ };
+const CSRF_REFUSED: Expected = { status: 403, code: 'PREFLIGHT_REQUIRED', message: /^A POST must be sent as application\/json/ };
 const UNRESOLVED: Expected = { status: 400, code: 'OPERATION_RESOLUTION_FAILURE', message: /Could not determine what operation to execute/ };
 
 /**
@@ -509,6 +509,10 @@ function contentTypeFamily(): HostileRequest[] {
     // "Simple" requests a browser sends cross-site without a preflight: CSRF prevention.
     post('text/plain', { 'content-type': 'text/plain' }, () => json, CSRF_REFUSED),
     post('text/plain; charset=utf-8', { 'content-type': 'text/plain; charset=utf-8' }, () => json, CSRF_REFUSED),
+    // What a browser still sends as simple, however it is spelled.
+    post('TEXT/PLAIN', { 'content-type': 'TEXT/PLAIN' }, () => json, CSRF_REFUSED),
+    post('text/plain with a space before it', { 'content-type': ' text/plain' }, () => json, CSRF_REFUSED),
+    post('Multipart/Form-Data ;boundary=x', { 'content-type': 'Multipart/Form-Data ;boundary=x' }, () => json, CSRF_REFUSED),
     post('application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }, () => `query=${encodeURIComponent('{ me { id } }')}`, CSRF_REFUSED),
     post('application/x-www-form-urlencoded mutation', { 'content-type': 'application/x-www-form-urlencoded' }, () => `query=${encodeURIComponent('mutation { login(username: "a", password: "b") { accessToken } }')}`, CSRF_REFUSED),
     post('multipart/form-data', {}, form, CSRF_REFUSED),

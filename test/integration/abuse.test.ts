@@ -315,6 +315,14 @@ describe('odd but legitimate requests reach the upstream correctly', () => {
       check: ({ json }) => expect(json).toEqual({ data: { me: { id: baseline.me!.id } } }),
     },
     {
+      name: 'APPLICATION/JSON ;charset=utf-8 (media types are case-insensitive)',
+      query: '{ orders { id } }',
+      headers: { 'content-type': 'APPLICATION/JSON ;charset=utf-8', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query: '{ orders { id } }' }),
+      calls: { orderDetails: 1 },
+      check: ({ json }) => expect(json).toEqual({ data: { orders: [{ id: baseline.me!.orders![0]!.id }] } }),
+    },
+    {
       name: 'application/graphql (not a simple request: no CSRF header needed)',
       query: '{ orders { id } }',
       headers: { 'content-type': 'application/graphql', accept: 'application/graphql-response+json' },

@@ -43,6 +43,19 @@ describe('input that no executor or library may turn into a bug', () => {
     expect(codes(variable)).toEqual(['BAD_USER_INPUT']);
   });
 
+  it('@stream(initialCount:) null, as a literal or a nullable variable: BAD_USER_INPUT, no upstream call, no error log', async () => {
+    const before = errorLines().length;
+    const literal = await post(JSON.stringify({ query: '{ orders @stream(initialCount: null) { id } }' }), 'application/graphql-response+json');
+    expect(literal.status).toBe(400);
+    expect(codes(literal)).toEqual(['BAD_USER_INPUT']);
+    for (const variables of [{ n: null }, {}]) {
+      const variable = await post(JSON.stringify({ query: 'query ($n: Int) { orders @stream(initialCount: $n) { id } }', variables }), 'multipart/mixed');
+      expect(variable.status, JSON.stringify(variables)).toBe(variables.n === null ? 400 : 200);
+      if (variables.n === null) expect(codes(variable)).toEqual(['BAD_USER_INPUT']);
+    }
+    expect(errorLines().slice(before)).toEqual([]);
+  });
+
   it('_entities with a __typename that is no entity, none at all, or a representation that is no object: BAD_USER_INPUT', async () => {
     const query = 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Order { id } } }';
     for (const representation of [{ __typename: 'Nope', id: '1' }, { __typename: '__proto__', id: '1' }, { __typename: 'Query' }, { id: '1' }, 42, 'str', [1], true]) {

@@ -112,7 +112,7 @@ describe('the Dockerfile’s steps, run as it runs them', () => {
     const started = startProcess(
       'unshare',
       ['--pid', '--fork', '--mount-proc', 'setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', command!, ...args],
-      { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...simulator.urls },
+      { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOWED_HOSTS: 'localhost', ...simulator.urls },
       appDir,
     );
     const [, url] = await started.output(/Order Graph is listening at (http:\/\/\S+)/);

@@ -94,7 +94,7 @@ describe('the POSTs a foreign page can send without a preflight stay refused', (
     const before = authCalls();
     const answer = await post('off', { accept: 'application/graphql-response+json', ...headers }, body);
     expect(answer.status).toBe(403);
-    expect(answer.body.errors?.[0]?.message).toBe('Required CSRF header(s) not present');
+    expect(answer.body.errors?.[0]?.extensions?.code).toBe('PREFLIGHT_REQUIRED');
     expect(authCalls()).toBe(before);
   });
 });

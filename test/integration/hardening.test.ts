@@ -1,7 +1,10 @@
 // The gateway's HTTP edge against a stub upstream: response headers and request ids (returned,
 // forwarded upstream, replaced when unsafe), health probes, slow and excess clients, CORS, and
 // a client that goes away.
+import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../../src/server/gateway.js';
 import { startGateway } from '../helpers/harness.js';
@@ -176,3 +179,57 @@ describe('a client that goes away', () => {
     expect(aborted.sort()).toEqual(['/prefix/auth/auth/me', '/prefix/order/v2/order/user']);
   });
 });
+
+describe('ALLOWED_HOSTS', () => {
+  /** A request with the given Host, over node:http (fetch may not set Host): its status and code. */
+  const withHost = (origin: string, host: string, path = '/graphql', headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${origin}${path}`, { method: 'POST', headers: { host, 'content-type': 'application/json', ...headers } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject).end(JSON.stringify({ query: '{ __typename }' }));
+    });
+  const upgrade = (origin: string, host: string) =>
+    new Promise<number>((resolve) => {
+      const socket = new WebSocket(`${origin.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { headers: { host } });
+      socket.once('open', () => (socket.close(), resolve(101)));
+      socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      socket.once('error', () => undefined);
+    });
+
+  it('a request or WebSocket upgrade with another Host is 421 HOST_NOT_ALLOWED, GraphiQL’s page and the probes too; the listed names (any case, any port) and IP addresses are answered', async () => {
+    const { gateway } = await stubGateway({ allowedHosts: ['api.example.com'], graphiql: true });
+    const { port } = new URL(gateway.origin);
+    for (const host of ['api.example.com', 'API.Example.COM:443', `127.0.0.1:${port}`, `[::1]:${port}`, '10.1.2.3']) {
+      expect((await withHost(gateway.origin, host)).status, host).toBe(200);
+    }
+    for (const host of ['rebind.attacker.example', 'api.example.com.attacker.example', 'example.com']) {
+      const refused = await withHost(gateway.origin, host);
+      expect(refused.status, host).toBe(421);
+      expect(JSON.parse(refused.body).errors[0].extensions.code).toBe('HOST_NOT_ALLOWED');
+      expect((await withHost(gateway.origin, host, '/healthz')).status).toBe(421);
+      expect(await upgrade(gateway.origin, host)).toBe(421);
+    }
+    expect(await upgrade(gateway.origin, 'api.example.com')).toBe(101);
+  });
+});
+
+describe('GraphiQL’s page', () => {
+  it('runs only its own inline scripts (a CSP with their hashes) and is framed by no one', async () => {
+    const { gateway } = await stubGateway({ graphiql: true });
+    const page = await fetch(gateway.endpoint, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const policy = page.headers.get('content-security-policy')!;
+    expect(policy).toMatch(/frame-ancestors 'none'/);
+    const scriptSources = /script-src ([^;]+)/.exec(policy)![1]!.trim().split(/\s+/);
+    expect(scriptSources.length).toBeGreaterThanOrEqual(2);
+    expect(scriptSources.every((source) => /^'sha256-[\w+/=]+'$/.test(source))).toBe(true);
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`);
+    expect(new Set(scripts)).toEqual(new Set(scriptSources));
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+  });
+});
+

@@ -340,7 +340,7 @@ describe('the production install the README describes', () => {
         timeout: 120_000,
       });
       expect(install.status, install.stderr).toBe(0);
-      const started = startProcess('node', ['src/tools/start.mjs'], { NODE_ENV: 'production', SIMULATOR: 'on', PORT: '0', LOG_LEVEL: 'warn' }, folder);
+      const started = startProcess('node', ['src/tools/start.mjs'], { NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost', SIMULATOR: 'on', PORT: '0', LOG_LEVEL: 'warn' }, folder);
       const [, url] = await started.output(LISTENING);
       const { data } = await execute(graphqlClient(url!), LoginDocument, { username: 'ready@demo.test', password: 'demo-password-4' });
       const whole = await execute(graphqlClient(url!, data!.login.accessToken), WholeOrderDocument);
@@ -402,14 +402,14 @@ describe('npm start with live streams open', () => {
 
 describe('production', () => {
   it('NODE_ENV=production without the upstream refuses to start, naming the five variables', async () => {
-    const started = npmStart({ NODE_ENV: 'production' });
+    const started = npmStart({ NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost' });
     expect(await started.exited).not.toBe(0);
     expect(started.stderr()).toContain(`config: NODE_ENV=production needs the upstream: set ${HOSTS.join(', ')}`);
     expect(started.stdout()).not.toContain('demo.test');
   });
 
   it('SIMULATOR=on in production: the banner says GraphiQL is off; no GraphiQL, no introspection, no suggestions', async () => {
-    const started = npmStart({ NODE_ENV: 'production', SIMULATOR: 'on' });
+    const started = npmStart({ NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost', SIMULATOR: 'on' });
     const [, url] = await started.output(LISTENING);
     await started.output(/GraphiQL is off/);
     expect(started.stdout()).not.toContain('GraphiQL: open');

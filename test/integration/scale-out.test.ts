@@ -64,6 +64,7 @@ function startReplica(app: string): Promise<Replica> {
     {
       ...simulator.urls,
       NODE_ENV: 'production',
+      ALLOWED_HOSTS: 'localhost',
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',

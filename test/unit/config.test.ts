@@ -53,7 +53,19 @@ describe('loadConfig', () => {
       responseCacheTtlMs: 0,
       responseCacheBytes: { entry: 1024 * 1024, total: 32 * 1024 * 1024 },
       subgraph: false,
+      allowedHosts: 'any',
     });
+  });
+
+  it('ALLOWED_HOSTS: any in development; in production it must be set (host names, or * for any)', () => {
+    expect(loadConfig({ ALLOWED_HOSTS: 'API.example.com, gateway.internal' }).allowedHosts).toEqual(['api.example.com', 'gateway.internal']);
+    expect(loadConfig({ ALLOWED_HOSTS: '*' }).allowedHosts).toBe('any');
+    expect(problems({ NODE_ENV: 'production', ...allUrls })).toEqual([
+      'NODE_ENV=production needs ALLOWED_HOSTS: the host names clients reach the gateway by (api.example.com), or * for any (IP addresses are always answered)',
+    ]);
+    for (const value of ['https://api.example.com', 'api.example.com:443', 'api example', ',']) {
+      expect(problems({ ALLOWED_HOSTS: value }), value).toEqual(['ALLOWED_HOSTS must be a comma-separated list of host names such as api.example.com (no scheme, no port), or *']);
+    }
   });
 
   it('tracing is on when an exporter or an OTLP endpoint is set, from the standard OTEL_* variables', () => {
@@ -68,7 +80,7 @@ describe('loadConfig', () => {
       samplerRatio: 1,
     });
     // In production one new trace in ten, unless the ratio is set.
-    const production = { NODE_ENV: 'production', SIMULATOR: 'on', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    const production = { NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', SIMULATOR: 'on', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
     expect(loadConfig(production).tracing).toMatchObject({ sampler: 'parentbased_traceidratio', samplerRatio: 0.1 });
     expect(loadConfig({ ...production, OTEL_TRACES_SAMPLER_ARG: '1' }).tracing).toMatchObject({ samplerRatio: 1 });
     expect(
@@ -138,10 +150,10 @@ describe('loadConfig', () => {
   });
 
   it('NODE_ENV=production turns GraphiQL, introspection, the tracker page and cross-origin access off unless they are set', () => {
-    expect(loadConfig({ NODE_ENV: 'production', ...allUrls })).toMatchObject({ graphiql: false, introspection: false, tracker: false, corsOrigins: [] });
-    expect(loadConfig({ NODE_ENV: 'production', ...allUrls, TRACKER: 'on' }).tracker).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', ...allUrls })).toMatchObject({ graphiql: false, introspection: false, tracker: false, corsOrigins: [] });
+    expect(loadConfig({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', ...allUrls, TRACKER: 'on' }).tracker).toBe(true);
     expect(loadConfig({ TRACKER: 'off' }).tracker).toBe(false);
-    expect(loadConfig({ NODE_ENV: 'production', ...allUrls, GRAPHIQL: 'on', INTROSPECTION: 'on', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' })).toMatchObject({
+    expect(loadConfig({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', ...allUrls, GRAPHIQL: 'on', INTROSPECTION: 'on', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' })).toMatchObject({
       graphiql: true,
       introspection: true,
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
@@ -151,8 +163,8 @@ describe('loadConfig', () => {
   it('serves the simulator only without upstream URLs, and in production only when asked for', () => {
     const all = HOSTS.join(', ');
     expect(loadConfig({}).upstreamUrls).toBeNull();
-    expect(problems({ NODE_ENV: 'production' })).toEqual([`NODE_ENV=production needs the upstream: set ${all} (or SIMULATOR=on to serve the embedded simulator's demo data)`]);
-    expect(loadConfig({ NODE_ENV: 'production', SIMULATOR: 'on' }).upstreamUrls).toBeNull();
+    expect(problems({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com' })).toEqual([`NODE_ENV=production needs the upstream: set ${all} (or SIMULATOR=on to serve the embedded simulator's demo data)`]);
+    expect(loadConfig({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', SIMULATOR: 'on' }).upstreamUrls).toBeNull();
     expect(problems({ SIMULATOR: 'off' })).toEqual([`SIMULATOR=off needs the upstream: set ${all}`]);
     expect(problems({ ...allUrls, SIMULATOR: 'on' })).toEqual([`SIMULATOR=on serves demo data instead of the upstream: unset ${all}, or SIMULATOR`]);
     expect(loadConfig({ ...allUrls, SIMULATOR: 'off' }).upstreamUrls).not.toBeNull();

@@ -2,11 +2,12 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { GraphQLError, ValidationContext } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { requestErrorExtensions } from '../../error-codes.js';
 import { LIMITS } from '../limits.js';
 import { useQuietErrors } from './answers.js';
 import { useOperationChecks, useOperationRules } from './operation.js';
-import { useAcceptableAnswers, useBodyLimit, useJsonParameters, useUncompressedBodies } from './request.js';
+import { useAcceptableAnswers, useBodyLimit, useJsonParameters, useMediaTypes, useUncompressedBodies } from './request.js';
 
 // A limit reports a validation error (400 GRAPHQL_VALIDATION_FAILED) instead of throwing,
 // which would answer 200 with no code.
@@ -26,7 +27,15 @@ function usePreflightedPosts(): Plugin {
   const { onRequestParse } = useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] });
   return {
     onRequestParse(payload) {
-      if (payload.request.method !== 'GET') return onRequestParse?.(payload);
+      if (payload.request.method === 'GET') return;
+      try {
+        return onRequestParse?.(payload);
+      } catch {
+        // The plugin's refusal has no code: this one is the same refusal, with its code.
+        throw createGraphQLError('A POST must be sent as application/json, or with an x-graphql-yoga-csrf or apollo-require-preflight header.', {
+          extensions: requestErrorExtensions('PREFLIGHT_REQUIRED'),
+        });
+      }
     },
   };
 }
@@ -50,6 +59,8 @@ export function useHardening({ introspection }: { introspection: boolean }): Plu
       // Hidden by useQuietErrors instead, which also covers enum values and variables.
       blockFieldSuggestion: { enabled: false },
     }) as Plugin,
+    // First: every later guard reads the content type as it means.
+    useMediaTypes(),
     usePreflightedPosts(),
     useAcceptableAnswers(),
     useUncompressedBodies(),

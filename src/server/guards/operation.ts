@@ -43,24 +43,25 @@ function streamCount(node: DirectiveNode, variables?: Readonly<Record<string, un
   if (node.name.value !== 'stream') return undefined;
   const value = node.arguments?.find((argument) => argument.name.value === 'initialCount')?.value;
   if (value?.kind === Kind.INT) return Number(value.value);
+  if (value?.kind === Kind.NULL) return null;
   return value?.kind === Kind.VARIABLE ? variables?.[value.name.value] : undefined;
 }
 
-/** Whether a @stream of the document asks for a negative initialCount (graphql-tools would throw a bare Error). */
-function hasNegativeStreamCount(document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): boolean {
-  let negative = false;
+/** Whether a @stream of the document asks for an initialCount that is negative, or null from a variable (graphql-tools would throw a bare Error). */
+function hasBadStreamCount(document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): boolean {
+  let bad = false;
   visit(document, {
     Directive(node) {
       const count = streamCount(node, variables);
-      if (typeof count !== 'number' || count >= 0) return;
-      negative = true;
+      if (count !== null && (typeof count !== 'number' || count >= 0)) return;
+      bad = true;
       return BREAK;
     },
   });
-  return negative;
+  return bad;
 }
 
-const NEGATIVE_STREAM_COUNT = '@stream(initialCount:) must be 0 or more: it is how many items come in the first payload.';
+const NEGATIVE_STREAM_COUNT = '@stream(initialCount:) must be a whole number, 0 or more: it is how many items come in the first payload.';
 
 /** More than one credential mutation, or a negative @stream count literal: validation errors. */
 export function useOperationRules(): Plugin {
@@ -69,7 +70,7 @@ export function useOperationRules(): Plugin {
       addValidationRule((context: ValidationContext) => ({
         Directive(node: DirectiveNode) {
           const count = streamCount(node);
-          if (typeof count === 'number' && count < 0) context.reportError(new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' satisfies RequestErrorCode } }));
+          if (count === null || (typeof count === 'number' && count < 0)) context.reportError(new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' satisfies RequestErrorCode } }));
         },
         OperationDefinition(node: OperationDefinitionNode) {
           const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
@@ -92,7 +93,7 @@ function variableRefusal({ document, variableValues, schema }: ExecutionArgs, op
   const { errors } = getVariableValues(schema, operation.variableDefinitions, variableValues ?? {}, { maxErrors: 10 });
   if (!errors) {
     // A literal is refused by validation; a count from a variable only now.
-    if (!hasNegativeStreamCount(document, variableValues)) return undefined;
+    if (!hasBadStreamCount(document, variableValues)) return undefined;
     return { errors: [createGraphQLError(NEGATIVE_STREAM_COUNT, { extensions: requestErrorExtensions('BAD_USER_INPUT') })] };
   }
   return {

@@ -1,4 +1,5 @@
 // Guards on the HTTP request itself, before any GraphQL work: what it accepts, how its body and parameters come.
+import { isIP } from 'node:net';
 import { createGraphQLError, type FetchAPI, type Plugin } from 'graphql-yoga';
 import { requestErrorExtensions, REQUEST_ERRORS, type RequestErrorCode } from '../../error-codes.js';
 import { LIMITS } from '../limits.js';
@@ -12,6 +13,60 @@ export function useAcceptableAnswers(): Plugin {
     onRequest({ request, endResponse, fetchAPI }) {
       const accept = request.headers.get('accept');
       if (accept && !ACCEPTABLE.test(accept)) endResponse(new fetchAPI.Response(null, { status: 406 }));
+    },
+  };
+}
+
+/**
+ * A media type as it means (RFC 9110: the type and subtype case-insensitive, spaces around the
+ * parameters optional): `APPLICATION/JSON ;charset=utf-8` is `application/json; charset=utf-8`.
+ */
+export function normalMediaType(value: string): string {
+  const [type = '', ...parameters] = value.split(';').map((part) => part.trim());
+  return [type.toLowerCase(), ...parameters.filter(Boolean)].join('; ');
+}
+
+/**
+ * The request's Content-Type in its normal form before anything reads it: yoga's parsers and
+ * the CSRF check compare it as written (an uppercase JSON type was 415, and a leading space
+ * hid a simple type from the CSRF check).
+ */
+export function useMediaTypes(): Plugin {
+  return {
+    onRequest({ request }) {
+      const type = request.headers.get('content-type');
+      if (type === null) return;
+      const normal = normalMediaType(type);
+      if (normal !== type) request.headers.set('content-type', normal);
+    },
+  };
+}
+
+/** ALLOWED_HOSTS: the host names the gateway answers to, or any. */
+export type AllowedHosts = readonly string[] | 'any';
+
+/**
+ * Whether a request's Host may be answered: any with 'any'; else an IP address (a DNS-rebinding
+ * page's requests carry its own name, never an address) or one of the names, port aside.
+ */
+export function hostAllowed(allowed: AllowedHosts): (host: string | null | undefined) => boolean {
+  if (allowed === 'any') return () => true;
+  const names = new Set(allowed.map((name) => name.toLowerCase()));
+  return (host) => {
+    if (!host) return true;
+    const name = /^\[([^\]]*)\]/.exec(host)?.[1] ?? host.replace(/:\d*$/, '');
+    return isIP(name) !== 0 || names.has(name.toLowerCase());
+  };
+}
+
+/** A Host that is none of ALLOWED_HOSTS: 421 HOST_NOT_ALLOWED before anything else (GraphiQL, the tracker and the probes too). */
+export function useAllowedHosts(allowed: AllowedHosts): Plugin {
+  const allows = hostAllowed(allowed);
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      if (allows(request.headers.get('host') ?? new URL(request.url).host)) return;
+      const body = { errors: [{ message: 'This server does not answer for that host name.', extensions: { code: 'HOST_NOT_ALLOWED' satisfies RequestErrorCode } }] };
+      endResponse(new fetchAPI.Response(JSON.stringify(body), { status: REQUEST_ERRORS.HOST_NOT_ALLOWED.status, headers: { 'content-type': 'application/json' } }));
     },
   };
 }
