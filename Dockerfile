@@ -2,19 +2,23 @@
 # Order Graph: the compiled gateway on Node.js 24, production dependencies only, as a
 # non-root user, able to run with a read-only root filesystem.
 #   docker build -t order-graph .
-#   docker run --read-only -p 4000:4000 -e AUTH_URL=… -e APPOINTMENT_URL=… -e ORDER_URL=… \
-#     -e PRICE_CALCULATOR_URL=… -e TRADE_IN_URL=… order-graph
+#   docker run --read-only -p 4000:4000 -e ALLOWED_HOSTS=api.example.com -e AUTH_URL=… \
+#     -e APPOINTMENT_URL=… -e ORDER_URL=… -e PRICE_CALCULATOR_URL=… -e TRADE_IN_URL=… order-graph
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# Compile: every dependency, then src/ → dist/.
+# Compile: every dependency (the workspaces' too: the order-tracker page is built with them),
+# then src/ → dist/ and the page → dist/tracker/ (served with TRACKER=on).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
+COPY examples/order-tracker/package.json ./examples/order-tracker/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY schema ./schema
 COPY src ./src
+COPY examples/order-tracker ./examples/order-tracker
 RUN node src/tools/build.mjs
 
 # The production dependencies alone, installed for this Node.js (engine-strict refuses another).

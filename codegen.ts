@@ -48,7 +48,9 @@ const config: CodegenConfig = {
       schema: 'schema.graphql',
       documents: 'examples/order-tracker/src/*.graphql',
       preset: 'client',
-      presetConfig: { fragmentMasking: false },
+      // persisted-documents.json: the page's own trusted documents, which the gateway that
+      // serves it accepts by hash beside the SDK's (TRUSTED_DOCUMENTS=only).
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
       config: { useTypeImports: true, enumsAsTypes: true, strictScalars: true, scalars },
     },
   },

@@ -159,7 +159,15 @@ function gatewayPlugins(
     ...useHardening({ introspection: config.introspection }),
     ...(config.graphiql ? [useGraphiQLPage(config.demoLogins ?? [])] : []),
     ...(config.tracker
-      ? [useTrackerPage({ folder: config.trackerFolder === undefined ? builtTrackerFolder() : config.trackerFolder, endpoint: GRAPHQL_PATH, demoLogins: config.demoLogins ?? [], pollIntervalMs: config.live.pollIntervalMs })]
+      ? [
+          useTrackerPage({
+            folder: config.trackerFolder === undefined ? builtTrackerFolder() : config.trackerFolder,
+            endpoint: GRAPHQL_PATH,
+            demoLogins: config.demoLogins ?? [],
+            pollIntervalMs: config.live.pollIntervalMs,
+            persistedDocuments: config.trustedDocuments !== 'off',
+          }),
+        ]
       : []),
     useDeferStream(),
     useEventContexts((context: GraphQLContext, event) => context.forEvent(event as Parameters<GraphQLContext['forEvent']>[0])),

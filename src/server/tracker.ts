@@ -1,6 +1,7 @@
 // The order-tracker page (examples/order-tracker/, built by npm run build) served at /tracker/ on
 // the gateway's own origin: its files read once, precompressed, under a strict CSP, and
-// its settings (the endpoint, the demo logins GraphiQL offers too, the live poll interval).
+// its settings (the endpoint, the demo logins GraphiQL offers too, the live poll interval, how
+// to send its documents).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,10 +83,12 @@ export interface TrackerPageOptions {
   demoLogins: readonly DemoLogin[];
   /** LIVE_POLL_INTERVAL_MS: the SDK's watch subscribes again no sooner. */
   pollIntervalMs: number;
+  /** Whether the page sends its registered documents by hash (TRUSTED_DOCUMENTS is allow or only). */
+  persistedDocuments: boolean;
 }
 
 /** Serves the page under /tracker/ (GET and HEAD); every other path is left to the rest of the gateway. */
-export function useTrackerPage({ folder, endpoint, demoLogins, pollIntervalMs }: TrackerPageOptions): Plugin {
+export function useTrackerPage({ folder, endpoint, demoLogins, pollIntervalMs, persistedDocuments }: TrackerPageOptions): Plugin {
   let files: Map<string, PageFile> | undefined;
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
@@ -97,7 +100,7 @@ export function useTrackerPage({ folder, endpoint, demoLogins, pollIntervalMs }:
         endResponse(new fetchAPI.Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } }));
       if (request.method !== 'GET' && request.method !== 'HEAD') return text(405, 'Method not allowed\n', { allow: 'GET, HEAD' });
       if (!folder) return text(404, 'The order-tracker page is not built: npm run build builds it.\n');
-      files ??= readPage(folder, { endpoint, pollIntervalMs, demo: demoLogins });
+      files ??= readPage(folder, { endpoint, pollIntervalMs, persistedDocuments, demo: demoLogins });
       const file = files.get(url.pathname.slice(TRACKER_PATH.length));
       if (!file) return text(404, 'Not found\n');
       const gzip = acceptsGzip(request);

@@ -1,4 +1,4 @@
-// Trusted documents: the SDK's registered documents by hash (TRUSTED_DOCUMENTS), and their operation names.
+// Trusted documents: the registered documents by hash (TRUSTED_DOCUMENTS), the SDK's and the order-tracker page's, and their operation names.
 import { readFileSync } from 'node:fs';
 import { print, type DocumentNode } from 'graphql';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
@@ -6,14 +6,17 @@ import * as sdk from '../client/__generated__/graphql.js';
 import { requestErrorExtensions, type RequestErrorCode } from '../error-codes.js';
 
 const TRUSTED_DOCUMENTS = new URL('../client/__generated__/persisted-documents.json', import.meta.url);
+/** The order-tracker page's own (npm run build copies it beside the page; the gateway serves that page). */
+export const TRACKER_DOCUMENTS = new URL('../../examples/order-tracker/src/gql/persisted-documents.json', import.meta.url);
 
 /**
- * The registered documents (the client preset's manifest): each one's text by its
- * "sha256:<hex>" hash. The text run is the SDK's document as written, as the SDK sends it:
+ * The registered documents (the client preset's manifests): each one's text by its
+ * "sha256:<hex>" hash. An SDK document's text is the document as written, as the SDK sends it:
  * the manifest's own is normalized for hashing (fields sorted, fragment spreads after the
  * fields beside them), and an answer follows its document's selection order, so a document
  * sent by its hash would answer in that sorted order (WholeOrder's customer after its
- * orders) while the same document sent as text answers as written.
+ * orders) while the same document sent as text answers as written. The tracker page's run
+ * as its manifest has them: the page reads its answers by name, never by order.
  */
 export function registeredDocuments(): ReadonlyMap<string, string> {
   // Read and printed once: the gateway, its metrics, its document cache and both transports'
@@ -29,14 +32,14 @@ function readRegistered(): ReadonlyMap<string, string> {
   for (const document of Object.values(sdk) as Array<DocumentNode & { __meta__?: { hash?: string } }>) {
     if (document?.__meta__?.hash) written.set(document.__meta__.hash, print(document));
   }
-  return new Map(
-    Object.keys(manifest).map((hash) => {
-      const text = written.get(hash);
-      // Codegen writes both from the same documents: a mismatch is a stale generated file.
-      if (text === undefined) throw new Error(`Trusted document ${hash} is not one of the SDK's documents: run npm run codegen`);
-      return [hash, text];
-    }),
-  );
+  const sdkDocuments = Object.keys(manifest).map((hash): [string, string] => {
+    const text = written.get(hash);
+    // Codegen writes both from the same documents: a mismatch is a stale generated file.
+    if (text === undefined) throw new Error(`Trusted document ${hash} is not one of the SDK's documents: run npm run codegen`);
+    return [hash, text];
+  });
+  const tracker = Object.entries(JSON.parse(readFileSync(TRACKER_DOCUMENTS, 'utf8')) as Record<string, string>);
+  return new Map([...sdkDocuments, ...tracker]);
 }
 
 /**

@@ -1,7 +1,7 @@
-// npm run build: compiles src/ to dist/src/ and copies what the compiled code and a
-// production install read (the SDL, GraphiQL's sign-in script, the trusted-documents
-// manifest, package.json, package-lock.json, the install's Node check and the production
-// launcher): dist/ is the whole deployable. Plain JavaScript, so it runs before anything is
+// npm run build: compiles src/ to dist/src/, builds the order-tracker page into dist/tracker/,
+// and copies what the compiled code and a production install read (the SDL, GraphiQL's
+// sign-in script, the trusted-documents manifests, package.json, package-lock.json, the
+// install's Node check and the production launcher): dist/ is the whole deployable. Plain JavaScript, so it runs before anything is
 // compiled.
 //
 // `--if-available` (npm start's prestart): builds only when the sources changed since the
@@ -26,7 +26,17 @@ const ifAvailable = process.argv.includes('--if-available');
 /** What a build is made from: any change here means dist/ is stale (the tracker page's sources included). */
 const INPUTS = ['src', 'schema', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'examples/order-tracker/src', 'examples/order-tracker/index.html', 'examples/order-tracker/vite.config.ts', 'examples/order-tracker/package.json'];
 /** What the compiled code and a production install read besides the compiled files. */
-const COPIED = ['schema/', 'src/server/graphiql-sign-in.js', 'src/client/__generated__/persisted-documents.json', 'src/tools/require-node.mjs', 'src/tools/start.mjs', 'src/tools/heap-flags.mjs', 'package.json', 'package-lock.json'];
+const COPIED = [
+  'schema/',
+  'src/server/graphiql-sign-in.js',
+  'src/client/__generated__/persisted-documents.json',
+  'examples/order-tracker/src/gql/persisted-documents.json',
+  'src/tools/require-node.mjs',
+  'src/tools/start.mjs',
+  'src/tools/heap-flags.mjs',
+  'package.json',
+  'package-lock.json',
+];
 const STAMP = 'dist/.build-inputs';
 const LOCK = 'dist.lock';
 /** A lock older than this was left by a build that died: taken over. */
@@ -73,10 +83,9 @@ function lock() {
   }
 }
 
-/** The tracker page into `outDir` with Vite, when the checkout has the page (a container build's context does not). */
+/** The tracker page into `outDir` with Vite. */
 async function buildTracker(outDir) {
   const config = at('examples/order-tracker/vite.config.ts');
-  if (!existsSync(config)) return;
   const { build: viteBuild } = await import('vite');
   // React's production build, whatever NODE_ENV the gateway is started with.
   process.env.NODE_ENV = 'production';

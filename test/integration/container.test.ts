@@ -4,9 +4,9 @@
 // command as PID 1 of its own process namespace, as an unprivileged user, on files it cannot
 // write, probed with the image's HEALTHCHECK and stopped with SIGTERM.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
@@ -78,14 +78,24 @@ describe('the Dockerfile’s steps, run as it runs them', () => {
   afterEach(killStarted);
 
   it('build stage → production install → node as PID 1, unprivileged, read-only: healthy, serves, drains on SIGTERM', { timeout: 120_000 }, () => {
-    // The build stage: its sources, its dependencies (the checkout's, standing in for its
-    // `npm ci`), and its RUN line as written.
+    // The build stage: what its COPY lines copy (from the checkout, as the build context has
+    // them), its dependencies (the checkout's, standing in for its `npm ci`), and its last RUN
+    // line as written.
     const buildDir = join(work, 'build');
-    for (const path of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'schema', 'src']) cpSync(join(ROOT, path), join(buildDir, path), { recursive: true });
+    for (const copy of only(build!.steps, 'COPY')) {
+      const [destination, ...sources] = copy.split(/\s+/).reverse();
+      for (const source of sources) {
+        const target = destination!.endsWith('/') ? join(buildDir, destination!, basename(source)) : join(buildDir, destination!);
+        cpSync(join(ROOT, source), target, { recursive: true, filter: (path) => !/\/(node_modules|dist)(\/|$)/.test(path.slice(ROOT.length)) });
+      }
+    }
     symlinkSync(join(ROOT, 'node_modules'), join(buildDir, 'node_modules'));
     const buildStep = only(build!.steps, 'RUN').at(-1)!;
     expect(buildStep).toBe('node src/tools/build.mjs');
     execFileSync('sh', ['-c', buildStep], { cwd: buildDir, env: { PATH: PROJECT_PATH }, stdio: 'pipe' });
+    // The order-tracker page is part of the image, and so are its trusted documents.
+    expect(existsSync(join(buildDir, 'dist/tracker/index.html'))).toBe(true);
+    expect(existsSync(join(buildDir, 'dist/examples/order-tracker/src/gql/persisted-documents.json'))).toBe(true);
 
     // The production-dependencies stage: package files only, then its RUN line on Node 24.
     const depsDir = join(work, 'deps');
@@ -112,7 +122,7 @@ describe('the Dockerfile’s steps, run as it runs them', () => {
     const started = startProcess(
       'unshare',
       ['--pid', '--fork', '--mount-proc', 'setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', command!, ...args],
-      { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOWED_HOSTS: 'localhost', ...simulator.urls },
+      { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOWED_HOSTS: 'localhost', TRACKER: 'on', ...simulator.urls },
       appDir,
     );
     const [, url] = await started.output(/Order Graph is listening at (http:\/\/\S+)/);
@@ -134,6 +144,10 @@ describe('the Dockerfile’s steps, run as it runs them', () => {
       }
     };
     expect(probe()).toBe(0);
+    // TRACKER=on serves the page the build stage made.
+    const tracker = await fetch(`${new URL(url!).origin}/tracker/`);
+    expect([tracker.status, tracker.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    await tracker.arrayBuffer();
 
     const token = await demoToken(simulator, 'ready@demo.test');
     const inFlight = execute(graphqlClient(url!, token), WholeOrderDocument);

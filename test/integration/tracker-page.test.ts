@@ -65,10 +65,11 @@ describe('the tracker page on the gateway', () => {
     expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });
 
-  it('tells the page its endpoint, the demo logins and the poll interval', async () => {
+  it('tells the page its endpoint, the demo logins, the poll interval and how to send its documents', async () => {
     expect(await (await fetch(`${on.origin}/tracker/settings.json`)).json()).toEqual({
       endpoint: '/graphql',
       pollIntervalMs: 1234,
+      persistedDocuments: false,
       demo: [{ username: 'ready@demo.test', password: 'demo-password-4', description: 'everything available' }],
     });
   });
@@ -77,6 +78,29 @@ describe('the tracker page on the gateway', () => {
     expect((await fetch(`${off.origin}/tracker/`)).status).toBe(404);
     const missing = await fetch(`${unbuilt.origin}/tracker/`);
     expect([missing.status, await missing.text()]).toEqual([404, 'The order-tracker page is not built: npm run build builds it.\n']);
+  });
+});
+
+describe('with TRUSTED_DOCUMENTS=only', () => {
+  it("the page sends its documents by hash, and the gateway runs them: its own (in the build's manifest) and the SDK's it uses", async () => {
+    const only = await startGateway({ upstreamUrls: simulator.urls, tracker: true, trackerFolder: folder, trustedDocuments: 'only' });
+    try {
+      expect(((await (await fetch(`${only.origin}/tracker/settings.json`)).json()) as { persistedDocuments: boolean }).persistedDocuments).toBe(true);
+      // The page's client, as it makes it from those settings.
+      const client = createOrderClient({ endpoint: only.endpoint, persistedDocuments: true });
+      await client.login('ready@demo.test', 'demo-password-4');
+      const results: { data: TrackerOrderQuery | null; errors: unknown[] }[] = [];
+      for await (const result of client.deferred(TrackerOrderDocument)) results.push(result);
+      expect(results.at(-1)!.errors).toEqual([]);
+      expect(results.at(-1)!.data!.me!.orders![0]!.vehicle?.vin).toHaveLength(17);
+      // Sent as text, the same document is refused.
+      const asText = createOrderClient({ endpoint: only.endpoint, tokens: client.tokens });
+      const refused = [];
+      for await (const result of asText.deferred(TrackerOrderDocument)) refused.push(result);
+      expect(refused[0]!.errors[0]!.extensions?.code).toBe('PERSISTED_QUERY_ONLY');
+    } finally {
+      await only.close();
+    }
   });
 });
 

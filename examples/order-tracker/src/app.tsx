@@ -49,7 +49,8 @@ export function App({ settings }: { settings: TrackerSettings }) {
   const [session, setSession] = useState(0);
   // graphql-request takes an absolute URL only; window.fetch is called on window (a bare reference to it throws in some browsers).
   const endpoint = new URL(settings.endpoint, location.href).href;
-  const client = useMemo(() => createOrderClient({ endpoint, fetch: (input, init) => window.fetch(input, init) }), [endpoint, session]);
+  const persistedDocuments = settings.persistedDocuments ?? false;
+  const client = useMemo(() => createOrderClient({ endpoint, persistedDocuments, fetch: (input, init) => window.fetch(input, init) }), [endpoint, persistedDocuments, session]);
 
   const signIn = async (username: string, password: string) => {
     try {

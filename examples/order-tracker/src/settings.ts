@@ -1,5 +1,7 @@
 // What the gateway tells the page at start: where GraphQL is, the demo logins (when the
-// simulator serves) and the live poll interval. Read from outside, so checked against its shape.
+// simulator serves), the live poll interval, and whether to send the page's registered
+// documents by hash (the gateway runs only trusted documents). Read from outside, so checked
+// against its shape.
 import * as z from 'zod/mini';
 
 const SETTINGS_URL = 'settings.json';
@@ -7,6 +9,7 @@ const SETTINGS_URL = 'settings.json';
 const settingsShape = z.object({
   endpoint: z.string(),
   pollIntervalMs: z.number(),
+  persistedDocuments: z.optional(z.boolean()),
   demo: z.array(z.object({ username: z.string(), password: z.string(), description: z.string() })),
 });
 
