@@ -223,6 +223,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (parsed.success && production && parsed.data.ALLOWED_HOSTS === undefined) {
     problems.push('NODE_ENV=production needs ALLOWED_HOSTS: the host names clients reach the gateway by (api.example.com), or * for any (IP addresses are always answered)');
   }
+  // The public side (the shipped nginx file and Ingress) routes /graphql and /tracker/: metrics there would be public.
+  if (parsed.success && /^\/(graphql$|tracker(\/|$))/.test(parsed.data.METRICS_PATH)) {
+    problems.push('METRICS_PATH must be off the public paths (/graphql, /tracker/): e.g. /metrics');
+  }
   if (parsed.success && parsed.data.HEADERS_TIMEOUT_MS > parsed.data.REQUEST_TIMEOUT_MS) {
     problems.push('HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)');
   }

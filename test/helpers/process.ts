@@ -102,8 +102,8 @@ export function rssMb(pid: number): number {
  * built when asked: building or packing there never touches the dist/ other tests run.
  */
 export function checkoutCopy(dir: string, { build = false } = {}): string {
-  for (const path of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'schema', 'schema.graphql', 'src', 'packages', 'README.md', 'LICENSE']) {
-    cpSync(join(ROOT, path), join(dir, path), { recursive: true, filter: (source) => !/\/packages\/[^/]+\/(dist|node_modules)$/.test(source) });
+  for (const path of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'schema', 'schema.graphql', 'src', 'packages', 'examples', 'README.md', 'LICENSE']) {
+    cpSync(join(ROOT, path), join(dir, path), { recursive: true, filter: (source) => !/\/(packages|examples)\/[^/]+\/(dist|node_modules)$/.test(source) });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   if (build) execFileSync(join(PROJECT_NODE_BIN, 'node'), ['src/tools/build.mjs'], { cwd: dir, stdio: 'pipe' });

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer } from '../helpers/demo.js';
@@ -40,7 +41,7 @@ const rawGet = (origin: string, target: string) => rawHead(origin, `GET ${target
 
 // The internal paths as a client may spell them: plain, with a query, a trailing slash,
 // %-escaped, through dot segments, doubled slashes; and paths that only look like /graphql.
-const INTERNAL = ['/metrics', '/readyz', '/healthz', '/metrics?x=1', '/metrics/', '/%6detrics', '/graphql/../metrics', '/graphql/%2e%2e/readyz', '//metrics', '/graphql%2f..%2fmetrics', '/graphqlx', '/'];
+const INTERNAL = ['/metrics', '/readyz', '/healthz', '/metrics?x=1', '/metrics/', '/%6detrics', '/graphql/../metrics', '/graphql/%2e%2e/readyz', '//metrics', '/graphql%2f..%2fmetrics', '/graphqlx', '/', '/tracker/../metrics', '/tracker/%2e%2e/readyz', '/trackerx'];
 
 describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () => {
   it.each(INTERNAL)('GET %s is refused by nginx itself (404, nosniff, no version, never passed on)', async (target) => {
@@ -99,6 +100,20 @@ describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () =
       recorder.closeAllConnections();
       if (recorder.listening) await new Promise((resolve) => recorder.close(resolve));
     }
+  });
+
+  it('a WebSocket upgrade on /graphql goes through to the replica (graphql-ws: connection_init is acknowledged); the tracker’s path reaches the replica', async () => {
+    const socket = new WebSocket(nginx.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    const acknowledged = await new Promise<string>((resolve, reject) => {
+      socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
+      socket.once('message', (data) => resolve((JSON.parse(String(data)) as { type: string }).type));
+      socket.once('error', reject);
+      socket.once('unexpected-response', (_request, response) => reject(new Error(`upgrade answered ${response.statusCode}`)));
+    });
+    socket.close();
+    expect(acknowledged).toBe('connection_ack');
+    const { head } = await rawGet(nginx.origin, '/tracker/');
+    expect(head).toContain('x-request-id');
   });
 
   it('the replica itself still answers the probes and /metrics on its own port (kubelet, Prometheus)', async () => {

@@ -57,6 +57,11 @@ describe('loadConfig', () => {
     });
   });
 
+  it('METRICS_PATH may not be a public path (/graphql, under /tracker/)', () => {
+    for (const path of ['/graphql', '/tracker', '/tracker/', '/tracker/metrics']) expect(problems({ METRICS_PATH: path }), path).toEqual(['METRICS_PATH must be off the public paths (/graphql, /tracker/): e.g. /metrics']);
+    expect(loadConfig({ METRICS_PATH: '/internal/metrics' }).metricsPath).toBe('/internal/metrics');
+  });
+
   it('ALLOWED_HOSTS: any in development; in production it must be set (host names, or * for any)', () => {
     expect(loadConfig({ ALLOWED_HOSTS: 'API.example.com, gateway.internal' }).allowedHosts).toEqual(['api.example.com', 'gateway.internal']);
     expect(loadConfig({ ALLOWED_HOSTS: '*' }).allowedHosts).toBe('any');

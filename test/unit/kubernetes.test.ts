@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/server/config.js';
 import { HEALTH_PATH, READY_PATH } from '../../src/server/health.js';
+import { TRACKER_PATH } from '../../src/server/tracker.js';
 import { argument, redisBytes, shippedRedis } from '../helpers/redis.js';
 
 const DIR = new URL('../../deploy/kubernetes/', import.meta.url);
@@ -68,12 +69,22 @@ describe('deploy/kubernetes', () => {
     expect(container.readinessProbe.httpGet).toEqual({ path: READY_PATH, port: 'http' });
   });
 
-  it('only the GraphQL endpoint is public: the Ingress routes /graphql alone (Exact) to the Service', () => {
+  it('only the GraphQL endpoint and the tracker page are public: the Ingress routes /graphql (Exact) and /tracker/ (Prefix) to the Service, as the shipped nginx file does', () => {
     const ingresses = objects.filter(({ object }) => object.kind === 'Ingress').map(({ object }) => object);
     expect(ingresses.map((ingress) => ingress.metadata.name)).toEqual(['order-graph']);
     const service = find('Service', 'order-graph');
-    const paths = ingresses.flatMap((ingress) => ingress.spec.rules.flatMap((rule: { http: { paths: unknown[] } }) => rule.http.paths));
-    expect(paths).toEqual([{ path: GRAPHQL_PATH, pathType: 'Exact', backend: { service: { name: service.metadata.name, port: { name: service.spec.ports[0].name } } } }]);
+    const paths = ingresses.flatMap((ingress) => ingress.spec.rules.flatMap((rule: { http: { paths: { path: string; pathType: string; backend: unknown }[] } }) => rule.http.paths));
+    const backend = { service: { name: service.metadata.name, port: { name: service.spec.ports[0].name } } };
+    expect(paths.every((path) => JSON.stringify(path.backend) === JSON.stringify(backend))).toBe(true);
+    const routes = paths.map((path) => `${path.pathType === 'Exact' ? '=' : 'prefix'} ${path.path}`);
+    expect(routes).toEqual([`= ${GRAPHQL_PATH}`, `prefix ${TRACKER_PATH}`]);
+    // The nginx file's locations that pass requests on to the replicas: the same routes.
+    const nginx = readFileSync(new URL('../../deploy/nginx/order-graph.conf', import.meta.url), 'utf8');
+    const proxied = [...nginx.matchAll(/location\s+(=\s+)?(\S+)\s*\{([^}]*)\}/g)].filter(([, , , body]) => /\bproxy_pass\b/.test(body!)).map(([, exact, path]) => `${exact ? '=' : 'prefix'} ${path}`);
+    expect(proxied).toEqual(routes);
+    // The Ingress's host is one the gateway answers for.
+    const { allowedHosts } = loadConfig({ ...imageEnv, ...settings });
+    expect(ingresses.flatMap((ingress) => ingress.spec.rules.map((rule: { host: string }) => rule.host)).every((host: string) => allowedHosts === 'any' || allowedHosts.includes(host))).toBe(true);
     // No default backend either: anything else is the ingress controller's own 404.
     expect(ingresses.every((ingress) => ingress.spec.defaultBackend === undefined)).toBe(true);
     // What must stay off the public side is not that path.
