@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { HOSTS, operationUrl, type UpstreamUrls } from '../src/upstream/contract.js';
+import { abuseMarkdown, abuseSettings, measureAbuse, type AbuseResults } from './abuse.js';
 import { measureStreams, streamsMarkdown, type StreamResults, type StreamSettings } from './streams.js';
 
 const ROOT_URL = new URL('..', import.meta.url);
@@ -305,7 +306,7 @@ async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
 // ---------------------------------------------------------------------------------------
 
 async function main() {
-  const budgetS = CONCURRENCIES.length * 6 * (settings.warmupS + settings.durationS + 15) + 180 + streamSettings.liveWindowS + 60;
+  const budgetS = CONCURRENCIES.length * 6 * (settings.warmupS + settings.durationS + 15) + 180 + streamSettings.liveWindowS + 60 + 3 * ((await abuseSettings()).floodS + 30);
   setTimeout(() => {
     log(`gave up after ${budgetS} s`);
     void stopChildren().finally(() => process.exit(1));
@@ -439,7 +440,14 @@ async function main() {
     problems.push(`streamed answers: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  const report = buildReport(runs, idleRssMb, streams, problems, loadBefore);
+  let abuse: AbuseResults | undefined;
+  try {
+    abuse = await measureAbuse(startChild, simulator.value, await abuseSettings(), log);
+  } catch (error) {
+    problems.push(`memory under abuse: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  const report = buildReport(runs, idleRssMb, { streams, abuse }, problems, loadBefore);
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(new URL('latest.json', RESULTS_DIR), `${JSON.stringify(report.json, null, 2)}\n`);
   writeFileSync(new URL('latest.md', RESULTS_DIR), report.markdown);
@@ -463,7 +471,7 @@ const LABELS: Record<SubjectName, string> = {
   optimum: 'hand-written optimum',
 };
 
-function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, streams: StreamResults | undefined, problems: string[], loadBefore: number[]) {
+function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, { streams, abuse }: { streams?: StreamResults; abuse?: AbuseResults }, problems: string[], loadBefore: number[]) {
   const find = (server: SubjectName, c: number) => runs.find((run) => run.server === server && run.connections === c);
   const at = (c: number) => ({ g: find('gateway', c), got: find('gateway-got', c), a: find('apollo', c), o: find('optimum', c), obs: find('gateway-observed', c), traced: find('gateway-traced', c), cached: find('gateway-cached', c) });
   const c1 = at(1);
@@ -559,12 +567,13 @@ function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, stream
     ...targets.map(({ target, value, result }) => row([target, value, result])),
     '',
     ...(streams ? streamsMarkdown(streams) : []),
+    ...(abuse ? abuseMarkdown(abuse) : []),
     problems.length === 0
       ? 'Nothing broke: every answer held the VIN, none had errors, every query not answered from the cache made 8 upstream calls.'
       : `**Broken:**\n\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
     '',
   );
-  const json = { date, commit, node: nodeVersion, cpus, loadAverage: { before: loadBefore, after: os.loadavg() }, settings, idleRssMb, runs, targets, streams, problems };
+  const json = { date, commit, node: nodeVersion, cpus, loadAverage: { before: loadBefore, after: os.loadavg() }, settings, idleRssMb, runs, targets, streams, abuse, problems };
   return { markdown: lines.join('\n'), json };
 }
 

@@ -18,8 +18,6 @@ export interface ConnectionGuardOptions extends Pick<Config, 'maxConnectionsPerA
   onCut(reason: CutReason): void;
 }
 
-/** The client a connection counts against (addressKey: an IPv6 /64 as one), or null when unknown (a proxy's connection before its first request). */
-export type ClientOf = (socket: Socket) => string | null;
 
 /** Counts by key, forgetting a key at zero, so that the map holds only what is open. */
 function openCounts() {
@@ -47,13 +45,27 @@ function openCounts() {
  * `maxConnectionsPerAddress` is closed on arrival (a WebSocket is one of them: the same
  * socket, upgraded). A trusted proxy's sockets carry many clients: there the limit applies
  * to each request's forwarded client address (its requests and WebSockets open at once),
- * answered 429 past it. `requests` and `upgrades` put that check in front of a handler.
+ * answered 429 past it. And a client whose connections hold more than
+ * `slowReader.maxUnsentBytesPerAddress` unsent is given no more work: its new request is cut
+ * (a proxy's, 429) before anything runs. `requests` and `upgrades` put those checks in front
+ * of a handler; `clients` are the sockets each client holds now (the slow-reader sweep reads them).
  */
-export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limit, trustProxy, onCut }: ConnectionGuardOptions) {
+export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limit, slowReader, trustProxy, onCut }: ConnectionGuardOptions) {
   const sockets = openCounts();
   const proxied = openCounts();
-  // A trusted proxy's connection counts against the client of the request it carries now.
-  const forwarded = new WeakMap<Socket, string>();
+  // Each client's sockets: its own, or a trusted proxy's while it carries the client's request.
+  const held = new Map<string, Set<Socket>>();
+  const hold = (client: string, socket: Socket) => {
+    const set = held.get(client) ?? new Set();
+    held.set(client, set.add(socket));
+    return () => {
+      set.delete(socket);
+      if (set.size === 0 && held.get(client) === set) held.delete(client);
+    };
+  };
+  const unsent = (client: string) => [...(held.get(client) ?? [])].reduce((sum, socket) => sum + socket.writableLength, 0);
+  // A direct connection's client, read once.
+  const direct = new WeakMap<Socket, string>();
   server.on('connection', (socket: Socket) => {
     const address = addressKey(socket.remoteAddress);
     if (!address || trustProxy(socket.remoteAddress!, 0)) return;
@@ -62,28 +74,41 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
       onCut('per_address');
       return void socket.destroy();
     }
-    socket.once('close', release);
+    direct.set(socket, address);
+    const letGo = hold(address, socket);
+    socket.once('close', () => (release(), letGo()));
   });
-  /** For a request through a trusted proxy: the release of its forwarded client's share, or null when that client holds its limit (counted as a cut). */
-  const takeProxied = (request: IncomingMessage) => {
+  /**
+   * What a request may hold: through a trusted proxy, a share of its forwarded client's (its
+   * release, or null when that client holds its limit); directly, nothing more. Refused (null,
+   * counted as a cut) too when its client's connections hold more unsent data than allowed.
+   */
+  const admit = (request: IncomingMessage): (() => void) | null => {
+    const address = direct.get(request.socket);
     const socketAddress = request.socket.remoteAddress;
-    if (!socketAddress || !trustProxy(socketAddress, 0)) return () => undefined;
+    if (address !== undefined || !socketAddress || !trustProxy(socketAddress, 0)) {
+      if (address === undefined || unsent(address) <= slowReader.maxUnsentBytesPerAddress) return () => undefined;
+      onCut('unsent_per_address');
+      return null;
+    }
     const client = addressKey(clientAddress(forwardedFor(request.headers), socketAddress, trustProxy) ?? socketAddress)!;
-    forwarded.set(request.socket, client);
+    if (unsent(client) > slowReader.maxUnsentBytesPerAddress) {
+      onCut('unsent_per_address');
+      return null;
+    }
     const release = proxied.take(client, limit);
-    if (!release) onCut('per_address');
-    return release;
+    if (!release) {
+      onCut('per_address');
+      return null;
+    }
+    const letGo = hold(client, request.socket);
+    return () => (release(), letGo());
   };
-  const message = `Too many open requests from your address (${limit}): finish or close some first.`;
-  const clientOf: ClientOf = (socket) => {
-    const address = socket.remoteAddress;
-    if (!address) return null;
-    return trustProxy(address, 0) ? (forwarded.get(socket) ?? null) : addressKey(address);
-  };
+  const message = `Too many open requests from your address (${limit}), or too much of what they were sent still unread: finish or close some first.`;
   return {
-    clientOf,
+    clients: () => held.values(),
     requests: (handler: (request: IncomingMessage, response: ServerResponse) => void) => (request: IncomingMessage, response: ServerResponse) => {
-      const release = takeProxied(request);
+      const release = admit(request);
       if (!release) {
         response.writeHead(REQUEST_ERRORS.RATE_LIMITED.status, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' });
         return void response.end(JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' satisfies RequestErrorCode } }] }));
@@ -92,7 +117,7 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
       handler(request, response);
     },
     upgrades: (handler: (request: IncomingMessage, socket: Duplex, head: Buffer) => void) => (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const release = takeProxied(request);
+      const release = admit(request);
       if (!release) return void socket.end(rawAnswer(REQUEST_ERRORS.RATE_LIMITED.status));
       socket.once('close', release);
       handler(request, socket, head);
@@ -105,11 +130,11 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
  * data the server holds for it unsent (Node's buffer for the socket, which fills only when
  * the kernel's buffers are full too) is above `slowReader.maxUnsentBytes`, or has not
  * shrunk by a byte (the client stopped reading). SSE, multipart and WebSocket answers alike:
- * all are bytes waiting on a socket. And one client's connections together (`clientOf`) hold
+ * all are bytes waiting on a socket. And one client's connections together (`clients`) hold
  * at most `slowReader.maxUnsentBytesPerAddress`: past it, its connections holding the most
  * are closed at once, until the rest fit. Returns the function that stops watching.
  */
-export function cutSlowReaders(server: Server, { slowReader, onCut, clientOf }: Pick<ConnectionGuardOptions, 'slowReader' | 'onCut'> & { clientOf: ClientOf }): () => void {
+export function cutSlowReaders(server: Server, { slowReader, onCut, clients }: Pick<ConnectionGuardOptions, 'slowReader' | 'onCut'> & { clients: () => Iterable<ReadonlySet<Socket>> }): () => void {
   const { maxUnsentBytes, timeoutMs, maxUnsentBytesPerAddress } = slowReader;
   const watched = new Map<Socket, { since: number | null; flushed: number }>();
   server.on('connection', (socket: Socket) => {
@@ -123,15 +148,12 @@ export function cutSlowReaders(server: Server, { slowReader, onCut, clientOf }: 
   };
   const sweep = () => {
     const now = Date.now();
-    const byClient = new Map<string, Socket[]>();
     for (const [socket, state] of watched) {
       const unsent = socket.writableLength;
       // bytesWritten counts what is still buffered; without it, what the kernel took.
       const flushed = socket.bytesWritten - unsent;
       const stuck = unsent > 0 && (unsent >= maxUnsentBytes || flushed === state.flushed);
       state.flushed = flushed;
-      const client = unsent > 0 ? clientOf(socket) : null;
-      if (client !== null) byClient.get(client)?.push(socket) ?? byClient.set(client, [socket]);
       if (!stuck) {
         state.since = null;
         continue;
@@ -139,7 +161,7 @@ export function cutSlowReaders(server: Server, { slowReader, onCut, clientOf }: 
       state.since ??= now;
       if (now - state.since >= timeoutMs) cut(socket, 'slow_reader');
     }
-    for (const sockets of byClient.values()) cutWhileOver(sockets, maxUnsentBytesPerAddress, (socket) => cut(socket, 'unsent_per_address'));
+    for (const sockets of clients()) cutWhileOver([...sockets], maxUnsentBytesPerAddress, (socket) => cut(socket, 'unsent_per_address'));
   };
   // Checked a few times per limit: a slow reader is cut within a quarter of it past the limit.
   const timer = setInterval(sweep, Math.max(50, Math.min(1000, timeoutMs / 4))).unref();

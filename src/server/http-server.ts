@@ -97,7 +97,7 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
   const perAddress = limitPerAddress(server, { ...options, trustProxy: trustedProxies(options.trustedProxies), onCut: cut });
   server.on('request', perAddress.requests(handler));
   if (options.onUpgrade) server.on('upgrade', perAddress.upgrades(options.onUpgrade));
-  const stopCuttingSlowReaders = cutSlowReaders(server, { slowReader: options.slowReader, onCut: cut, clientOf: perAddress.clientOf });
+  const stopCuttingSlowReaders = cutSlowReaders(server, { slowReader: options.slowReader, onCut: cut, clients: perAddress.clients });
   server.once('close', stopCuttingSlowReaders);
   server.maxConnections = options.maxConnections;
   server.on('drop', () => cut('max_connections'));
