@@ -12,6 +12,7 @@ import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import type { Order } from '../../src/upstream/models.js';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
+import { startUpstreamProxy } from '../helpers/upstream-proxy.js';
 import { overIntervals } from '../helpers/intervals.js';
 
 const POLL_MS = 250;
@@ -242,6 +243,37 @@ describe('orderUpdates', () => {
     expect((await second.next(POLL_MS * 4)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
     // Once the polls are made with the fresh token, they are its check: none of its own.
     expect(simulator.requestLog.filter((entry) => entry.bearer === fresh && entry.operation === 'customerDetails' && entry.at >= revokedAt)).toEqual([]);
+  });
+
+  it('a poll whose order list carries a field nested 5,000 arrays deep: the stream stays open, that field alone is UPSTREAM_ERROR, and it is no change', async () => {
+    const simulator = await startSimulator({ latencyMs: 0 });
+    cleanups.push(simulator.close);
+    // The upstream sends the order list's createdAt nested 5,000 arrays deep while `hostile` is set.
+    let hostile = false;
+    const upstream = await startUpstreamProxy(simulator, {
+      rewrite: (operation, _request, text) => (hostile && operation === 'orderDetails' ? text.replace(/"createdAt":"[^"]*"/g, `"createdAt":${'['.repeat(5000)}${']'.repeat(5000)}`) : text),
+    });
+    cleanups.push(upstream.close);
+    const gateway = await startGateway({ upstreamUrls: upstream.urls, live: { pollIntervalMs: POLL_MS } });
+    cleanups.push(gateway.close);
+    const query = parse('subscription { orderUpdates { changes { field from to } order { id status createdAt updatedAt } } }') as TypedDocumentNode<{ orderUpdates: { changes: { field: string }[]; order: Record<string, unknown> } }, Record<string, never>>;
+    const abort = new AbortController();
+    cleanups.push(() => abort.abort());
+    const token = await demoToken(simulator, 'ready@demo.test');
+    const stream = reader(createStreamTransport({ endpoint: gateway.endpoint, fetch, accessToken: () => token })(query, {}, abort.signal));
+    expect((await stream.next()).errors).toEqual([]);
+    const [order] = demoOrders(simulator, 'ready@demo.test');
+    hostile = true;
+    advance(order!, 'DELIVERED');
+    const event = await stream.next(POLL_MS * 4);
+    expect(event.errors.map((error) => [error.path?.join('.'), error.extensions?.code])).toEqual([['orderUpdates.order.createdAt', 'UPSTREAM_ERROR']]);
+    expect(event.data!.orderUpdates.order).toMatchObject({ status: 'DELIVERED', createdAt: null });
+    expect(event.data!.orderUpdates.changes.map((change) => change.field)).toEqual(['status', 'rawStatus', 'updatedAt']);
+    hostile = false;
+    advance(order!, 'READY_FOR_PICKUP');
+    const next = await stream.next(POLL_MS * 4);
+    expect(next.errors).toEqual([]);
+    expect(next.data!.orderUpdates.changes.map((change) => change.field)).toEqual(['status', 'rawStatus', 'updatedAt']);
   });
 
   it('a token valid for 40 days holds its stream past the first polls (Node’s timers stop at 24.8 days)', async () => {
