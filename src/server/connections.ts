@@ -18,7 +18,6 @@ export interface ConnectionGuardOptions extends Pick<Config, 'maxConnectionsPerA
   onCut(reason: CutReason): void;
 }
 
-
 /** Counts by key, forgetting a key at zero, so that the map holds only what is open. */
 function openCounts() {
   const counts = new Map<string, number>();
