@@ -3,7 +3,7 @@
 // customer the upstream has verified its token as, else its client address (an IPv6 /64
 // counting as one): a token the upstream never accepted, or none, counts against its address,
 // so no made-up token buys a share of its own.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createGraphQLError, isAsyncIterable, isPromise, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { requestErrorExtensions } from '../error-codes.js';
@@ -24,7 +24,13 @@ export interface CallerLimits {
 const KNOWN_TOKENS = 50_000;
 const KNOWN_FOR_MS = 3_600_000;
 
-const tokenHash = (token: string) => createHash('sha256').update(token).digest('base64url');
+// A request's token is hashed once (its Auth is read once per request), by the one-shot digest.
+const hashes = new WeakMap<Auth, string>();
+function tokenHash(auth: Auth, token: string): string {
+  let found = hashes.get(auth);
+  if (found === undefined) hashes.set(auth, (found = hash('sha256', token, 'base64url')));
+  return found;
+}
 
 export type Callers = ReturnType<typeof createCallers>;
 
@@ -44,7 +50,7 @@ export function createCallers(limits: CallerLimits) {
 
   /** The caller a request counts against: its verified customer, else its address; null with neither (nothing to count by). */
   function keyOf(auth: Auth, address: string | null): string | null {
-    const customer = auth.token ? customers.get(tokenHash(auth.token)) : undefined;
+    const customer = auth.token ? customers.get(tokenHash(auth, auth.token)) : undefined;
     if (customer !== undefined) return `customer:${customer}`;
     const group = addressKey(address);
     return group === null ? null : `address:${group}`;
@@ -60,7 +66,7 @@ export function createCallers(limits: CallerLimits) {
     verified(auth: Auth, customerId: string): void {
       if (!auth.token || auth.expired) return;
       const ttl = auth.expiresAt === null ? KNOWN_FOR_MS : Math.min(KNOWN_FOR_MS, auth.expiresAt - Date.now());
-      if (ttl > 0) customers.set(tokenHash(auth.token), customerId, { ttl });
+      if (ttl > 0) customers.set(tokenHash(auth, auth.token), customerId, { ttl });
     },
     /** The allowance of a customer the upstream verified (its live polls' calls run under it). */
     customerAllowance: (customerId: string) => allowanceOf(`customer:${customerId}`),

@@ -225,7 +225,9 @@ const LEAVES: Record<Leaf, (value: unknown) => boolean> = {
   epoch: (value) => epochToDateTime(value) !== null,
 };
 
-const joined = (path: string, key: string) => (path ? `${path}.${key}` : key);
+/** Where a reader is in a body: its keys and indexes, made into text only for an UnreadableValue. */
+type Path = Array<string | number>;
+const pathText = (path: Path) => path.reduce<string>((text, step) => (typeof step === 'number' ? `${text}[${step}]` : text ? `${text}.${step}` : step), '');
 
 /** What is not of its shape. */
 const NOT = Symbol('not of its shape');
@@ -238,36 +240,47 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  * `__proto__` key among it), a list item by item. So nothing deeper than the table is ever
  * walked, whatever the body nests. A field of the wrong shape becomes an UnreadableValue
  * (copied with its object; as JSON, an object that is of no field's shape, so it is unreadable
- * again wherever it is read back); a required one makes its object not one.
+ * again wherever it is read back); a required one makes its object not one. Every body of
+ * every call goes through here, so it builds no text unless a field is unreadable.
  */
-function readAs(shape: AnyShape, value: unknown, operation: OperationName, path: string): unknown {
+function readAs(shape: AnyShape, value: unknown, operation: OperationName, path: Path): unknown {
   if (typeof shape === 'string') return LEAVES[shape](value) ? value : NOT;
   if ('list' in shape) {
     if (!Array.isArray(value)) return NOT;
-    const items = value.map((item, i) => readAs(shape.list, item, operation, `${path}[${i}]`));
-    return items.includes(NOT) ? NOT : items;
+    const items: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      const item = readAs(shape.list, value[i], operation, path);
+      path.pop();
+      if (item === NOT) return NOT;
+      items.push(item);
+    }
+    return items;
   }
   if (!isRecord(value)) return NOT;
   const read: Record<string, unknown> = {};
   for (const key in shape.fields) {
     const given = Object.hasOwn(value, key) ? value[key] : undefined;
-    const field = shape.fields[key]!;
-    const result = given === undefined || given === null ? given : readAs(field, given, operation, typeof field === 'string' ? '' : joined(path, key));
-    if (shape.required?.includes(key) && (result === undefined || result === null || result === NOT || result === '')) return NOT;
-    if (result === undefined) continue;
-    read[key] = result === NOT ? new UnreadableValue(operation, joined(path, key)) : result;
+    path.push(key);
+    const result = given === undefined || given === null ? given : readAs(shape.fields[key]!, given, operation, path);
+    if ((result === undefined || result === null || result === NOT || result === '') && shape.required?.includes(key)) {
+      path.pop();
+      return NOT;
+    }
+    if (result !== undefined) read[key] = result === NOT ? new UnreadableValue(operation, pathText(path)) : result;
+    path.pop();
   }
   return read;
 }
 
 /** An answer's body read as the model it must be; null when it is not one (the answer is malformed). */
 export function readModel<T>(operation: OperationName, shape: ObjectShape<T>, body: unknown): T | null {
-  const read = readAs(shape as AnyShape, body, operation, '');
+  const read = readAs(shape as AnyShape, body, operation, []);
   return read === NOT ? null : (read as T);
 }
 
 /** A body that must be a list of the model: null when it is not a list, or an item is not one. */
 export function readList<T>(operation: OperationName, shape: ObjectShape<T>, body: unknown): T[] | null {
-  const read = readAs({ list: shape as AnyShape }, body, operation, '');
+  const read = readAs({ list: shape as AnyShape }, body, operation, []);
   return read === NOT ? null : (read as T[]);
 }
