@@ -3,11 +3,10 @@
 // customer the upstream has verified its token as, else its client address (an IPv6 /64
 // counting as one): a token the upstream never accepted, or none, counts against its address,
 // so no made-up token buys a share of its own.
-import { hash } from 'node:crypto';
 import { createGraphQLError, isAsyncIterable, isPromise, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { requestErrorExtensions } from '../error-codes.js';
-import type { Auth } from '../upstream/auth.js';
+import { tokenDigest, type Auth } from '../upstream/auth.js';
 import { createQueue, type CallerAllowance } from '../upstream/budget.js';
 import { addressKey, type RequestScope } from '../upstream/scope.js';
 
@@ -23,14 +22,6 @@ export interface CallerLimits {
 // until its expiry (an hour at most), the least recently used forgotten past the bound.
 const KNOWN_TOKENS = 50_000;
 const KNOWN_FOR_MS = 3_600_000;
-
-// A request's token is hashed once (its Auth is read once per request), by the one-shot digest.
-const hashes = new WeakMap<Auth, string>();
-function tokenHash(auth: Auth, token: string): string {
-  let found = hashes.get(auth);
-  if (found === undefined) hashes.set(auth, (found = hash('sha256', token, 'base64url')));
-  return found;
-}
 
 export type Callers = ReturnType<typeof createCallers>;
 
@@ -50,7 +41,8 @@ export function createCallers(limits: CallerLimits) {
 
   /** The caller a request counts against: its verified customer, else its address; null with neither (nothing to count by). */
   function keyOf(auth: Auth, address: string | null): string | null {
-    const customer = auth.token ? customers.get(tokenHash(auth, auth.token)) : undefined;
+    const digest = tokenDigest(auth);
+    const customer = digest === null ? undefined : customers.get(digest);
     if (customer !== undefined) return `customer:${customer}`;
     const group = addressKey(address);
     return group === null ? null : `address:${group}`;
@@ -64,9 +56,10 @@ export function createCallers(limits: CallerLimits) {
     allowanceOf,
     /** The upstream accepted the token as this customer's: from now on it counts as that customer. */
     verified(auth: Auth, customerId: string): void {
-      if (!auth.token || auth.expired) return;
+      const digest = tokenDigest(auth);
+      if (digest === null || auth.expired) return;
       const ttl = auth.expiresAt === null ? KNOWN_FOR_MS : Math.min(KNOWN_FOR_MS, auth.expiresAt - Date.now());
-      if (ttl > 0) customers.set(tokenHash(auth, auth.token), customerId, { ttl });
+      if (ttl > 0) customers.set(digest, customerId, { ttl });
     },
     /** The allowance of a customer the upstream verified (its live polls' calls run under it). */
     customerAllowance: (customerId: string) => allowanceOf(`customer:${customerId}`),

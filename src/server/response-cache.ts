@@ -16,6 +16,7 @@ import { readJson } from '../graph/read-json.js';
 import { ERROR_CODES } from '../error-codes.js';
 import { ERROR_DETAILS } from '../redis/poll-messages.js';
 import { answerBytes, type AnswerStore, type ResponseCacheBytes } from '../redis/response-cache.js';
+import { tokenDigest } from '../upstream/auth.js';
 import type { RequestScope } from '../upstream/scope.js';
 
 export interface ResponseCache {
@@ -52,8 +53,7 @@ function useNoCacheIdsInAnswers(): Plugin {
  */
 function caller(_request: Request, context: { scope?: RequestScope }): string | null {
   const auth = context.scope?.auth;
-  if (!auth?.token || auth.expired) return null;
-  return createHash('sha256').update(auth.token).digest('base64url');
+  return auth && !auth.expired ? tokenDigest(auth) : null;
 }
 
 /**

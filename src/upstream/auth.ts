@@ -1,4 +1,5 @@
 // The caller as the request presents it: the bearer, and its JWT's expiry decoded (not verified).
+import { hash } from 'node:crypto';
 import { decodeJwt } from 'jose';
 
 /** The caller as the request presents it: the bearer, and whether its JWT `exp` has passed. */
@@ -25,4 +26,18 @@ export function readAuth(header: string | null, nowMs = Date.now()): Auth {
   } catch {
     return { token, expired: false, expiresAt: null };
   }
+}
+
+const digests = new WeakMap<Auth, string>();
+
+/**
+ * The bearer's SHA-256 (base64url), where a caller must be recognised again without its token
+ * being kept (the caller limits, the response cache): computed once per Auth, that is once per
+ * request; null without a bearer.
+ */
+export function tokenDigest(auth: Auth): string | null {
+  if (!auth.token) return null;
+  let found = digests.get(auth);
+  if (found === undefined) digests.set(auth, (found = hash('sha256', auth.token, 'base64url')));
+  return found;
 }
