@@ -52,6 +52,7 @@ export function createCallers(limits: CallerLimits) {
   const allowanceOf = (key: string): CallerAllowance => ({ key, run: (call) => entry(key).calls.run(call).finally(() => forgetIfIdle(key)) });
 
   return {
+    limits,
     keyOf,
     allowanceOf,
     /** The upstream accepted the token as this customer's: from now on it counts as that customer. */
@@ -93,10 +94,10 @@ export function createCallers(limits: CallerLimits) {
  * or the end of a stream whose client went away) or its executor threw. Subscriptions are held by the live limits instead (open streams per
  * customer and per address); their events' upstream calls count among the caller's calls.
  */
-export function useCallerLimits(callers: Callers, limits: CallerLimits): Plugin {
+export function useCallerLimits(callers: Callers): Plugin {
   const refusal = () => ({
     errors: [
-      createGraphQLError(`Too many of your operations are running at once (${limits.operations}): wait for some to finish.`, {
+      createGraphQLError(`Too many of your operations are running at once (${callers.limits.operations}): wait for some to finish.`, {
         extensions: { ...requestErrorExtensions('RATE_LIMITED'), retryAfterSeconds: 1, http: { status: 429, headers: { 'retry-after': '1' } } },
       }),
     ],

@@ -174,7 +174,7 @@ function gatewayPlugins(
     useJitWhereItPays(parts.earnsCompilation),
     // After the refusals that come before any work (a refused operation takes no slot), and
     // after the executor is chosen (its executor is the one watched).
-    useCallerLimits(callers, config.callerLimits),
+    useCallerLimits(callers),
     // A client that goes away cancels its request: no further upstream call starts (the
     // request's signal reaches the upstream layer through its scope) and execution stops.
     // Not for subscriptions: @graphql-tools/executor races each event against one
