@@ -4,7 +4,7 @@
  * the abuse and fuzz tests apply to every response body.
  */
 import { gzipSync, deflateSync } from 'node:zlib';
-import { getIntrospectionQuery, Kind, Lexer, print, Source, TokenKind } from 'graphql';
+import { getIntrospectionQuery, Kind, Lexer, print, Source, TokenKind, type SelectionSetNode } from 'graphql';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { LIMITS } from '../../src/server/limits.js';
 
@@ -259,9 +259,28 @@ export function wholeOrderPage(first: number | '$first'): string {
 ${WHOLE_ORDER_FRAGMENTS}`;
 }
 
+const WHOLE_ORDER_FRAGMENTS_BY_NAME = new Map(
+  WholeOrderDocument.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
+);
+
+/**
+ * The fields a fragment of the SDK's whole order selects, its spreads expanded, counted: its
+ * cost, since each field counts 1 and a list without `first` counts its fields once.
+ */
+function fieldsOf(fragment: string): number {
+  const count = (selectionSet: SelectionSetNode): number =>
+    selectionSet.selections.reduce((sum, selection) => {
+      if (selection.kind === Kind.FRAGMENT_SPREAD) return sum + count(WHOLE_ORDER_FRAGMENTS_BY_NAME.get(selection.name.value)!.selectionSet);
+      if (selection.kind === Kind.INLINE_FRAGMENT) return sum + count(selection.selectionSet);
+      if (selection.arguments?.some((argument) => argument.name.value === 'first')) throw new Error(`${fragment}: a paged list (${selection.name.value}) is not counted once`);
+      return sum + 1 + (selection.selectionSet ? count(selection.selectionSet) : 0);
+    }, 0);
+  return count(WHOLE_ORDER_FRAGMENTS_BY_NAME.get(fragment)!.selectionSet);
+}
+
 /** The cost of one whole order (WholeOrderFields: each field 1) and of the customer's fields (CustomerFields). */
-export const WHOLE_ORDER_COST = 175;
-const CUSTOMER_COST = 20;
+export const WHOLE_ORDER_COST = fieldsOf('WholeOrderFields');
+const CUSTOMER_COST = fieldsOf('CustomerFields');
 
 /** The cost of wholeOrderPage(first): me, the customer's fields, orderCount, orders and its page. */
 export const wholeOrderPageCost = (first: number) => 1 + CUSTOMER_COST + 1 + 1 + WHOLE_ORDER_COST * first;
