@@ -12,7 +12,8 @@ export const FIELD_ERRORS = {
   UNAUTHENTICATED:
     'No bearer token, or one whose `exp` has passed (no upstream call), or the upstream refused the credentials: a bad login or refresh token too. Ends a live stream: renew the tokens and subscribe again.',
   FORBIDDEN: 'The upstream refused the caller this (its 403).',
-  NOT_AVAILABLE: "Not available at the order's current stage (the upstream's 409 ORDER_STAGE_NOT_ELIGIBLE).",
+  NOT_AVAILABLE:
+    "Not sent for a part whose stage the order has not reached: that part is null with no error, and `Order.availability` says when it comes. Kept for a 409 ORDER_STAGE_NOT_ELIGIBLE from an upstream call the contract gives no stage (today none does).",
   BAD_USER_INPUT: "The upstream rejected the request as invalid (its 400 or 422), or the gateway rejected an argument (an `orderId` that is not the caller's ends a live stream).",
   RATE_LIMITED:
     "The upstream's 429, too many failed logins or refused refreshes (not sent upstream), too many live streams, or orders too large to follow live (the stream ends); `retryAfterSeconds` says when to try again, when known.",

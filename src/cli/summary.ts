@@ -5,8 +5,8 @@
  * characters a terminal would act on, before any of it is formatted.
  */
 import type { OrderGraphError, OrderResult } from '../client/index.js';
-import type { OrderHistoryQuery, OrderStatus, OrderUpdatesSubscription, WholeOrderQuery } from '../client/__generated__/graphql.js';
-import { AVAILABLE_FROM, ORDER_STAGES } from '../client/index.js';
+import type { OrderHistoryQuery, OrderPart, OrderStatus, OrderUpdatesSubscription, WholeOrderQuery } from '../client/__generated__/graphql.js';
+import { ORDER_STAGES } from '../client/index.js';
 import { jsonText, printableData } from './terminal.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
@@ -90,22 +90,19 @@ function codeOf(error: OrderGraphError | undefined): string {
 }
 
 /**
- * What to say for a field that came back null. The null alone is ambiguous: the error at
- * its path tells "not at this stage yet" from "there is none" from "the service failed".
+ * What to say for a field that came back null. The null alone is ambiguous: the order's
+ * `availability` tells "not at this stage yet" and the error at its path "the service
+ * failed" from "there is none".
  */
-function absent(
-  errors: readonly OrderGraphError[],
-  path: Path,
-  order: Order,
-  availableFrom?: Stage,
-  noneText = 'none',
-): string {
+function absent(errors: readonly OrderGraphError[], path: Path, order: Order, part?: OrderPart, noneText = 'none'): string {
   const error = errorAt(errors, path);
-  if (!error) return noneText;
-  if (error.extensions?.code !== 'NOT_AVAILABLE') return `could not be loaded right now (${codeOf(error)})`;
+  if (error && error.extensions?.code !== 'NOT_AVAILABLE') return `could not be loaded right now (${codeOf(error)})`;
+  const gate = order.availability.find((entry) => entry.part === part);
+  if (!error && (!gate || gate.available)) return noneText;
   if (order.status === 'CANCELLED') return 'not available for a cancelled order';
-  if (!availableFrom) return 'not available yet';
-  return `not available yet (comes at stage ${stageNumber(availableFrom)} of ${ORDER_STAGES.length}: ${STAGE_WORDS[availableFrom]})`;
+  const stage = gate && !gate.available ? stageNumber(gate.from) : null;
+  if (!gate || stage === null) return 'not available yet';
+  return `not available yet (comes at stage ${stage} of ${ORDER_STAGES.length}: ${STAGE_WORDS[gate.from as Stage]})`;
 }
 
 function field(label: string, lines: readonly string[]): string[] {
@@ -121,7 +118,7 @@ function addressLine(address: NonNullable<Order['shippingAddress']>): string {
 
 function vehicleLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
   const vehicle = order.vehicle;
-  if (!vehicle) return [absent(errors, [...path, 'vehicle'], order, AVAILABLE_FROM.vehicle, 'none assigned yet')];
+  if (!vehicle) return [absent(errors, [...path, 'vehicle'], order, 'VEHICLE', 'none assigned yet')];
   const colours = joined(
     [vehicle.exterior && `exterior ${vehicle.exterior}`, vehicle.interior && `interior ${vehicle.interior}`, vehicle.wheel && `wheels ${vehicle.wheel}`],
     ', ',
@@ -131,7 +128,7 @@ function vehicleLines(order: Order, errors: readonly OrderGraphError[], path: Pa
 
 function pickupLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
   const pickup = order.pickup;
-  if (!pickup) return [absent(errors, [...path, 'pickup'], order, AVAILABLE_FROM.pickup)];
+  if (!pickup) return [absent(errors, [...path, 'pickup'], order, 'PICKUP')];
   const distance = pickup.distance && `${pickup.distance.value} ${pickup.distance.unit.toLowerCase()} away`;
   const earliest = pickup.earliestPickupDate && `earliest pickup ${pickup.earliestPickupDate}`;
   const address = pickup.address && addressLine(pickup.address);
@@ -140,7 +137,7 @@ function pickupLines(order: Order, errors: readonly OrderGraphError[], path: Pat
 
 function amountDueLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
   const estimate = order.estimate;
-  if (!estimate) return [absent(errors, [...path, 'estimate'], order, AVAILABLE_FROM.estimate)];
+  if (!estimate) return [absent(errors, [...path, 'estimate'], order, 'ESTIMATE')];
   const details = joined(
     [`total ${formatMoney(estimate.total)}`, estimate.paidTotal && `paid ${formatMoney(estimate.paidTotal)}`, estimate.isEstimate ? 'estimate' : null],
     ', ',

@@ -22,7 +22,7 @@ type StageBound = {
   [F in keyof FieldOperations as (typeof CONTRACT)[FieldOperations[F]] extends { activeFrom: OrderStage } ? F : never]: OrderStage;
 };
 
-/** The stage from which the upstream answers each stage-bound Order field (earlier: NOT_AVAILABLE). */
+/** The stage from which the upstream answers each stage-bound Order field (earlier: null, no error; `Order.availability`). */
 export const AVAILABLE_FROM = Object.fromEntries(
   Object.entries(ORDER_FIELD_OPERATIONS).flatMap(([field, operation]) => {
     const { activeFrom } = CONTRACT[operation] as { activeFrom?: OrderStage };

@@ -256,7 +256,7 @@ export function memoryAnswerStore({ entry, total }: ResponseCacheBytes): AnswerS
 /**
  * The maintained plugin (@graphql-yoga/plugin-response-cache) with the caller as its session:
  * an answer is found only by a request with the very token it was made for, only answers
- * without errors (but NOT_AVAILABLE) are kept, so the upstream accepted that token, and a
+ * without errors are kept, so the upstream accepted that token, and a
  * request without a live token neither reads nor fills the cache (the plugin would otherwise
  * share it). Kept in `store` (Redis, shared by the replicas) or in this process's memory.
  */
@@ -272,9 +272,8 @@ export function createResponseCache({ ttlMs, bytes, store, logger }: { ttlMs: nu
     buildResponseCacheKey: cacheKey,
     // login and refreshTokens answer token sets, nothing any query shows.
     invalidateViaMutation: false,
-    // A part the order's stage does not have yet is as stable as data (the upstream
-    // answered, having accepted the token); any other error is not kept.
-    shouldCacheResult: ({ result }) => (result.errors ?? []).every((error) => error.extensions?.code === 'NOT_AVAILABLE'),
+    // A part the order's stage does not have yet is data (null, no error), so kept with the rest.
+    shouldCacheResult: ({ result }) => !result.errors?.length,
   });
   return {
     plugins: [

@@ -97,12 +97,15 @@ export const OPERATION_NAMES = Object.keys(CONTRACT) as OperationName[];
 /** The spec of one operation, widened to the table's row type. */
 export const operationSpec = (operation: OperationName): OperationSpec => CONTRACT[operation];
 
+/** Whether an order in this status is at the stage or past it: never when CANCELLED or unknown. */
+export function hasReached(status: string, stage: OrderStage): boolean {
+  return (ORDER_STAGES as readonly string[]).indexOf(status) >= ORDER_STAGES.indexOf(stage);
+}
+
 /** Whether an operation answers for an order in this status (its `x-active-from`). */
 export function isActiveAt(operation: OperationName, status: string): boolean {
   const { activeFrom } = operationSpec(operation);
-  if (!activeFrom) return true;
-  const at = (ORDER_STAGES as readonly string[]).indexOf(status);
-  return at >= ORDER_STAGES.indexOf(activeFrom);
+  return !activeFrom || hasReached(status, activeFrom);
 }
 
 /**

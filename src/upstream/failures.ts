@@ -12,7 +12,7 @@ import {
   InternalServerError,
   type UpstreamErrorDetails,
 } from '../errors.js';
-import type { OperationName } from './contract.js';
+import { operationSpec, type OperationName } from './contract.js';
 import type { UpstreamErrorBody } from './models.js';
 
 /**
@@ -35,6 +35,9 @@ export type CallFailure =
   | { kind: 'unsendable' };
 
 const MAX_UPSTREAM_MESSAGE = 200;
+
+/** The contract's code for an operation asked before the order's stage allows it. */
+const STAGE_NOT_ELIGIBLE = 'ORDER_STAGE_NOT_ELIGIBLE';
 
 // Plain words, numbers and sentence punctuation; no slash, markup, equals sign, brackets, @ or
 // line break, so no path, query, tag, address or stack can pass.
@@ -84,9 +87,21 @@ function retryAfterSeconds(header: string | undefined): number | undefined {
 }
 
 /**
+ * Whether a per-order lookup's failure is an answer after all, and the field null with no
+ * error: a 404 (the thing does not exist, or not yet) or, from an operation the contract
+ * gives a stage (`x-active-from`), its 409 ORDER_STAGE_NOT_ELIGIBLE (the order has not
+ * reached that stage: `Order.availability` says so). Absence and "not yet" are data.
+ */
+export function isAbsence(operation: OperationName, failure: CallFailure): boolean {
+  if (failure.kind !== 'status') return false;
+  if (failure.status === 404) return true;
+  return failure.status === 409 && operationSpec(operation).activeFrom !== undefined && upstreamCode(failure.body) === STAGE_NOT_ELIGIBLE;
+}
+
+/**
  * The one place where an upstream failure becomes a GraphQL error (the error table of
- * docs/ARCHITECTURE.md). A 404 never gets here for nested lookups: the operation turns it
- * into null first.
+ * docs/ARCHITECTURE.md). An absence (`isAbsence`) never gets here for nested lookups: the
+ * operation turns it into null first.
  */
 export function toGraphQLError(operation: OperationName, failure: CallFailure): GatewayError {
   switch (failure.kind) {
@@ -135,7 +150,7 @@ export function toGraphQLError(operation: OperationName, failure: CallFailure): 
         retryAfterSeconds: retryAfterSeconds(failure.retryAfter),
       });
     case 409:
-      if (upstreamCode(body) === 'ORDER_STAGE_NOT_ELIGIBLE') {
+      if (upstreamCode(body) === STAGE_NOT_ELIGIBLE) {
         return new NotAvailableError(message ?? 'Not available at the order\'s current stage.', details);
       }
       return new UpstreamFailedError(message ?? `The upstream reported a conflict (${operation}).`, details);

@@ -1,7 +1,7 @@
 // The ten upstream calls bound to one request's scope: their arguments, bodies, and what each answer must hold.
 import { expiredTokenError, missingTokenError } from '../errors.js';
 import type { OperationName } from './contract.js';
-import { toGraphQLError } from './failures.js';
+import { isAbsence, toGraphQLError } from './failures.js';
 import type { UpstreamCall, UpstreamHttp } from './http.js';
 import type { RequestScope } from './scope.js';
 import { readList, readModel, SHAPES, type ObjectShape } from './shapes.js';
@@ -44,10 +44,10 @@ export function createOperations(http: UpstreamHttp, scope: RequestScope) {
   }
 
   /** The answer's body read as the contract's model (`read`); a body that is not one is UPSTREAM_ERROR. */
-  async function send<T>(operation: OperationName, call: UpstreamCall, read: Read<T>, notFoundIsNull: boolean): Promise<T | null> {
+  async function send<T>(operation: OperationName, call: UpstreamCall, read: Read<T>, absentIsNull: boolean): Promise<T | null> {
     const result = await http.send(operation, call, scope);
     if (!result.ok) {
-      if (notFoundIsNull && result.failure.kind === 'status' && result.failure.status === 404) return null;
+      if (absentIsNull && isAbsence(operation, result.failure)) return null;
       throw toGraphQLError(operation, result.failure);
     }
     let body: unknown;
@@ -62,7 +62,7 @@ export function createOperations(http: UpstreamHttp, scope: RequestScope) {
   }
   const call = async <T>(operation: OperationName, args: UpstreamCall, read: Read<T>): Promise<T> =>
     (await send(operation, args, read, false))!;
-  /** Nested lookups: a 404 means the thing does not exist (yet), which is data, not an error. */
+  /** Nested lookups: a 404, or a stage the order has not reached, is data (null), not an error. */
   const lookup = <T>(operation: OperationName, params: Record<string, string>, read: Read<T>) =>
     send(operation, { params, bearer: bearer() }, read, true);
 

@@ -9,10 +9,12 @@ import { getMainDefinition } from '@apollo/client/utilities';
 import { __DEV__ } from '@apollo/client/utilities/environment';
 import { cacheExchange, Client as UrqlClient, fetchExchange } from '@urql/core';
 import { print } from 'graphql';
+import { GraphQLClient } from 'graphql-request';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  AVAILABLE_FROM,
   createOrderClient,
   OrderByIdDocument,
   OrderSummaryDocument,
@@ -22,7 +24,9 @@ import {
   type OrderUpdatesSubscription,
   type WholeOrderQuery,
 } from '../../src/client/index.js';
-import { demoCustomer } from '../helpers/demo.js';
+import { createSeedData } from '../../src/simulator/data.js';
+import { hasReached, ORDER_STATUSES } from '../../src/upstream/contract.js';
+import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 /** How often the live poll runs here: a change reaches the subscribers within a few of these. */
@@ -136,10 +140,15 @@ function watchMovingOrder(sdk: Awaited<ReturnType<typeof signIn>>['sdk']) {
   return drain(sdk.watchOrders({ signal: abort.signal }));
 }
 
-describe('Apollo Client 4 with InMemoryCache (the whole order needs nothing beyond its defaults)', () => {
-  const apollo = (authorization: string, cache = new InMemoryCache()) =>
-    new ApolloClient({ link: new HttpLink({ uri: harness.endpoint, headers: { authorization } }), cache });
+/** Apollo Client 4 as its documentation sets it up: its defaults, the bearer, and the cache given. */
+const apollo = (authorization: string, cache = new InMemoryCache()) =>
+  new ApolloClient({ link: new HttpLink({ uri: harness.endpoint, headers: { authorization } }), cache });
 
+/** urql with its default exchanges and the bearer. */
+const urql = (authorization: string) =>
+  new UrqlClient({ url: harness.endpoint, exchanges: [cacheExchange, fetchExchange], fetchOptions: () => ({ headers: { authorization } }) });
+
+describe('Apollo Client 4 with InMemoryCache (the whole order needs nothing beyond its defaults)', () => {
   beforeEach(() => {
     // Apollo warns only in development builds; vitest resolves the `development` condition, as
     // a frontend's dev server does. Without it the no-warning checks below would prove nothing.
@@ -256,9 +265,6 @@ describe('graphql-sse client, distinct connections mode (needs nothing beyond it
 });
 
 describe('urql with its default exchanges (needs nothing beyond its defaults and an auth header)', () => {
-  const urql = (authorization: string) =>
-    new UrqlClient({ url: harness.endpoint, exchanges: [cacheExchange, fetchExchange], fetchOptions: () => ({ headers: { authorization } }) });
-
   it.each(CUSTOMERS)('%s: the whole order (sent as POST: its document is longer than urql’s URL limit for GET)', async (username) => {
     const { expected, authorization } = await sdkWholeOrder(username);
     const fetches = vi.spyOn(globalThis, 'fetch');
@@ -311,6 +317,65 @@ describe('Apollo Client 4 subscriptions through GraphQLWsLink (needs nothing bey
     expect(changed.changes).toContainEqual({ field: 'rawStatus', from: move.from, to: move.to });
     expect(changed).toEqual(update(await reference.next()));
     expect(warnings).toEqual([]);
+  });
+});
+
+/** Every demo customer: each stage the seed holds, a cancelled order, two orders, none. */
+const EVERY_CUSTOMER = createSeedData().users.map(({ username }) => username);
+
+/** The `availability` the stage table gives an order in this status. */
+const availabilityAt = (status: string) =>
+  Object.entries(AVAILABLE_FROM).map(([field, from]) => ({ part: field.toUpperCase(), from, available: hasReached(status, from) }));
+
+/**
+ * The whole order through each client as a frontend sets it up, nothing beyond its defaults
+ * and the bearer: Apollo Client 4 (`errorPolicy: 'none'`: any entry in `errors` rejects the
+ * query with no data), urql (any entry in `errors` is its `error`), graphql-request (throws
+ * on any entry in `errors`). Each must give the SDK's data.
+ */
+async function throughEveryClient(authorization: string, expected: WholeOrderQuery) {
+  expect(withoutTypename((await apollo(authorization).query({ query: WholeOrderDocument })).data)).toEqual(expected);
+  const { data, error } = await urql(authorization).query(WholeOrderDocument, {}).toPromise();
+  expect(error).toBeUndefined();
+  expect(withoutTypename(data)).toEqual(expected);
+  expect(await new GraphQLClient(harness.endpoint, { headers: { authorization } }).request(WholeOrderDocument)).toEqual(expected);
+}
+
+describe('a stage not reached is data: the whole order through every client’s defaults, for every customer', () => {
+  it.each(EVERY_CUSTOMER)('%s: data and no error from the SDK, Apollo Client, urql and graphql-request; each order’s availability is its stage’s', async (username) => {
+    const { sdk, authorization } = await signIn(username);
+    const { data, errors } = await sdk.wholeOrder();
+    expect(errors).toEqual([]);
+    const orders = demoOrders(harness.simulator, username);
+    expect(data!.me!.orders!.map((order) => order.availability)).toEqual(orders.map((order) => availabilityAt(order.status)));
+    await throughEveryClient(authorization, data!);
+  });
+
+  it('one order taken through every status (and one this API does not know): the same at each, a part present exactly when available', async () => {
+    const { sdk, authorization } = await signIn('ready@demo.test');
+    const [order] = demoOrders(harness.simulator, 'ready@demo.test');
+    const original = order!.status;
+    cleanups.push(() => (order!.status = original));
+    for (const status of [...ORDER_STATUSES, 'ON_HOLD']) {
+      order!.status = status;
+      const { data, errors } = await sdk.wholeOrder();
+      expect(errors, status).toEqual([]);
+      const answered = data!.me!.orders![0]!;
+      expect(answered.availability, status).toEqual(availabilityAt(status));
+      for (const { part, available } of answered.availability) expect(answered[part.toLowerCase() as 'vehicle' | 'pickup' | 'estimate'] !== null, `${status} ${part}`).toBe(available);
+      await throughEveryClient(authorization, data!);
+    }
+  });
+
+  it('a call that really fails is still null with its error, before its stage as after it', async () => {
+    harness.simulator.setFault('nearestPickupCenter', '500');
+    cleanups.push(() => harness.simulator.clearFaults());
+    for (const username of ['production@demo.test', 'ready@demo.test']) {
+      const { sdk } = await signIn(username);
+      const { data, errors } = await sdk.wholeOrder();
+      expect(data!.me!.orders![0]!.pickup).toBeNull();
+      expect(errors.map((error) => [error.path, error.extensions?.code])).toEqual([[['me', 'orders', 0, 'pickup'], 'UPSTREAM_ERROR']]);
+    }
   });
 });
 

@@ -9,6 +9,8 @@ import { OrderUpdatesDocument } from '../../src/client/__generated__/graphql.js'
 import { createOrderClient, OrderClientError, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { AVAILABLE_FROM, ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
+import { isActiveAt, ORDER_STAGES } from '../../src/upstream/contract.js';
 import type { Order } from '../../src/upstream/models.js';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
@@ -139,6 +141,32 @@ describe('orderUpdates', () => {
     const second = await events.next(POLL_MS * 4);
     expect(second.data!.orderUpdates.order.vehicle).toEqual({ vin: '5YJ3E1EA0PF000001' });
     expect(vehicleCalls()).toBe(2);
+  });
+
+  it('a stage not reached is no error in an event: from RESERVED through every stage, each event has no error, its gated parts null until their stage and its availability saying so', async () => {
+    const { simulator, signIn, subscribe } = await setup();
+    // The ready customer's order (which has a vehicle, a pickup centre and an estimate, each
+    // answered from its stage on), taken back to the first stage.
+    const client = await signIn('ready@demo.test');
+    const [order] = demoOrders(simulator, 'ready@demo.test');
+    advance(order!, ORDER_STAGES[0]);
+    type Event = { orderUpdates: { order: { status: string; availability: { part: string; available: boolean }[]; vehicle: unknown; pickup: unknown; estimate: unknown } } };
+    const document: TypedDocumentNode<Event, { id: string }> = parse(
+      'subscription ($id: ID) { orderUpdates(orderId: $id) { order { status availability { part available } vehicle { vin } pickup { name } estimate { total { amount } } } } }',
+    );
+    const events = subscribe(client.tokens!.accessToken, document, { id: order!.id }).results;
+    const has = (part: string) => ({ VEHICLE: simulator.data.vehicleDetails, PICKUP: simulator.data.pickupCenters, ESTIMATE: simulator.data.estimates })[part]!.some((record) => record.orderId === order!.id);
+    expect(['VEHICLE', 'PICKUP', 'ESTIMATE'].every(has)).toBe(true);
+
+    for (const [index, stage] of ORDER_STAGES.entries()) {
+      if (index > 0) advance(order!, stage);
+      const event = await events.next(POLL_MS * 4);
+      expect(event.errors, stage).toEqual([]);
+      const { status, availability, ...parts } = event.data!.orderUpdates.order;
+      expect(status).toBe(stage);
+      expect(availability, stage).toEqual(Object.entries(AVAILABLE_FROM).map(([field, from]) => ({ part: field.toUpperCase(), available: isActiveAt(ORDER_FIELD_OPERATIONS[field as keyof typeof AVAILABLE_FROM], stage) })));
+      for (const { part, available } of availability) expect(parts[part.toLowerCase() as keyof typeof parts] !== null, `${stage} ${part}`).toBe(available);
+    }
   });
 
   it('50 subscribers of one customer: one upstream poll per interval, each subscriber verified once', async () => {

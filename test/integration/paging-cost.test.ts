@@ -124,6 +124,7 @@ describe("the README's paging example against the gateway", () => {
   it('the edge: the largest page of whole orders inside the limit runs (into the call budget), one more is refused', async () => {
     const largest = Math.floor((LIMITS.maxCost - wholeOrderPageCost(0)) / WHOLE_ORDER_COST);
     expect(wholeOrderPageCost(largest)).toBeLessThanOrEqual(LIMITS.maxCost);
+    expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain(`takes up to ${largest} whole orders in a page`);
     const inside = await send(wholeOrderPage('$first'), { first: largest });
     expect(inside.status).toBe(200);
     expect(inside.body.data!.me.orders).toHaveLength(largest);

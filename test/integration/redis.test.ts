@@ -219,7 +219,7 @@ describe.skipIf(!haveRedis)('the response cache (RESPONSE_CACHE_TTL_MS)', () => 
       expect(answers.filter(({ result }) => JSON.stringify(result).includes('__responseCache'))).toEqual([]);
     }
     // The second round came from the cache, shared by both gateways, each caller's own (an
-    // answer whose only errors are NOT_AVAILABLE is kept too).
+    // order before a stage has no error, so its answer is kept too).
     expect(simulator.requestLog).toEqual([]);
   });
 });

@@ -2,9 +2,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OrderGraphError, OrderResult } from '../../src/client/index.js';
-import type { WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
+import { AVAILABLE_FROM } from '../../src/client/index.js';
+import type { OrderPart, OrderStatus, WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
 import { blockingError, changeLine, formatMoney, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
 import { printable } from '../../src/cli/terminal.js';
+import { hasReached } from '../../src/upstream/contract.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
 type Order = NonNullable<Customer['orders']>[number];
@@ -104,8 +106,14 @@ function readyOrder(overrides: Partial<Order> = {}): Order {
       payoffAmount: usd('6000.00'),
       netCredit: usd('18500.00'),
     },
+    availability: availabilityAt(overrides.status ?? 'READY_FOR_PICKUP'),
     ...overrides,
   };
+}
+
+/** `Order.availability` as the gateway sends it for an order in this status (from the SDK's stage table). */
+function availabilityAt(status: OrderStatus): Order['availability'] {
+  return Object.entries(AVAILABLE_FROM).map(([field, from]) => ({ part: field.toUpperCase() as OrderPart, from, available: hasReached(status, from) }));
 }
 
 function customer(orders: Order[] | null): Customer {
@@ -230,23 +238,34 @@ describe('a null field says why it is null', () => {
   const early = (overrides: Partial<Order> = {}) =>
     readyOrder({ status: 'RESERVED', rawStatus: 'RESERVED', vehicle: null, pickup: null, estimate: null, ...overrides });
 
-  it('NOT_AVAILABLE: not available yet, and from which stage', () => {
-    const errors = [fieldError('vehicle', 'NOT_AVAILABLE'), fieldError('pickup', 'NOT_AVAILABLE'), fieldError('estimate', 'NOT_AVAILABLE')];
-    const text = summarize(result([early()], errors));
+  it('a stage not reached (its availability, no error): not available yet, and from which stage', () => {
+    const text = summarize(result([early()]));
     expect(section(text, 'Vehicle')).toContain('not available yet (comes at stage 5 of 8: in production)');
     expect(section(text, 'Pickup')).toContain('not available yet (comes at stage 6 of 8: in transit)');
     expect(section(text, 'Amount due')).toContain('not available yet (comes at stage 3 of 8: order confirmed)');
   });
 
-  it('NOT_AVAILABLE on a cancelled order: not "yet"', () => {
+  it('only the parts the stage has not reached: an IN_PRODUCTION order has its vehicle, not its pickup', () => {
+    const text = summarize(result([readyOrder({ status: 'IN_PRODUCTION', rawStatus: 'IN_PRODUCTION', pickup: null })]));
+    expect(section(text, 'Vehicle')).toContain('VIN VINTEST0000000001');
+    expect(section(text, 'Pickup')).toContain('not available yet (comes at stage 6 of 8: in transit)');
+  });
+
+  it('a cancelled order: not "yet"', () => {
     const order = early({ status: 'CANCELLED', rawStatus: 'CANCELLED' });
-    const text = summarize(result([order], [fieldError('vehicle', 'NOT_AVAILABLE')]));
+    const text = summarize(result([order]));
     expect(section(text, 'Vehicle')).toContain('not available for a cancelled order');
     expect(section(text, 'Vehicle')).not.toContain('yet');
   });
 
-  it('no error: none', () => {
-    const text = summarize(result([early({ tradeIn: null, payments: [] })]));
+  it('NOT_AVAILABLE (a stage refusal the contract does not foresee): not available yet, not a failure', () => {
+    const order = readyOrder({ vehicle: null });
+    const text = summarize(result([order], [fieldError('vehicle', 'NOT_AVAILABLE')]));
+    expect(section(text, 'Vehicle')).toBe('  Vehicle     not available yet');
+  });
+
+  it('no error, at its stage: none', () => {
+    const text = summarize(result([readyOrder({ vehicle: null, tradeIn: null, payments: [] })]));
     expect(section(text, 'Trade-in')).toBe('  Trade-in    none');
     expect(section(text, 'Payments')).toBe('  Payments    none');
     expect(section(text, 'Vehicle')).toBe('  Vehicle     none assigned yet');

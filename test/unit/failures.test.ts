@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toGraphQLError, type CallFailure } from '../../src/upstream/failures.js';
+import { CONTRACT, OPERATION_NAMES } from '../../src/upstream/contract.js';
+import { isAbsence, toGraphQLError, type CallFailure } from '../../src/upstream/failures.js';
 
 const body = (code: string, message: string) => JSON.stringify({ statusCode: 0, code, message });
 
@@ -45,6 +46,36 @@ describe('toGraphQLError', () => {
     expect(seconds).toBeLessThanOrEqual(10);
     expect(toGraphQLError('login', { kind: 'status', status: 429, body: '' }).extensions).not.toHaveProperty('retryAfterSeconds');
   });
+});
+
+describe('isAbsence: the failures a per-order lookup answers with null and no error', () => {
+  const staged = OPERATION_NAMES.filter((operation) => 'activeFrom' in CONTRACT[operation]);
+  const unstaged = OPERATION_NAMES.filter((operation) => !staged.includes(operation));
+  const notEligible: CallFailure = { kind: 'status', status: 409, body: body('ORDER_STAGE_NOT_ELIGIBLE', 'Not yet') };
+
+  it('the contract gives some operations a stage and not others (else the cases below prove nothing)', () => {
+    expect(staged.length).toBeGreaterThan(0);
+    expect(unstaged.length).toBeGreaterThan(0);
+  });
+
+  it.each(staged)('%s (has a stage): its 409 ORDER_STAGE_NOT_ELIGIBLE and a 404 are absences; any other 409 is not', (operation) => {
+    expect(isAbsence(operation, notEligible)).toBe(true);
+    expect(isAbsence(operation, { kind: 'status', status: 404, body: '' })).toBe(true);
+    expect(isAbsence(operation, { kind: 'status', status: 409, body: body('SOMETHING_ELSE', 'Conflict') })).toBe(false);
+    expect(isAbsence(operation, { kind: 'status', status: 409, body: 'not json' })).toBe(false);
+  });
+
+  it.each(unstaged)('%s (no stage): a 409 ORDER_STAGE_NOT_ELIGIBLE is not an absence (it stays NOT_AVAILABLE)', (operation) => {
+    expect(isAbsence(operation, notEligible)).toBe(false);
+    expect(toGraphQLError(operation, notEligible).extensions.code).toBe('NOT_AVAILABLE');
+  });
+
+  it.each<CallFailure>([{ kind: 'timeout' }, { kind: 'status', status: 500, body: '' }, { kind: 'status', status: 403, body: '' }, { kind: 'malformed', status: 200 }])(
+    'a failure is never an absence: %j',
+    (failure) => {
+      for (const operation of OPERATION_NAMES) expect(isAbsence(operation, failure)).toBe(false);
+    },
+  );
 });
 
 /** Upstream messages that must never reach a caller, each with what it leaks. */

@@ -138,14 +138,17 @@ abstract class UpstreamAPI extends RESTDataSource {
     if (this.token) request.headers['authorization'] = this.token;
   }
 
-  /** A nested lookup: 404 means the thing does not exist (yet), which is null, not an error. */
+  /**
+   * A nested lookup: 404 means the thing does not exist (yet), and 409 that the order has not
+   * reached the stage it comes at: each is null, not an error.
+   */
   protected async getOrNull<T>(path: string, params: Record<string, string>): Promise<T | null> {
     try {
       return await this.get<T>(path, { params });
     } catch (error) {
       // RESTDataSource throws a GraphQLError carrying the upstream response.
       const response = error instanceof GraphQLError ? (error.extensions.response as { status?: number } | undefined) : undefined;
-      if (response?.status === 404) return null;
+      if (response?.status === 404 || response?.status === 409) return null;
       throw error;
     }
   }

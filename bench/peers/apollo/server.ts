@@ -103,6 +103,12 @@ const ORDER_STATUSES = [
   'DELIVERED',
   'CANCELLED',
 ];
+/** The parts that come at a stage (the contract's x-active-from), in the schema's order. */
+const STAGE_BOUND = [
+  { part: 'VEHICLE', from: 'IN_PRODUCTION' },
+  { part: 'PICKUP', from: 'IN_TRANSIT' },
+  { part: 'ESTIMATE', from: 'ORDER_CONFIRMED' },
+];
 const ADDRESS_TYPES = ['DELIVERY', 'BILLING', 'REGISTRATION'];
 const PAYMENT_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'REFUNDED'];
 const TRADE_IN_STATUSES = [
@@ -144,6 +150,11 @@ const resolvers = {
   Order: {
     status: (order: Order) => toEnum(order.status, ORDER_STATUSES),
     rawStatus: (order: Order) => order.status,
+    availability: (order: Order) => {
+      // The stages run up to DELIVERED; CANCELLED (and UNKNOWN) reach none of them.
+      const at = ORDER_STATUSES.indexOf(toEnum(order.status, ORDER_STATUSES));
+      return STAGE_BOUND.map(({ part, from }) => ({ part, from, available: at < ORDER_STATUSES.indexOf('CANCELLED') && at >= ORDER_STATUSES.indexOf(from) }));
+    },
     createdAt: (order: Order) => dateTime(order.createdAt),
     updatedAt: (order: Order) => dateTime(order.updatedAt),
     cancelledAt: (order: Order) => dateTime(order.cancelledAt),

@@ -203,6 +203,8 @@ export type Order = {
   __typename?: 'Order';
   /** All addresses of the order, of every type (same upstream call as `shippingAddress`); empty list when none. */
   addresses?: Maybe<Array<Address>>;
+  /** The parts of the order that exist only from a given stage (`vehicle`, `pickup`, `estimate`), each with that stage and whether the order has reached it. A part whose stage is not reached is null with no error: not yet is data, not a failure. From the order's status alone: no upstream call. */
+  availability: Array<PartAvailability>;
   /** Deadline for editing the build configuration, in UTC (upstream `editBuildExpirationDate`); null when no deadline is set. */
   buildEditableUntil?: Maybe<Scalars['DateTime']['output']>;
   /** When the order was cancelled, in UTC; null unless it was cancelled. */
@@ -215,7 +217,7 @@ export type Order = {
   createdAt?: Maybe<Scalars['DateTime']['output']>;
   /** Whether the vehicle has been delivered (upstream `vehicleDelivered`; false when omitted). */
   delivered: Scalars['Boolean']['output'];
-  /** The order's price breakdown (upstream `GET /order/estimate`). Available from ORDER_CONFIRMED (earlier: null with NOT_AVAILABLE). */
+  /** The order's price breakdown (upstream `GET /order/estimate`). Available from ORDER_CONFIRMED: earlier, null with no error (`availability` says so). */
   estimate?: Maybe<Estimate>;
   /** What changed in this order and when, as the gateway observed it, newest first: an event each time the gateway read the customer's orders (for a query or a live poll) and found this order different from the last state it kept; the oldest event is the first observation, with no changes. Costs no upstream call of its own. Empty when the gateway keeps no history (`HISTORY=off`). */
   history: Array<OrderEvent>;
@@ -223,7 +225,7 @@ export type Order = {
   id: Scalars['ID']['output'];
   /** Payments of the order for one fee type (upstream `GET /order-payments`); empty list when none. */
   payments?: Maybe<Array<Payment>>;
-  /** The nearest pickup centre (upstream `GET /pickup-scheduler/get-pickup-nearest-center-plus`). Available from IN_TRANSIT (earlier: null with NOT_AVAILABLE). */
+  /** The nearest pickup centre (upstream `GET /pickup-scheduler/get-pickup-nearest-center-plus`). Available from IN_TRANSIT: earlier, null with no error (`availability` says so). */
   pickup?: Maybe<Pickup>;
   /** The ordered product (model, trim, prices); null when upstream omits it. */
   product?: Maybe<Product>;
@@ -239,7 +241,7 @@ export type Order = {
   tradeIn?: Maybe<TradeIn>;
   /** When the order was last changed, in UTC; null when upstream omits it. */
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** Production details of the vehicle (upstream `GET /vehicle/getDetails`). Available from IN_PRODUCTION (earlier: null with NOT_AVAILABLE); null with no error when no vehicle is assigned yet. */
+  /** Production details of the vehicle (upstream `GET /vehicle/getDetails`). Available from IN_PRODUCTION: earlier, null with no error (`availability` says so); null with no error too when no vehicle is assigned yet. */
   vehicle?: Maybe<Vehicle>;
 };
 
@@ -278,7 +280,16 @@ export type OrderEvent = {
   observedAt: Scalars['DateTime']['output'];
 };
 
-/** The stage of an order. Stages follow each other in the order listed, from RESERVED to DELIVERED; CANCELLED is outside that sequence. Some order fields are only available from a given stage. */
+/** A part of an order that comes from its own upstream call and exists only from a given stage of the order. */
+export type OrderPart =
+  /** `Order.estimate`: the price breakdown, from ORDER_CONFIRMED. */
+  | 'ESTIMATE'
+  /** `Order.pickup`: the nearest pickup centre, from IN_TRANSIT. */
+  | 'PICKUP'
+  /** `Order.vehicle`: the vehicle's production details, from IN_PRODUCTION. */
+  | 'VEHICLE';
+
+/** The stage of an order. Stages follow each other in the order listed, from RESERVED to DELIVERED; CANCELLED is outside that sequence. Some order fields are only available from a given stage (`Order.availability`). */
 export type OrderStatus =
   /** Stage 4: the build configuration is locked and can no longer be edited. */
   | 'BUILD_LOCKED'
@@ -310,6 +321,17 @@ export type OrderUpdate = {
   observedAt: Scalars['DateTime']['output'];
   /** The order now. Its other fields (vehicle, pickup, estimate, …) are fetched afresh for each event. */
   order: Order;
+};
+
+/** When one stage-gated part of an order is available (`Order.availability`). */
+export type PartAvailability = {
+  __typename?: 'PartAvailability';
+  /** Whether the order is at that stage or past it: the part can have a value. Always false for a CANCELLED order and for a status this API does not know (UNKNOWN). */
+  available: Scalars['Boolean']['output'];
+  /** The stage from which the part is available. */
+  from: OrderStatus;
+  /** Which part of the order. */
+  part: OrderPart;
 };
 
 /** A payment made on an order (upstream Payment from `GET /order-payments`). The upstream `transactionReference` is internal and never exposed. */
@@ -404,7 +426,7 @@ export type Product = {
 };
 
 /**
- * Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_AVAILABLE`, `BAD_USER_INPUT`, `RATE_LIMITED`, `UPSTREAM_TIMEOUT`, `UPSTREAM_ERROR`, `UPSTREAM_BUDGET_EXCEEDED` (the request reached its budget of upstream calls: ask for fewer orders at a time) or `INTERNAL_SERVER_ERROR`; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error.
+ * Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_AVAILABLE`, `BAD_USER_INPUT`, `RATE_LIMITED`, `UPSTREAM_TIMEOUT`, `UPSTREAM_ERROR`, `UPSTREAM_BUDGET_EXCEEDED` (the request reached its budget of upstream calls: ask for fewer orders at a time) or `INTERNAL_SERVER_ERROR`; sibling fields are unaffected. Errors are for failures; absence and "not yet" are data: something that does not exist (no vehicle yet, no trade-in) or a part whose stage the order has not reached (`Order.availability` says which, and from when) is null with no error. `NOT_AVAILABLE` is kept for a stage refusal the contract does not foresee.
  *
  * A request refused before anything runs has no `data`, one error and an HTTP status: `GRAPHQL_PARSE_FAILED` / `GRAPHQL_VALIDATION_FAILED` (400, the query limits included), `OPERATION_RESOLUTION_FAILURE` (400, no one operation to run), `BAD_REQUEST` (400, not a GraphQL request the gateway takes), `BAD_USER_INPUT` (400, variables that do not fit), `PERSISTED_QUERY_ONLY` / `PERSISTED_QUERY_NOT_FOUND` / `PERSISTED_QUERY_ID_REQUIRED` (400, trusted documents), `CREDENTIAL_OPERATIONS_LIMIT` (400, more than one `login` or `refreshTokens`), `NOT_ACCEPTABLE` (406, a stream for a client that accepts none), `REQUEST_ENTITY_TOO_LARGE` (413), `UNSUPPORTED_CONTENT_ENCODING` (415, a compressed body), `PREFLIGHT_REQUIRED` (403, a POST a page of another site could send without a CORS preflight), `HOST_NOT_ALLOWED` (421, a Host the gateway does not answer for), `RATE_LIMITED` (429, too many of one caller's operations in flight, on any transport, or too many requests in flight from one address).
  */
@@ -420,7 +442,7 @@ export type Query = {
 
 
 /**
- * Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_AVAILABLE`, `BAD_USER_INPUT`, `RATE_LIMITED`, `UPSTREAM_TIMEOUT`, `UPSTREAM_ERROR`, `UPSTREAM_BUDGET_EXCEEDED` (the request reached its budget of upstream calls: ask for fewer orders at a time) or `INTERNAL_SERVER_ERROR`; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error.
+ * Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_AVAILABLE`, `BAD_USER_INPUT`, `RATE_LIMITED`, `UPSTREAM_TIMEOUT`, `UPSTREAM_ERROR`, `UPSTREAM_BUDGET_EXCEEDED` (the request reached its budget of upstream calls: ask for fewer orders at a time) or `INTERNAL_SERVER_ERROR`; sibling fields are unaffected. Errors are for failures; absence and "not yet" are data: something that does not exist (no vehicle yet, no trade-in) or a part whose stage the order has not reached (`Order.availability` says which, and from when) is null with no error. `NOT_AVAILABLE` is kept for a stage refusal the contract does not foresee.
  *
  * A request refused before anything runs has no `data`, one error and an HTTP status: `GRAPHQL_PARSE_FAILED` / `GRAPHQL_VALIDATION_FAILED` (400, the query limits included), `OPERATION_RESOLUTION_FAILURE` (400, no one operation to run), `BAD_REQUEST` (400, not a GraphQL request the gateway takes), `BAD_USER_INPUT` (400, variables that do not fit), `PERSISTED_QUERY_ONLY` / `PERSISTED_QUERY_NOT_FOUND` / `PERSISTED_QUERY_ID_REQUIRED` (400, trusted documents), `CREDENTIAL_OPERATIONS_LIMIT` (400, more than one `login` or `refreshTokens`), `NOT_ACCEPTABLE` (406, a stream for a client that accepts none), `REQUEST_ENTITY_TOO_LARGE` (413), `UNSUPPORTED_CONTENT_ENCODING` (415, a compressed body), `PREFLIGHT_REQUIRED` (403, a POST a page of another site could send without a CORS preflight), `HOST_NOT_ALLOWED` (421, a Host the gateway does not answer for), `RATE_LIMITED` (429, too many of one caller's operations in flight, on any transport, or too many requests in flight from one address).
  */
@@ -430,7 +452,7 @@ export type QueryOrderArgs = {
 
 
 /**
- * Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_AVAILABLE`, `BAD_USER_INPUT`, `RATE_LIMITED`, `UPSTREAM_TIMEOUT`, `UPSTREAM_ERROR`, `UPSTREAM_BUDGET_EXCEEDED` (the request reached its budget of upstream calls: ask for fewer orders at a time) or `INTERNAL_SERVER_ERROR`; sibling fields are unaffected. Something that does not exist (no vehicle yet, no trade-in) is null with no error.
+ * Read operations. Every upstream-backed field is nullable: when its upstream call fails it is null and `errors` holds one entry for its path whose `extensions.code` is one of `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_AVAILABLE`, `BAD_USER_INPUT`, `RATE_LIMITED`, `UPSTREAM_TIMEOUT`, `UPSTREAM_ERROR`, `UPSTREAM_BUDGET_EXCEEDED` (the request reached its budget of upstream calls: ask for fewer orders at a time) or `INTERNAL_SERVER_ERROR`; sibling fields are unaffected. Errors are for failures; absence and "not yet" are data: something that does not exist (no vehicle yet, no trade-in) or a part whose stage the order has not reached (`Order.availability` says which, and from when) is null with no error. `NOT_AVAILABLE` is kept for a stage refusal the contract does not foresee.
  *
  * A request refused before anything runs has no `data`, one error and an HTTP status: `GRAPHQL_PARSE_FAILED` / `GRAPHQL_VALIDATION_FAILED` (400, the query limits included), `OPERATION_RESOLUTION_FAILURE` (400, no one operation to run), `BAD_REQUEST` (400, not a GraphQL request the gateway takes), `BAD_USER_INPUT` (400, variables that do not fit), `PERSISTED_QUERY_ONLY` / `PERSISTED_QUERY_NOT_FOUND` / `PERSISTED_QUERY_ID_REQUIRED` (400, trusted documents), `CREDENTIAL_OPERATIONS_LIMIT` (400, more than one `login` or `refreshTokens`), `NOT_ACCEPTABLE` (406, a stream for a client that accepts none), `REQUEST_ENTITY_TOO_LARGE` (413), `UNSUPPORTED_CONTENT_ENCODING` (415, a compressed body), `PREFLIGHT_REQUIRED` (403, a POST a page of another site could send without a CORS preflight), `HOST_NOT_ALLOWED` (421, a Host the gateway does not answer for), `RATE_LIMITED` (429, too many of one caller's operations in flight, on any transport, or too many requests in flight from one address).
  */
@@ -673,8 +695,10 @@ export type ResolversTypes = {
   Order: ResolverTypeWrapper<OrderModel>;
   OrderChange: ResolverTypeWrapper<OrderChange>;
   OrderEvent: ResolverTypeWrapper<OrderEvent>;
+  OrderPart: OrderPart;
   OrderStatus: OrderStatus;
   OrderUpdate: ResolverTypeWrapper<OrderUpdateParentModel>;
+  PartAvailability: ResolverTypeWrapper<PartAvailability>;
   Payment: ResolverTypeWrapper<PaymentModel>;
   PaymentStatus: PaymentStatus;
   Pickup: ResolverTypeWrapper<PickupCenterModel>;
@@ -713,6 +737,7 @@ export type ResolversParentTypes = {
   OrderChange: OrderChange;
   OrderEvent: OrderEvent;
   OrderUpdate: OrderUpdateParentModel;
+  PartAvailability: PartAvailability;
   Payment: PaymentModel;
   Pickup: PickupCenterModel;
   PriceLine: PriceLine;
@@ -829,6 +854,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
   addresses?: Resolver<Maybe<Array<ResolversTypes['Address']>>, ParentType, ContextType>;
+  availability?: Resolver<Array<ResolversTypes['PartAvailability']>, ParentType, ContextType>;
   buildEditableUntil?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   cancelledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   completedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -866,6 +892,12 @@ export type OrderUpdateResolvers<ContextType = GraphQLContext, ParentType extend
   changes?: Resolver<Array<ResolversTypes['OrderChange']>, ParentType, ContextType>;
   observedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   order?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+};
+
+export type PartAvailabilityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PartAvailability'] = ResolversParentTypes['PartAvailability']> = {
+  available?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
+  part?: Resolver<ResolversTypes['OrderPart'], ParentType, ContextType>;
 };
 
 export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Payment'] = ResolversParentTypes['Payment']> = {
@@ -992,6 +1024,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   OrderChange?: OrderChangeResolvers<ContextType>;
   OrderEvent?: OrderEventResolvers<ContextType>;
   OrderUpdate?: OrderUpdateResolvers<ContextType>;
+  PartAvailability?: PartAvailabilityResolvers<ContextType>;
   Payment?: PaymentResolvers<ContextType>;
   Pickup?: PickupResolvers<ContextType>;
   PriceLine?: PriceLineResolvers<ContextType>;

@@ -2,12 +2,12 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
-import { ORDER_STATUSES } from '../../upstream/contract.js';
+import { hasReached, ORDER_STATUSES, type OrderStage } from '../../upstream/contract.js';
 import type { Address, Order as OrderModel } from '../../upstream/models.js';
 import { readable } from '../../upstream/shapes.js';
 import type { GraphQLContext } from '../context.js';
 import { CALLER, type Loaders } from '../loaders.js';
-import { ORDER_FIELD_OPERATIONS } from '../order-fields.js';
+import { AVAILABLE_FROM, ORDER_FIELD_OPERATIONS } from '../order-fields.js';
 import { toDateTime, toEnum } from './mapping.js';
 import { withCurrency } from './trade-in.js';
 
@@ -53,6 +53,9 @@ export const ORDER_RECORD_FIELDS = {
   delivered: ({ vehicleDelivered }: OrderModel) => readable(vehicleDelivered) === true,
 } satisfies OrderResolvers;
 
+/** The stage-bound fields and their stages, in the table's order: what `availability` lists. */
+const STAGE_BOUND = Object.entries(AVAILABLE_FROM) as Array<[keyof typeof AVAILABLE_FROM, OrderStage]>;
+
 type FieldOperations = typeof ORDER_FIELD_OPERATIONS;
 type PerOrderField = keyof FieldOperations;
 type FieldResolver<F extends keyof OrderResolvers> = Extract<NonNullable<OrderResolvers[F]>, (...args: never[]) => unknown>;
@@ -80,6 +83,11 @@ function throughTable(fields: { [F in PerOrderField]: FromLoader<F> }): { [F in 
 
 export const Order: OrderResolvers = {
   ...ORDER_RECORD_FIELDS,
+  // Read from the status as `status` maps it, so the two always agree.
+  availability: (order) => {
+    const status = ORDER_RECORD_FIELDS.status(order);
+    return STAGE_BOUND.map(([field, from]) => ({ part: field.toUpperCase() as Uppercase<typeof field>, from, available: hasReached(status, from) }));
+  },
   product: ({ product }) => product ?? null,
   configuration: ({ configuration }) => configuration ?? null,
   // From the kept history alone: no upstream call. The order came from the caller's own list,
