@@ -1,15 +1,19 @@
 // The order-tracker page as a customer meets it, in Debian's Chromium, at desktop and phone
 // width, against the gateway on the simulator: sign in, the whole order with every part,
 // then the demo's order moved by the simulator's own advance URL and the change shown, with
-// a new entry in the history, without a reload; the page checked with axe-core and the keyboard.
+// a new entry in the history, without a reload; each part an order's stage has not reached
+// saying when it comes; the page checked with axe-core and the keyboard.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { hasReached, ORDER_STAGES } from '../../src/upstream/contract.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
+import { demoOrders } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
 import { buildTrackerPage, trackerScriptBytes } from '../helpers/tracker-page.js';
 
@@ -126,6 +130,26 @@ describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it.each(['early@demo.test', 'confirmed@demo.test', 'production@demo.test', 'cancelled@demo.test'])(
+    '%s: each part the order’s stage has not reached says from which stage (as the progress line names it), or that the order was cancelled',
+    async (username) => {
+      const { page, problems } = await open(1280);
+      await signIn(page, username);
+      const [order] = demoOrders(simulator, username);
+      const labels = await page.locator('.progress li .label').allInnerTexts();
+      expect(labels).toHaveLength(ORDER_STAGES.length);
+      for (const [field, from] of Object.entries(AVAILABLE_FROM)) {
+        const text = await part(page, field).innerText();
+        if (hasReached(order!.status, from)) expect(text, field).not.toMatch(/Available from|cancelled/);
+        else if (order!.status === 'CANCELLED') expect(text, field).toContain('Not for a cancelled order.');
+        else expect(text, field).toContain(`Available from the “${labels[ORDER_STAGES.indexOf(from)]}” stage.`);
+      }
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
 
   it('signs in with the keyboard alone, its focus visible', async () => {
     const { page, problems } = await open(390);

@@ -43,7 +43,16 @@ function Row({ label, children }: { label: string; children: string }) {
 /** The order's parts, each from its own deferred payload. */
 export function OrderParts({ order, index, complete, errors }: { order: TrackedOrder; index: number; complete: boolean; errors: OrderGraphError[] }) {
   const parts = order as TrackedOrder & Parts;
-  const part = (field: keyof Parts) => ({ field, arrived: field in order, complete, errors: errors.filter((e) => e.path?.[2] === index && e.path[3] === field) });
+  const part = (field: keyof Parts) => {
+    const gate = order.availability.find((entry) => entry.part === field.toUpperCase());
+    return {
+      field,
+      arrived: field in order,
+      complete,
+      errors: errors.filter((e) => e.path?.[2] === index && e.path[3] === field),
+      notReached: gate && !gate.available ? { from: gate.from, cancelled: order.status === 'CANCELLED' } : undefined,
+    };
+  };
   const { vehicle, pickup, estimate, payments, tradeIn } = parts;
   return (
     <div className="parts">

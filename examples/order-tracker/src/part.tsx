@@ -1,7 +1,14 @@
 // One part of the order (vehicle, pickup…) in its three states: still arriving, arrived, or not there (and why).
 import type { ReactNode } from 'react';
-import { AVAILABLE_FROM, type OrderGraphError } from '@order-graph/client';
+import type { OrderGraphError } from '@order-graph/client';
 import { stageName } from './format';
+
+/** A part the order's stage has not reached (its `availability`): the stage it comes from. */
+export interface NotReached {
+  from: string;
+  /** The order was cancelled: it will never reach that stage. */
+  cancelled: boolean;
+}
 
 export interface PartProps {
   title: string;
@@ -13,27 +20,27 @@ export interface PartProps {
   complete: boolean;
   /** The API's errors for this field of this order. */
   errors: OrderGraphError[];
+  /** Set when the order has not reached the part's stage. */
+  notReached?: NotReached | undefined;
   /** What to say when the field arrived as null without an error. */
   empty: string;
   children: ReactNode | null;
 }
 
 /** Why a part is not there, as the customer reads it. */
-function absence(field: string, errors: OrderGraphError[], empty: string): string {
-  const code = errors[0]?.extensions?.code;
-  const from = (AVAILABLE_FROM as Record<string, string | undefined>)[field];
-  if (code === 'NOT_AVAILABLE' && from) return `Comes when the order is ${stageName(from).toLowerCase()}.`;
+function absence(errors: OrderGraphError[], notReached: NotReached | undefined, empty: string): string {
+  if (notReached) return notReached.cancelled ? 'Not for a cancelled order.' : `Available from the “${stageName(notReached.from)}” stage.`;
   if (errors.length > 0) return 'Not available right now: try again later.';
   return empty;
 }
 
-export function Part({ title, field, arrived, complete, errors, empty, children }: PartProps) {
+export function Part({ title, field, arrived, complete, errors, notReached, empty, children }: PartProps) {
   const id = `part-${field}`;
   const waiting = !arrived && !complete;
   return (
     <section className="part" aria-labelledby={id} aria-busy={waiting} data-part={field} data-state={waiting ? 'waiting' : children ? 'shown' : 'absent'}>
       <h3 id={id}>{title}</h3>
-      {waiting ? <p className="muted">Loading…</p> : children ?? <p className="muted">{absence(field, errors, empty)}</p>}
+      {waiting ? <p className="muted">Loading…</p> : children ?? <p className="muted">{absence(errors, notReached, empty)}</p>}
     </section>
   );
 }
