@@ -101,7 +101,7 @@ function counterOf(registry: Registry, name: string, help: string, read: () => n
  * names, else "other") and outcome with their duration, errors by code and phase, the loads
  * the DataLoaders saved, requests in flight. The registry is served at `path`.
  */
-function requestMetrics(registry: Registry, path: string, knownOperations: readonly string[]): Plugin<{}, { scope?: RequestScope }> {
+function requestMetrics(registry: Registry, path: string, knownOperations: readonly string[]): Plugin<Record<string, unknown>, { scope?: RequestScope }> {
   const known = new Set(knownOperations);
   const operationLabel = (name: string | null) => (!name ? 'anonymous' : known.has(name) ? name : 'other');
   // The names (and the label names) of yoga's and envelop's prometheus plugins, which these replace.

@@ -90,7 +90,7 @@ function markErrors(span: Span, result: unknown) {
  * before this one), and the operation's span under it, named "query.WholeOrder". Plain hooks,
  * no async context: what hangs under them finds them in the scope.
  */
-function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<{}, { scope?: RequestScope }> {
+function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Record<string, unknown>, { scope?: RequestScope }> {
   /** The operation's span, when the request's trace records (or, with no server span, as the sampler decides). */
   const operationSpan = (scope: RequestScope | undefined, document: DocumentNode, operationName: string | null | undefined) => {
     if (!scope || (scope.trace && !recording(scope))) return undefined;

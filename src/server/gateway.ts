@@ -1,7 +1,7 @@
 // The server: where a request enters. createGateway assembles yoga, its plugins and the graph.
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { createYoga, useExecutionCancellation, type CORSOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, useExecutionCancellation, type CORSOptions, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createContext, type ContextServices, type GraphQLContext, type OrderHistory } from '../graph/context.js';
 import { createHistory, NO_HISTORY } from '../graph/history.js';

@@ -33,7 +33,7 @@ function began({ contextValue, document, operationName }: { contextValue: unknow
  * the caller read once), returns the id and the answer headers of every API answer
  * (headers.ts), and writes one log line per request.
  */
-export function useRequestLifecycle({ logger, policy, quietPaths, isDraining }: LifecycleOptions): Plugin<{}, ServerContext> {
+export function useRequestLifecycle({ logger, policy, quietPaths, isDraining }: LifecycleOptions): Plugin<Record<string, unknown>, ServerContext> {
   const quiet = new Set(quietPaths);
   return {
     onRequest({ request, serverContext }) {

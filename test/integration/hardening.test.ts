@@ -102,7 +102,10 @@ describe('slow and excess clients', () => {
     // Each cut at its own limit, not before: the two header cuts (1 s) before the body's (2 s).
     // (An order and lower bounds: a loaded machine only makes them later.)
     const [silentCut, headersCut, bodyCut] = results.map((r) => r.afterMs);
-    for (const cut of [silentCut!, headersCut!]) expect(cut).toBeGreaterThanOrEqual(1000), expect(cut).toBeLessThan(bodyCut!);
+    for (const cut of [silentCut!, headersCut!]) {
+      expect(cut).toBeGreaterThanOrEqual(1000);
+      expect(cut).toBeLessThan(bodyCut!);
+    }
     expect(bodyCut).toBeGreaterThanOrEqual(2000);
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the warn line is a summary per second
     expect(warnLines(/client cut: its request did not arrive within 1000 ms \(headers\) or 2000 ms/).reduce((n, line) => n + line.connections!, 0)).toBe(3);

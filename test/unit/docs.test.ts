@@ -140,3 +140,13 @@ describe('the docs name what is there', () => {
     expect([...topFolders, ...srcFolders].filter((path) => path !== 'src/' && !listed.has(path))).toEqual([]);
   });
 });
+
+describe('each file of src/ says what it is for', () => {
+  // The lint (eslint.config.js) holds the code's shape; this is the one convention no standard rule reads.
+  const scripts = paths.filter((path) => path.startsWith('src/') && !path.includes('/__generated__/') && /\.(ts|js|mjs)$/.test(path));
+
+  it('opens with a comment (after a shebang), before any code', () => {
+    expect(scripts.length).toBeGreaterThan(40);
+    expect(scripts.filter((path) => !/^(#![^\n]*\n)?\s*(\/\/|\/\*)/.test(read(path)))).toEqual([]);
+  });
+});

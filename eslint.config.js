@@ -1,0 +1,109 @@
+// The lint rules (ESLint flat config, typescript-eslint). The tools live in .lint/ (its
+// package.json says why); `npm run lint` installs them, runs ESLint and `prettier --check`.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+const tools = createRequire(new URL('./.lint/package.json', import.meta.url));
+const load = async (name) => (await import(pathToFileURL(tools.resolve(name)).href)).default;
+const js = await load('@eslint/js');
+const tseslint = await load('typescript-eslint');
+const importX = await load('eslint-plugin-import-x');
+const { createTypeScriptImportResolver } = await import(pathToFileURL(tools.resolve('eslint-import-resolver-typescript')).href);
+const prettier = await load('eslint-config-prettier');
+const globals = await load('globals');
+
+/**
+ * What each layer of src/ may import besides itself (docs/ARCHITECTURE.md, Layout): the server
+ * assembles the graph over the upstream; redis shares live polls, histories, counters and the
+ * cache between replicas; live polls the upstream for the subscriptions; the graph maps the
+ * upstream; the upstream knows only the contract and the error codes; the simulator plays the
+ * upstream; the SDK and the CLI are clients.
+ */
+const MAY_IMPORT = {
+  server: ['redis', 'live', 'graph', 'upstream', 'errors', 'error-codes', 'simulator', 'client', 'observability'],
+  redis: ['live', 'graph', 'upstream', 'error-codes'],
+  live: ['graph', 'upstream', 'errors', 'error-codes'],
+  observability: ['graph', 'upstream', 'errors', 'error-codes'],
+  graph: ['upstream', 'errors'],
+  upstream: ['errors'],
+  errors: ['upstream', 'error-codes'],
+  'error-codes': [],
+  simulator: ['upstream'],
+  client: ['error-codes', 'upstream', 'graph'],
+  cli: ['client'],
+  tools: ['graph'],
+};
+/** A layer's files: its folder, or for errors and error-codes the file at the top of src/. */
+const filesOf = (layer) => (['errors', 'error-codes'].includes(layer) ? `./src/${layer}.ts` : `./src/${layer}`);
+const LAYER_ZONES = Object.entries(MAY_IMPORT).map(([layer, allowed]) => ({
+  target: filesOf(layer),
+  from: Object.keys(MAY_IMPORT)
+    .filter((other) => other !== layer && !allowed.includes(other))
+    .map(filesOf),
+  message: `the ${layer} layer may import only ${allowed.join(', ') || 'nothing of src/'} (docs/ARCHITECTURE.md, Layout)`,
+}));
+
+// A table that lives as long as the process and is keyed by a request is state a reader cannot
+// see from the request itself, shared by every gateway in the process. Tables made inside a
+// function (per gateway, per call) and per-document caches are fine.
+const PER_REQUEST_KEY = '/^(Request\\w*|IncomingMessage|ServerResponse|Http2ServerRequest|AbortSignal|AbortController|\\w*Context|\\w*Scope|WeakKey)$/';
+const MODULE_LEVEL_NEW = [
+  'Program > VariableDeclaration > VariableDeclarator > NewExpression',
+  'Program > ExportNamedDeclaration > VariableDeclaration > VariableDeclarator > NewExpression',
+  'Program > VariableDeclaration > VariableDeclarator > ObjectExpression > Property > NewExpression',
+  'Program > ExportNamedDeclaration > VariableDeclaration > VariableDeclarator > ObjectExpression > Property > NewExpression',
+  'PropertyDefinition[static=true] > NewExpression',
+].map((position) => `${position}[callee.name=/^(Weak)?Map$/]`);
+const REQUEST_KEYED_TABLES = MODULE_LEVEL_NEW.flatMap((table) => [
+  `${table} > TSTypeParameterInstantiation > :first-child Identifier[name=${PER_REQUEST_KEY}]`,
+  `${table} > TSTypeParameterInstantiation > :matches(TSObjectKeyword, TSAnyKeyword, TSUnknownKeyword):first-child`,
+  `${table}[arguments.length=0]:not([typeArguments])`,
+]).map((selector) => ({ selector, message: 'A module-level Map or WeakMap keyed by requests (or by anything): make it per gateway or per call.' }));
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/node_modules/',
+      '**/dist/',
+      '**/dist.*/',
+      '**/__generated__/',
+      'examples/order-tracker/src/gql/',
+      'test-results/',
+      'coverage/',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      // Control characters are what the terminal, log and upstream checks look for on purpose.
+      'no-control-regex': 'off',
+      // `_name` says "deliberately unused" (a destructured rest, a callback's place).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    files: ['src/**/*.{ts,js,mjs}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': importX.flatConfigs.typescript.settings['import-x/extensions'],
+      // The imported files are read with the TypeScript parser too, or a cycle through them goes unseen.
+      'import-x/parsers': importX.flatConfigs.typescript.settings['import-x/parsers'],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
+      'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: LAYER_ZONES }],
+      'no-restricted-syntax': ['error', ...REQUEST_KEYED_TABLES],
+    },
+  },
+  // Tests read answers of any shape (JSON from the wire); type tests state expressions to check their types.
+  { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  { files: ['test/types/**'], rules: { '@typescript-eslint/no-unused-expressions': 'off' } },
+  // Seed data: long literal tables, not logic.
+  { files: ['src/simulator/data.ts'], rules: { 'max-lines-per-function': 'off' } },
+  { files: ['src/server/graphiql-sign-in.js', 'examples/order-tracker/src/**'], languageOptions: { globals: { ...globals.browser } } },
+  prettier,
+);
