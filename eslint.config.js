@@ -46,7 +46,8 @@ const LAYER_ZONES = Object.entries(MAY_IMPORT).map(([layer, allowed]) => ({
 // A table that lives as long as the process and is keyed by a request is state a reader cannot
 // see from the request itself, shared by every gateway in the process. Tables made inside a
 // function (per gateway, per call) and per-document caches are fine.
-const PER_REQUEST_KEY = '/^(Request\\w*|IncomingMessage|ServerResponse|Http2ServerRequest|AbortSignal|AbortController|\\w*Context|\\w*Scope|WeakKey)$/';
+const PER_REQUEST_KEY =
+  '/^(Request\\w*|IncomingMessage|ServerResponse|Http2ServerRequest|AbortSignal|AbortController|\\w*Context|\\w*Scope|WeakKey)$/';
 const MODULE_LEVEL_NEW = [
   'Program > VariableDeclaration > VariableDeclarator > NewExpression',
   'Program > ExportNamedDeclaration > VariableDeclaration > VariableDeclarator > NewExpression',
@@ -58,7 +59,10 @@ const REQUEST_KEYED_TABLES = MODULE_LEVEL_NEW.flatMap((table) => [
   `${table} > TSTypeParameterInstantiation > :first-child Identifier[name=${PER_REQUEST_KEY}]`,
   `${table} > TSTypeParameterInstantiation > :matches(TSObjectKeyword, TSAnyKeyword, TSUnknownKeyword):first-child`,
   `${table}[arguments.length=0]:not([typeArguments])`,
-]).map((selector) => ({ selector, message: 'A module-level Map or WeakMap keyed by requests (or by anything): make it per gateway or per call.' }));
+]).map((selector) => ({
+  selector,
+  message: 'A module-level Map or WeakMap keyed by requests (or by anything): make it per gateway or per call.',
+}));
 
 export default tseslint.config(
   {
@@ -80,7 +84,10 @@ export default tseslint.config(
       // Control characters are what the terminal, log and upstream checks look for on purpose.
       'no-control-regex': 'off',
       // `_name` says "deliberately unused" (a destructured rest, a callback's place).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
     },
   },
   {

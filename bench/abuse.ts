@@ -26,7 +26,12 @@ import { createOrderClient } from '../src/client/index.js';
 import { startSimulator } from '../src/simulator/server.js';
 import { HOSTS, type UpstreamUrls } from '../src/upstream/contract.js';
 
-type Start = <T>(name: string, file: string, env: Record<string, string>, ready: (line: string) => T | undefined) => Promise<{ pid: number; value: T }>;
+type Start = <T>(
+  name: string,
+  file: string,
+  env: Record<string, string>,
+  ready: (line: string) => T | undefined,
+) => Promise<{ pid: number; value: T }>;
 
 export interface AbuseSettings {
   /** The Deployment's memory limit, in MiB (deploy/kubernetes/deployment.yaml). */
@@ -51,7 +56,8 @@ export interface AbuseResults {
 
 const MB = 1e6;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const status = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+const status = (pid: number, field: 'VmRSS' | 'VmHWM') =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 
 /** The most RSS the process had while `work` ran (VmHWM, its own high-water mark; sampled too, should the process die). */
 async function peakDuring(pid: number, work: () => Promise<string>): Promise<{ peakRssMb: number; outcome: string }> {
@@ -77,8 +83,23 @@ async function peakDuring(pid: number, work: () => Promise<string>): Promise<{ p
 
 /** A document of about `fields` selections, distinct by `n`, inside every query limit. */
 function distinctDocument(n: number): string {
-  const fields = ['id', 'reservationId', 'status', 'rawStatus', 'createdAt', 'updatedAt', 'cancelledAt', 'completedAt', 'buildEditableUntil', 'delivered'];
-  const fragments = Array.from({ length: 12 }, (_, f) => `fragment F${n}x${f} on Order { ${fields.join(' ')} product { model trim country } configuration { exterior interior wheel trim } }`);
+  const fields = [
+    'id',
+    'reservationId',
+    'status',
+    'rawStatus',
+    'createdAt',
+    'updatedAt',
+    'cancelledAt',
+    'completedAt',
+    'buildEditableUntil',
+    'delivered',
+  ];
+  const fragments = Array.from(
+    { length: 12 },
+    (_, f) =>
+      `fragment F${n}x${f} on Order { ${fields.join(' ')} product { model trim country } configuration { exterior interior wheel trim } }`,
+  );
   return `query Flood${n} { orders(first: ${n % 100}) { ${fragments.map((_, f) => `...F${n}x${f}`).join(' ')} } }\n${fragments.join('\n')}`;
 }
 
@@ -118,7 +139,9 @@ async function nonReaders(endpoint: string, tokens: string[], seconds: number): 
       const localAddress = `127.0.0.${1 + Math.floor(i / 256)}`;
       return new Promise<Socket>((resolve) => {
         const socket = connect({ port: Number(port), host: '127.0.0.1', localAddress }, () => {
-          socket.write(`POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAuthorization: Bearer ${tokens[i % tokens.length]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+          socket.write(
+            `POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAuthorization: Bearer ${tokens[i % tokens.length]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+          );
           socket.pause();
           resolve(socket);
         });
@@ -132,24 +155,31 @@ async function nonReaders(endpoint: string, tokens: string[], seconds: number): 
 }
 
 async function webSocketFlood(endpoint: string, token: string): Promise<string> {
-  const client = createClient({ url: endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+  const client = createClient({
+    url: endpoint.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+  });
   const query = print(WholeOrderDocument);
   const codes = new Map<string, number>();
   await Promise.all(
-    Array.from({ length: 3000 }, () =>
-      new Promise<void>((resolve) => {
-        client.subscribe(
-          { query },
-          {
-            next: (result) => {
-              const code = String(result.errors?.[0]?.extensions?.code ?? 'whole');
-              codes.set(code, (codes.get(code) ?? 0) + 1);
+    Array.from(
+      { length: 3000 },
+      () =>
+        new Promise<void>((resolve) => {
+          client.subscribe(
+            { query },
+            {
+              next: (result) => {
+                const code = String(result.errors?.[0]?.extensions?.code ?? 'whole');
+                codes.set(code, (codes.get(code) ?? 0) + 1);
+              },
+              error: () => resolve(),
+              complete: () => resolve(),
             },
-            error: () => resolve(),
-            complete: () => resolve(),
-          },
-        );
-      }),
+          );
+        }),
     ),
   );
   await client.dispose();
@@ -162,17 +192,33 @@ export interface AbuseUpstream {
   customers: { username: string; password: string }[];
 }
 
-export async function measureAbuse(start: Start, simulator: AbuseUpstream, settings: AbuseSettings, log: (line: string) => void): Promise<AbuseResults> {
+export async function measureAbuse(
+  start: Start,
+  simulator: AbuseUpstream,
+  settings: AbuseSettings,
+  log: (line: string) => void,
+): Promise<AbuseResults> {
   const upstream = Object.fromEntries(HOSTS.map((name) => [name, simulator.urls[name]]));
   const gateway = (name: string) =>
     start(
       name,
       'dist/src/tools/start.mjs',
-      { ...upstream, PORT: '0', HOST: '0.0.0.0', LOG_LEVEL: 'error', NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost', METRICS_PATH: 'off', NODE_HEAP_FLAGS: settings.heapFlags.join(' '), ...(process.env.BENCH_ABUSE_ENV ? JSON.parse(process.env.BENCH_ABUSE_ENV) : {}) },
+      {
+        ...upstream,
+        PORT: '0',
+        HOST: '0.0.0.0',
+        LOG_LEVEL: 'error',
+        NODE_ENV: 'production',
+        ALLOWED_HOSTS: 'localhost',
+        METRICS_PATH: 'off',
+        NODE_HEAP_FLAGS: settings.heapFlags.join(' '),
+        ...(process.env.BENCH_ABUSE_ENV ? JSON.parse(process.env.BENCH_ABUSE_ENV) : {}),
+      },
       (line) => /listening at (http:\/\/\S+)/.exec(line)?.[1]?.replace('localhost', '127.0.0.1'),
     );
   const ready = simulator.customers.find((customer) => customer.username === 'ready@demo.test')!;
-  const login = async (endpoint: string, { username, password } = ready) => (await createOrderClient({ endpoint }).login(username, password)).accessToken;
+  const login = async (endpoint: string, { username, password } = ready) =>
+    (await createOrderClient({ endpoint }).login(username, password)).accessToken;
   const probes: ProbeResult[] = [];
   const run = async (name: string, what: string, flood: (endpoint: string) => Promise<string>) => {
     log(`memory under abuse: ${name}`);
@@ -182,11 +228,16 @@ export async function measureAbuse(start: Start, simulator: AbuseUpstream, setti
   };
   const only = process.env.BENCH_ABUSE_ONLY;
   const floods: [string, string, (endpoint: string) => Promise<string>][] = [
-    ['document flood', 'distinct documents without a token, 64 at once, half twice', (endpoint) => documentFlood(endpoint, settings.floodS)],
+    [
+      'document flood',
+      'distinct documents without a token, 64 at once, half twice',
+      (endpoint) => documentFlood(endpoint, settings.floodS),
+    ],
     [
       'non-reading clients',
       '16 addresses × 256 connections, answers of up to 200 kB, none read',
-      async (endpoint) => nonReaders(endpoint, await Promise.all(simulator.customers.map((customer) => login(endpoint, customer))), settings.floodS),
+      async (endpoint) =>
+        nonReaders(endpoint, await Promise.all(simulator.customers.map((customer) => login(endpoint, customer))), settings.floodS),
     ],
     ['WebSocket flood', 'one socket, 3,000 whole orders at once', async (endpoint) => webSocketFlood(endpoint, await login(endpoint))],
   ];
@@ -204,7 +255,10 @@ export function abuseMarkdown({ settings, probes }: AbuseResults): string[] {
     '',
     '| flood | peak RSS | of the limit | what happened |',
     '|---|---|---|---|',
-    ...probes.map((probe) => `| ${probe.name}: ${probe.what} | ${probe.peakRssMb.toFixed(0)} MB | ${((probe.peakRssMb / (settings.limitMib * 1.048576)) * 100).toFixed(0)} % | ${probe.outcome} |`),
+    ...probes.map(
+      (probe) =>
+        `| ${probe.name}: ${probe.what} | ${probe.peakRssMb.toFixed(0)} MB | ${((probe.peakRssMb / (settings.limitMib * 1.048576)) * 100).toFixed(0)} % | ${probe.outcome} |`,
+    ),
     '',
   ];
 }
@@ -214,14 +268,18 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The Deployment's memory limit, in MiB. */
 function deploymentLimitMib(): number {
   const text = readFileSync(new URL('../deploy/kubernetes/deployment.yaml', import.meta.url), 'utf8');
-  const deployment = parseAllDocuments(text)[0]!.toJS() as { spec: { template: { spec: { containers: { resources: { limits: { memory: string } } }[] } } } };
+  const deployment = parseAllDocuments(text)[0]!.toJS() as {
+    spec: { template: { spec: { containers: { resources: { limits: { memory: string } } }[] } } };
+  };
   return Number(/^(\d+)Mi$/.exec(deployment.spec.template.spec.containers[0]!.resources.limits.memory)![1]);
 }
 
 /** The settings: the Deployment's limit and the heap flags the launcher gives it (BENCH_ABUSE_S: each flood's length). */
 export async function abuseSettings(): Promise<AbuseSettings> {
   const limitMib = Number(process.env.BENCH_ABUSE_LIMIT_MIB ?? deploymentLimitMib());
-  const { heapFlags } = (await import('../src/tools/heap-flags.mjs' as string)) as { heapFlags: (env: object, limit: number, machine: number) => string[] };
+  const { heapFlags } = (await import('../src/tools/heap-flags.mjs' as string)) as {
+    heapFlags: (env: object, limit: number, machine: number) => string[];
+  };
   return { limitMib, heapFlags: heapFlags({}, limitMib * 2 ** 20, os.totalmem()), floodS: Number(process.env.BENCH_ABUSE_S ?? 20) };
 }
 

@@ -80,7 +80,11 @@ function build() {
   // The Apollo peer is a package of its own: Apollo never enters the gateway's install.
   if (!existsSync(`${APOLLO_DIR}node_modules`)) {
     log('installing the Apollo peer (bench/peers/apollo, npm ci)');
-    execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: APOLLO_DIR, stdio: 'inherit', env: { ...process.env, PATH } });
+    execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: APOLLO_DIR,
+      stdio: 'inherit',
+      env: { ...process.env, PATH },
+    });
   }
   execFileSync(NODE, [`${NODE_BIN}tsc`, '-p', 'bench/tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
   const linked = `${ROOT}dist/bench/peers/apollo/node_modules`;
@@ -99,7 +103,13 @@ const children: Child[] = [];
 const isRunning = ({ proc }: Child) => proc.exitCode === null && proc.signalCode === null;
 
 /** Starts a child and resolves with what `ready` finds in its stdout (the first line it accepts). */
-function startChild<T>(name: string, file: string, env: Record<string, string>, ready: (line: string) => T | undefined, nodeArgs: string[] = []) {
+function startChild<T>(
+  name: string,
+  file: string,
+  env: Record<string, string>,
+  ready: (line: string) => T | undefined,
+  nodeArgs: string[] = [],
+) {
   const proc = spawn(NODE, [...nodeArgs, file], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const child: Child = { name, proc, stderr: [] };
   children.push(child);
@@ -138,7 +148,10 @@ async function stopChildren(): Promise<void> {
   await Promise.all(stopping);
 }
 process.on('exit', () => children.filter(isRunning).forEach(({ proc }) => proc.kill('SIGKILL')));
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.on(signal, () => void stopChildren().finally(() => process.exit(code)));
 }
 
@@ -290,13 +303,29 @@ async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
     CALLER_UPSTREAM_CALLS_IN_FLIGHT: '8192',
   };
   const listening = (line: string) => /listening at (http:\/\/\S+)/.exec(line)?.[1];
-  const observability = { ...gatewayEnv, METRICS_PATH: '/metrics', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
+  const observability = {
+    ...gatewayEnv,
+    METRICS_PATH: '/metrics',
+    OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+  };
   const [gateway, got, observed, traced, cached, apollo, optimum] = await Promise.all([
     startChild('gateway', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off' }, listening, settings.gatewayNodeArgs),
-    startChild('gateway-got', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off', UPSTREAM_CLIENT: 'got' }, listening, settings.gatewayNodeArgs),
+    startChild(
+      'gateway-got',
+      GATEWAY_START,
+      { ...gatewayEnv, METRICS_PATH: 'off', UPSTREAM_CLIENT: 'got' },
+      listening,
+      settings.gatewayNodeArgs,
+    ),
     startChild('gateway-observed', GATEWAY_START, observability, listening),
     startChild('gateway-traced', GATEWAY_START, { ...observability, OTEL_TRACES_SAMPLER_ARG: '1' }, listening),
-    startChild('gateway-cached', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off', RESPONSE_CACHE_TTL_MS: String(CACHE_TTL_MS) }, listening),
+    startChild(
+      'gateway-cached',
+      GATEWAY_START,
+      { ...gatewayEnv, METRICS_PATH: 'off', RESPONSE_CACHE_TTL_MS: String(CACHE_TTL_MS) },
+      listening,
+    ),
     startChild('apollo', 'dist/bench/peers/apollo/server.js', { ...upstream, APOLLO_PORT: '0', NODE_ENV: 'production' }, jsonLine),
     startChild('optimum', 'dist/bench/optimum.js', { ...upstream, OPTIMUM_PORT: '0' }, jsonLine),
   ]);
@@ -306,7 +335,12 @@ async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
 // ---------------------------------------------------------------------------------------
 
 async function main() {
-  const budgetS = CONCURRENCIES.length * 6 * (settings.warmupS + settings.durationS + 15) + 180 + streamSettings.liveWindowS + 60 + 3 * ((await abuseSettings()).floodS + 30);
+  const budgetS =
+    CONCURRENCIES.length * 6 * (settings.warmupS + settings.durationS + 15) +
+    180 +
+    streamSettings.liveWindowS +
+    60 +
+    3 * ((await abuseSettings()).floodS + 30);
   setTimeout(() => {
     log(`gave up after ${budgetS} s`);
     void stopChildren().finally(() => process.exit(1));
@@ -314,7 +348,9 @@ async function main() {
   const loadBefore = os.loadavg();
 
   build();
-  log(`starting the simulator (latency ${settings.latencyMs} ms), the gateway (undici, got; observability off, and on), Apollo and the optimum with ${NODE}`);
+  log(
+    `starting the simulator (latency ${settings.latencyMs} ms), the gateway (undici, got; observability off, and on), Apollo and the optimum with ${NODE}`,
+  );
   const simulator = await startChild(
     'simulator',
     'dist/src/simulator/main.js',
@@ -341,19 +377,65 @@ async function main() {
   if (typeof vin !== 'string' || vin === '') throw new Error('the order has no VIN');
 
   const query = readFileSync(new URL('src/client/documents/whole-order.graphql', ROOT_URL), 'utf8');
-  const graphql = { method: 'POST' as const, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query, operationName: 'WholeOrder' }) };
+  const graphql = {
+    method: 'POST' as const,
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, operationName: 'WholeOrder' }),
+  };
   const graphqlAnswer = (body: string) => body.includes(vin) && !body.includes('"errors"');
   const subjects: Subject[] = [
-    { name: 'gateway', pid: started.gateway.pid, request: { url: started.gateway.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: CONCURRENCIES },
-    { name: 'gateway-got', pid: started.got.pid, request: { url: started.got.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: CONCURRENCIES },
+    {
+      name: 'gateway',
+      pid: started.gateway.pid,
+      request: { url: started.gateway.value, ...graphql },
+      verifyBody: graphqlAnswer,
+      concurrencies: CONCURRENCIES,
+    },
+    {
+      name: 'gateway-got',
+      pid: started.got.pid,
+      request: { url: started.got.value, ...graphql },
+      verifyBody: graphqlAnswer,
+      concurrencies: CONCURRENCIES,
+    },
     // At every concurrency, like the gateway they are compared with: a process's CPU per query
     // falls over its first tens of seconds of load (V8 optimising, the heap finding its size),
     // so each comes to its c=64 run with the same history.
-    { name: 'gateway-observed', pid: started.observed.pid, request: { url: started.observed.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: CONCURRENCIES },
-    { name: 'gateway-traced', pid: started.traced.pid, request: { url: started.traced.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: CONCURRENCIES },
-    { name: 'gateway-cached', pid: started.cached.pid, request: { url: started.cached.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: [64] },
-    { name: 'apollo', pid: started.apollo.pid, request: { url: started.apollo.value, ...graphql }, verifyBody: graphqlAnswer, concurrencies: CONCURRENCIES },
-    { name: 'optimum', pid: started.optimum.pid, request: { url: started.optimum.value, method: 'GET', headers: auth }, verifyBody: (body) => body.includes(vin), concurrencies: CONCURRENCIES },
+    {
+      name: 'gateway-observed',
+      pid: started.observed.pid,
+      request: { url: started.observed.value, ...graphql },
+      verifyBody: graphqlAnswer,
+      concurrencies: CONCURRENCIES,
+    },
+    {
+      name: 'gateway-traced',
+      pid: started.traced.pid,
+      request: { url: started.traced.value, ...graphql },
+      verifyBody: graphqlAnswer,
+      concurrencies: CONCURRENCIES,
+    },
+    {
+      name: 'gateway-cached',
+      pid: started.cached.pid,
+      request: { url: started.cached.value, ...graphql },
+      verifyBody: graphqlAnswer,
+      concurrencies: [64],
+    },
+    {
+      name: 'apollo',
+      pid: started.apollo.pid,
+      request: { url: started.apollo.value, ...graphql },
+      verifyBody: graphqlAnswer,
+      concurrencies: CONCURRENCIES,
+    },
+    {
+      name: 'optimum',
+      pid: started.optimum.pid,
+      request: { url: started.optimum.value, method: 'GET', headers: auth },
+      verifyBody: (body) => body.includes(vin),
+      concurrencies: CONCURRENCIES,
+    },
   ];
   // Idle: started, settled, not yet asked anything.
   await sleep(3000);
@@ -361,12 +443,20 @@ async function main() {
   // One answer from each before the load: the GraphQL ones must be the same data.
   const answers = await Promise.all(
     subjects.map(async ({ name, request, verifyBody }) => {
-      const text = await (await fetch(request.url, { method: request.method, headers: request.headers as Record<string, string>, body: request.body as string | undefined })).text();
+      const text = await (
+        await fetch(request.url, {
+          method: request.method,
+          headers: request.headers as Record<string, string>,
+          body: request.body as string | undefined,
+        })
+      ).text();
       if (!verifyBody(text)) throw new Error(`${name}'s answer lacks the VIN ${vin}, or has errors: ${text.slice(0, 300)}`);
       return text;
     }),
   );
-  const [gatewayData, ...othersData] = answers.filter((_, i) => subjects[i]!.name !== 'optimum').map((text) => (JSON.parse(text) as { data: unknown }).data);
+  const [gatewayData, ...othersData] = answers
+    .filter((_, i) => subjects[i]!.name !== 'optimum')
+    .map((text) => (JSON.parse(text) as { data: unknown }).data);
   if (!othersData.every((data) => isDeepStrictEqual(gatewayData, data))) throw new Error('the GraphQL servers answer different data');
   log(`every answer holds VIN ${vin}; the gateway's and Apollo's data are the same`);
 
@@ -421,10 +511,13 @@ async function main() {
       };
       runs.push(run);
       if (run.errors || run.timeouts || run.non2xx || run.mismatches) {
-        problems.push(`${where}: ${run.errors} errors, ${run.timeouts} timeouts, ${run.non2xx} non-2xx, ${run.mismatches} answers without the VIN or with errors`);
+        problems.push(
+          `${where}: ${run.errors} errors, ${run.timeouts} timeouts, ${run.non2xx} non-2xx, ${run.mismatches} answers without the VIN or with errors`,
+        );
       }
       // The cached gateway makes fewer: that is what it is measured for.
-      if (subject.name !== 'gateway-cached' && calls.total !== CALLS_PER_QUERY * sent) problems.push(`${where}: ${calls.total} upstream calls for ${sent} queries, not ${CALLS_PER_QUERY} each`);
+      if (subject.name !== 'gateway-cached' && calls.total !== CALLS_PER_QUERY * sent)
+        problems.push(`${where}: ${calls.total} upstream calls for ${sent} queries, not ${CALLS_PER_QUERY} each`);
       const dead = children.filter((child) => !isRunning(child));
       for (const child of dead) problems.push(`${where}: the ${child.name} process died`);
       if (dead.length > 0) break measuring;
@@ -471,9 +564,23 @@ const LABELS: Record<SubjectName, string> = {
   optimum: 'hand-written optimum',
 };
 
-function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, { streams, abuse }: { streams?: StreamResults; abuse?: AbuseResults }, problems: string[], loadBefore: number[]) {
+function buildReport(
+  runs: Run[],
+  idleRssMb: Record<SubjectName, number>,
+  { streams, abuse }: { streams?: StreamResults; abuse?: AbuseResults },
+  problems: string[],
+  loadBefore: number[],
+) {
   const find = (server: SubjectName, c: number) => runs.find((run) => run.server === server && run.connections === c);
-  const at = (c: number) => ({ g: find('gateway', c), got: find('gateway-got', c), a: find('apollo', c), o: find('optimum', c), obs: find('gateway-observed', c), traced: find('gateway-traced', c), cached: find('gateway-cached', c) });
+  const at = (c: number) => ({
+    g: find('gateway', c),
+    got: find('gateway-got', c),
+    a: find('apollo', c),
+    o: find('optimum', c),
+    obs: find('gateway-observed', c),
+    traced: find('gateway-traced', c),
+    cached: find('gateway-cached', c),
+  });
   const c1 = at(1);
   const c16 = at(16);
   const c64 = at(64);
@@ -489,10 +596,26 @@ function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, { stre
   const rssVsApollo = ratio(rss.g, rss.a);
   const observability = ratio(c64.obs?.cpuMsPerQuery, c64.g?.cpuMsPerQuery);
   const targets = [
-    { target: 'c=64 throughput ≥ 1.25 × Apollo', value: `${fixed(throughputVsApollo, 2)} ×`, result: verdict(throughputVsApollo === undefined ? undefined : throughputVsApollo >= 1.25) },
-    { target: 'c=64 throughput ≥ 0.45 × optimum', value: `${fixed(throughputVsOptimum, 2)} ×`, result: verdict(throughputVsOptimum === undefined ? undefined : throughputVsOptimum >= 0.45) },
-    { target: 'c=64 CPU per query ≤ 0.85 × Apollo', value: `${fixed(c64.g?.cpuMsPerQuery, 2)} vs ${fixed(c64.a?.cpuMsPerQuery, 2)} ms (${fixed(cpuVsApollo, 2)} ×)`, result: verdict(cpuVsApollo === undefined ? undefined : cpuVsApollo <= 0.85) },
-    { target: 'c=64 peak RSS ≤ 0.8 × Apollo', value: `${fixed(rss.g, 0)} vs ${fixed(rss.a, 0)} MB (${fixed(rssVsApollo, 2)} ×)`, result: verdict(rssVsApollo === undefined ? undefined : rssVsApollo <= 0.8) },
+    {
+      target: 'c=64 throughput ≥ 1.25 × Apollo',
+      value: `${fixed(throughputVsApollo, 2)} ×`,
+      result: verdict(throughputVsApollo === undefined ? undefined : throughputVsApollo >= 1.25),
+    },
+    {
+      target: 'c=64 throughput ≥ 0.45 × optimum',
+      value: `${fixed(throughputVsOptimum, 2)} ×`,
+      result: verdict(throughputVsOptimum === undefined ? undefined : throughputVsOptimum >= 0.45),
+    },
+    {
+      target: 'c=64 CPU per query ≤ 0.85 × Apollo',
+      value: `${fixed(c64.g?.cpuMsPerQuery, 2)} vs ${fixed(c64.a?.cpuMsPerQuery, 2)} ms (${fixed(cpuVsApollo, 2)} ×)`,
+      result: verdict(cpuVsApollo === undefined ? undefined : cpuVsApollo <= 0.85),
+    },
+    {
+      target: 'c=64 peak RSS ≤ 0.8 × Apollo',
+      value: `${fixed(rss.g, 0)} vs ${fixed(rss.a, 0)} MB (${fixed(rssVsApollo, 2)} ×)`,
+      result: verdict(rssVsApollo === undefined ? undefined : rssVsApollo <= 0.8),
+    },
     { target: 'c=64 peak RSS < 300 MB', value: `${fixed(rss.g, 0)} MB`, result: verdict(rss.g === undefined ? undefined : rss.g < 300) },
     { target: 'c=1 p50 ≤ optimum + 3 ms', ...p50Gap(c1, 3) },
     { target: 'c=16 p50 ≤ optimum + 5 ms', ...p50Gap(c16, 5) },
@@ -511,7 +634,11 @@ function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, { stre
   const nodeVersion = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
   let commit = 'unknown';
   try {
-    commit = execFileSync('git', ['describe', '--always', '--dirty'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    commit = execFileSync('git', ['describe', '--always', '--dirty'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     // not a git checkout
   }
@@ -531,7 +658,18 @@ function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, { stre
     "query sent is answered: CPU (the process's utime+stime) and upstream calls are per query; req/s counts the answers",
     "within the run's duration. The machine is shared: quote the ratios of one run.",
     '',
-    row(['c', 'server', 'p50 ms', 'p90 ms', 'p99 ms', 'req/s', 'CPU ms/query', 'upstream calls/query', 'peak RSS MB', 'simulator CPU ms/query']),
+    row([
+      'c',
+      'server',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'req/s',
+      'CPU ms/query',
+      'upstream calls/query',
+      'peak RSS MB',
+      'simulator CPU ms/query',
+    ]),
     row(['---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
   for (const c of CONCURRENCIES) {
@@ -539,21 +677,67 @@ function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, { stre
     for (const run of [g, got, obs, traced, cached, a, o]) {
       if (!run) continue;
       lines.push(
-        row([`${c}`, LABELS[run.server], fixed(run.p50), fixed(run.p90), fixed(run.p99), fixed(run.rps, 0), fixed(run.cpuMsPerQuery, 2), fixed(run.upstreamCallsPerQuery, 2), fixed(run.peakRssMb, 0), fixed(run.simulatorCpuMsPerQuery, 2)]),
+        row([
+          `${c}`,
+          LABELS[run.server],
+          fixed(run.p50),
+          fixed(run.p90),
+          fixed(run.p99),
+          fixed(run.rps, 0),
+          fixed(run.cpuMsPerQuery, 2),
+          fixed(run.upstreamCallsPerQuery, 2),
+          fixed(run.peakRssMb, 0),
+          fixed(run.simulatorCpuMsPerQuery, 2),
+        ]),
       );
     }
     const observedCpu = [obs, traced].map((run) => `${fixed(ratio(run?.cpuMsPerQuery, g?.cpuMsPerQuery), 2)} ×`).join(' / ');
-    if (obs || traced) lines.push(row([`${c}`, '**observability on / off: CPU per query (1 in 10 / every request traced)**', '', '', '', '', `**${observedCpu}**`, '', '', '']));
-    for (const [client, run] of [['undici', g], ['got', got]] as const) {
-      for (const [label, other] of [['optimum', o], ['Apollo', a]] as const) {
-        const cells = [ratio(run?.p50, other?.p50), ratio(run?.p90, other?.p90), ratio(run?.p99, other?.p99), ratio(run?.rps, other?.rps), ratio(run?.cpuMsPerQuery, other?.cpuMsPerQuery)];
-        lines.push(row([`${c}`, `**gateway (${client}) / ${label}**`, ...cells.map((r) => `**${fixed(r, 2)}**`), '', `**${fixed(ratio(run?.peakRssMb, other?.peakRssMb), 2)}**`, '']));
+    if (obs || traced)
+      lines.push(
+        row([
+          `${c}`,
+          '**observability on / off: CPU per query (1 in 10 / every request traced)**',
+          '',
+          '',
+          '',
+          '',
+          `**${observedCpu}**`,
+          '',
+          '',
+          '',
+        ]),
+      );
+    for (const [client, run] of [
+      ['undici', g],
+      ['got', got],
+    ] as const) {
+      for (const [label, other] of [
+        ['optimum', o],
+        ['Apollo', a],
+      ] as const) {
+        const cells = [
+          ratio(run?.p50, other?.p50),
+          ratio(run?.p90, other?.p90),
+          ratio(run?.p99, other?.p99),
+          ratio(run?.rps, other?.rps),
+          ratio(run?.cpuMsPerQuery, other?.cpuMsPerQuery),
+        ];
+        lines.push(
+          row([
+            `${c}`,
+            `**gateway (${client}) / ${label}**`,
+            ...cells.map((r) => `**${fixed(r, 2)}**`),
+            '',
+            `**${fixed(ratio(run?.peakRssMb, other?.peakRssMb), 2)}**`,
+            '',
+          ]),
+        );
       }
     }
   }
   lines.push(
     '',
-    'Peak RSS is VmHWM, the process\'s peak so far: the last rows of each server are its peak over the whole benchmark.',
+    "Peak RSS is VmHWM, the process's peak so far: the last rows of each server are its peak over the whole benchmark.",
     `Idle RSS (3 s after start, before the first request): ${(['gateway', 'gateway-got', 'apollo', 'optimum'] as const).map((name) => `${LABELS[name]} ${fixed(idleRssMb[name], 0)} MB`).join(', ')}.`,
     '',
     `The response cache (RESPONSE_CACHE_TTL_MS=${CACHE_TTL_MS}, in memory) at c=64: ${fixed(c64.cached?.upstreamCallsPerQuery, 3)} upstream calls per query`,
@@ -573,7 +757,20 @@ function buildReport(runs: Run[], idleRssMb: Record<SubjectName, number>, { stre
       : `**Broken:**\n\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
     '',
   );
-  const json = { date, commit, node: nodeVersion, cpus, loadAverage: { before: loadBefore, after: os.loadavg() }, settings, idleRssMb, runs, targets, streams, abuse, problems };
+  const json = {
+    date,
+    commit,
+    node: nodeVersion,
+    cpus,
+    loadAverage: { before: loadBefore, after: os.loadavg() },
+    settings,
+    idleRssMb,
+    runs,
+    targets,
+    streams,
+    abuse,
+    problems,
+  };
   return { markdown: lines.join('\n'), json };
 }
 

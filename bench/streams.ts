@@ -18,7 +18,12 @@ export interface StreamSettings {
   liveWindowS: number;
 }
 
-type Start = <T>(name: string, file: string, env: Record<string, string>, ready: (line: string) => T | undefined) => Promise<{ pid: number; value: T }>;
+type Start = <T>(
+  name: string,
+  file: string,
+  env: Record<string, string>,
+  ready: (line: string) => T | undefined,
+) => Promise<{ pid: number; value: T }>;
 
 export interface StreamResults {
   settings: StreamSettings;
@@ -30,21 +35,36 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const DEFAULT_POLL_INTERVAL_MS = 30_000;
 
 export async function measureStreams(start: Start, settings: StreamSettings, log: (line: string) => void): Promise<StreamResults> {
-  const simulator = await start('streams-simulator', 'dist/src/simulator/main.js', { SIM_PORT: '0', SIM_LATENCY_MS: String(settings.latencyMs), SIM_JITTER_MS: '0' }, (line) =>
-    line.startsWith('{') ? (JSON.parse(line) as { urls: UpstreamUrls; customers: { username: string; password: string }[] }) : undefined,
+  const simulator = await start(
+    'streams-simulator',
+    'dist/src/simulator/main.js',
+    { SIM_PORT: '0', SIM_LATENCY_MS: String(settings.latencyMs), SIM_JITTER_MS: '0' },
+    (line) =>
+      line.startsWith('{') ? (JSON.parse(line) as { urls: UpstreamUrls; customers: { username: string; password: string }[] }) : undefined,
   );
   const { urls, customers } = simulator.value;
   const gateway = await start(
     'streams-gateway',
     'dist/src/tools/start.mjs', // as production starts it: the launcher and its heap flags
-    { ...Object.fromEntries(HOSTS.map((name) => [name, urls[name]])), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPHIQL: 'off', NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost', METRICS_PATH: 'off' },
+    {
+      ...Object.fromEntries(HOSTS.map((name) => [name, urls[name]])),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      GRAPHIQL: 'off',
+      NODE_ENV: 'production',
+      ALLOWED_HOSTS: 'localhost',
+      METRICS_PATH: 'off',
+    },
     (line) => /listening at (http:\/\/\S+)/.exec(line)?.[1],
   );
   const ready = customers.find((c) => c.username === 'ready@demo.test')!;
   const client = createOrderClient({ endpoint: gateway.value });
   await client.login(ready.username, ready.password);
 
-  log(`@defer: ${settings.deferredRuns} WholeOrderDeferred and ${settings.deferredRuns} WholeOrder, one at a time, simulator at ${settings.latencyMs} ms`);
+  log(
+    `@defer: ${settings.deferredRuns} WholeOrderDeferred and ${settings.deferredRuns} WholeOrder, one at a time, simulator at ${settings.latencyMs} ms`,
+  );
   const first: number[] = [];
   const last: number[] = [];
   const whole: number[] = [];
@@ -63,7 +83,9 @@ export async function measureStreams(start: Start, settings: StreamSettings, log
     whole.push(performance.now() - wholeStartedAt);
   }
 
-  log(`live updates: ${settings.subscribers} subscribers of one customer for ${settings.liveWindowS} s, polling every ${DEFAULT_POLL_INTERVAL_MS / 1000} s`);
+  log(
+    `live updates: ${settings.subscribers} subscribers of one customer for ${settings.liveWindowS} s, polling every ${DEFAULT_POLL_INTERVAL_MS / 1000} s`,
+  );
   const stats = `${new URL(urls.AUTH_URL).origin}/__simulator/stats`;
   await fetch(`${stats}/reset`, { method: 'POST' });
   const stop = new AbortController();
@@ -75,7 +97,8 @@ export async function measureStreams(start: Start, settings: StreamSettings, log
   stop.abort();
   await Promise.all(watching);
   const { operations } = (await (await fetch(stats)).json()) as { operations: Record<string, number> };
-  if (firstEvents < settings.subscribers) throw new Error(`only ${firstEvents} of ${settings.subscribers} subscribers had the current state`);
+  if (firstEvents < settings.subscribers)
+    throw new Error(`only ${firstEvents} of ${settings.subscribers} subscribers had the current state`);
 
   return {
     settings,

@@ -24,7 +24,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 const folder = await buildTrackerPage(mkdtempSync(join(tmpdir(), 'tracker-measure-')));
 const simulator = await startSimulator({ latencyMs: LATENCY_MS });
-const demoLogins = simulator.customers.filter((c) => c.username === CUSTOMER).map(({ username, password, description }) => ({ username, password, description }));
+const demoLogins = simulator.customers
+  .filter((c) => c.username === CUSTOMER)
+  .map(({ username, password, description }) => ({ username, password, description }));
 const settings = { ...loadConfig({}), tracing: undefined, logLevel: 'warn' as const };
 const gateway = createGateway({ ...settings, upstreamUrls: simulator.urls, demoLogins, tracker: true, trackerFolder: folder });
 const http = createHttpServer(gateway.yoga, { ...settings, onCut: gateway.onConnectionCut, onUpgrade: gateway.onUpgrade });
@@ -39,7 +41,9 @@ try {
     await page.goto(`${origin}/tracker/`);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForFunction(() => performance.getEntriesByName('tracker:whole-order').length > 0, undefined, { timeout: 30_000 });
-    const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((mark) => [mark.name, mark.startTime])));
+    const marks = await page.evaluate(() =>
+      Object.fromEntries(performance.getEntriesByType('mark').map((mark) => [mark.name, mark.startTime])),
+    );
     first.push(marks['tracker:first-content']! - marks['tracker:order-asked']!);
     whole.push(marks['tracker:whole-order']! - marks['tracker:order-asked']!);
     await page.close();

@@ -55,7 +55,7 @@ export const expiredTokenError = () =>
 const MESSAGES: Record<ErrorCode, string> = {
   UNAUTHENTICATED: 'The upstream refused the credentials.',
   FORBIDDEN: 'Not allowed to see this.',
-  NOT_AVAILABLE: 'Not available at the order\'s current stage.',
+  NOT_AVAILABLE: "Not available at the order's current stage.",
   BAD_USER_INPUT: 'The upstream rejected the request as invalid.',
   RATE_LIMITED: 'Too many requests: try again later.',
   UPSTREAM_TIMEOUT: 'The upstream did not answer in time.',

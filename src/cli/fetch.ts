@@ -80,7 +80,13 @@ export function heldBytes(eventStream: boolean) {
  * The body as the SDK reads it, one chunk per read (nothing read ahead: highWaterMark 0), so
  * the idle timer runs only while the SDK is waiting for the network, never while it is busy.
  */
-function boundedBody(body: ReadableStream<Uint8Array>, eventStream: boolean, bounds: FetchBounds, cut: (why: AnswerTooLarge) => void, timer: ReturnType<typeof idleTimer>) {
+function boundedBody(
+  body: ReadableStream<Uint8Array>,
+  eventStream: boolean,
+  bounds: FetchBounds,
+  cut: (why: AnswerTooLarge) => void,
+  timer: ReturnType<typeof idleTimer>,
+) {
   const reader = body.getReader();
   const count = heldBytes(eventStream);
   return new ReadableStream<Uint8Array>(

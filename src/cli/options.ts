@@ -147,7 +147,8 @@ function endpointOf(option: string | undefined, env: NodeJS.ProcessEnv): URL {
 function milliseconds(name: string, value: string | undefined, fallbackSeconds: number, least: number): number {
   if (value === undefined) return fallbackSeconds * 1000;
   const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || seconds < least || seconds > 86_400) throw new Failure(EXIT.usage, `${name} must be a number of seconds from ${least} to 86400`, true);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || seconds < least || seconds > 86_400)
+    throw new Failure(EXIT.usage, `${name} must be a number of seconds from ${least} to 86400`, true);
   return Math.round(seconds * 1000);
 }
 
@@ -155,7 +156,8 @@ function milliseconds(name: string, value: string | undefined, fallbackSeconds: 
 function mebibytes(value: string | undefined): number {
   if (value === undefined) return DEFAULT_MAX_ANSWER_MIB;
   const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number < 1 || number > 1024) throw new Failure(EXIT.usage, '--max-answer-mb must be a whole number of MiB from 1 to 1024', true);
+  if (!/^\d+$/.test(value.trim()) || number < 1 || number > 1024)
+    throw new Failure(EXIT.usage, '--max-answer-mb must be a whole number of MiB from 1 to 1024', true);
   return number;
 }
 

@@ -53,7 +53,10 @@ function shown(endpoint: URL): string {
  */
 function noAnswer(where: string, deadline: AbortSignal, last: LastAnswer): Failure {
   if (last.cut instanceof AnswerTooLarge) {
-    return new Failure(EXIT.unavailable, `the answer from Order Graph at ${where} is larger than ${last.cut.maxBytes / MIB} MiB, the most this command reads (--max-answer-mb); it was cut off`);
+    return new Failure(
+      EXIT.unavailable,
+      `the answer from Order Graph at ${where} is larger than ${last.cut.maxBytes / MIB} MiB, the most this command reads (--max-answer-mb); it was cut off`,
+    );
   }
   if (deadline.aborted) return new Failure(EXIT.unavailable, `Order Graph at ${where} did not answer within ${DEADLINE_MS / 1000} s`);
   if (last.status >= 500) return new Failure(EXIT.unavailable, `Order Graph at ${where} is unavailable right now (HTTP ${last.status})`);
@@ -61,7 +64,10 @@ function noAnswer(where: string, deadline: AbortSignal, last: LastAnswer): Failu
     const type = last.contentType ? `, ${last.contentType.split(';')[0]}` : '';
     return new Failure(EXIT.unavailable, `${where} did not answer as a GraphQL endpoint (HTTP ${last.status}${type}); check --endpoint`);
   }
-  return new Failure(EXIT.unavailable, `cannot reach Order Graph at ${where}: is the gateway running (npm start), and is --endpoint right?`);
+  return new Failure(
+    EXIT.unavailable,
+    `cannot reach Order Graph at ${where}: is the gateway running (npm start), and is --endpoint right?`,
+  );
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promise<number> {
@@ -70,7 +76,14 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promi
     write.out(USAGE);
     return EXIT.ok;
   }
-  const password = await readPassword({ argument: options.passwordArgument, env, username: options.username, input: process.stdin, output: process.stderr, warn: write.line });
+  const password = await readPassword({
+    argument: options.passwordArgument,
+    env,
+    username: options.username,
+    input: process.stdin,
+    output: process.stderr,
+    warn: write.line,
+  });
   secrets.push(password);
   const where = shown(options.endpoint);
   // From here on: the time a person takes to type the password is not the gateway's.
@@ -112,7 +125,8 @@ async function orFailed<T>(loading: Promise<T>, failed: () => Failure): Promise<
 
 /** An answer without what was asked for, by the code of its error: the session refused, or the service unavailable. */
 function notLoaded(what: string, code: string): Failure {
-  if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') return new Failure(EXIT.auth, `the service refused your session while loading ${what} (${code}); log in again`);
+  if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN')
+    return new Failure(EXIT.auth, `the service refused your session while loading ${what} (${code}); log in again`);
   return new Failure(EXIT.unavailable, `${what} could not be loaded right now (${code}); try again later`);
 }
 
@@ -163,7 +177,9 @@ function watchClient(options: Options, tokens: Tokens | null, stop: AbortControl
         cut.tooLarge = why;
         stop.abort();
       } else {
-        write.line(`no word from Order Graph for ${options.watchTimeoutMs / 1000} s (--watch-timeout): the stream is taken as broken; subscribing again`);
+        write.line(
+          `no word from Order Graph for ${options.watchTimeoutMs / 1000} s (--watch-timeout): the stream is taken as broken; subscribing again`,
+        );
       }
     },
   });
@@ -190,12 +206,21 @@ async function watch(options: Options, tokens: Tokens | null, orders: readonly W
   }
   if (cut.tooLarge) {
     const limit = cut.tooLarge.maxBytes / MIB;
-    throw new Failure(EXIT.unavailable, `an update from Order Graph at ${shown(options.endpoint)} is larger than ${limit} MiB, the most this command reads (--max-answer-mb); watching stopped`);
+    throw new Failure(
+      EXIT.unavailable,
+      `an update from Order Graph at ${shown(options.endpoint)} is larger than ${limit} MiB, the most this command reads (--max-answer-mb); watching stopped`,
+    );
   }
   return EXIT.ok;
 }
 
-async function follow(client: OrderClient, options: Options, known: Map<string, WatchedStatus>, signal: AbortSignal, write: Writer): Promise<void> {
+async function follow(
+  client: OrderClient,
+  options: Options,
+  known: Map<string, WatchedStatus>,
+  signal: AbortSignal,
+  write: Writer,
+): Promise<void> {
   for await (const { data, errors } of client.watchOrders({ signal, minIntervalMs: options.watchIntervalMs })) {
     const update = data?.orderUpdates;
     if (!update) {
@@ -221,7 +246,10 @@ function loginFailure(error: OrderClientError, failed: () => Failure): Failure {
       return new Failure(EXIT.auth, `login refused: ${oneLine(error.message)} (${error.code})`);
     case 'RATE_LIMITED': {
       const after = error.errors[0]?.extensions?.retryAfterSeconds;
-      return new Failure(EXIT.unavailable, `too many login attempts right now; try again ${after ? `in ${after} s` : 'later'} (RATE_LIMITED)`);
+      return new Failure(
+        EXIT.unavailable,
+        `too many login attempts right now; try again ${after ? `in ${after} s` : 'later'} (RATE_LIMITED)`,
+      );
     }
     case 'NETWORK_ERROR':
     case 'UNKNOWN':

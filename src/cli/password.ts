@@ -28,7 +28,9 @@ export interface PasswordSources {
 /** The password, from the first source that has one; a usage failure when none has. */
 export async function readPassword(sources: PasswordSources): Promise<string> {
   if (sources.argument !== undefined) {
-    sources.warn(`warning: --password can be read by other users of this machine (ps) and stays in npm's debug log; use ${PASSWORD_VARIABLE} or the prompt`);
+    sources.warn(
+      `warning: --password can be read by other users of this machine (ps) and stays in npm's debug log; use ${PASSWORD_VARIABLE} or the prompt`,
+    );
     return bounded(sources.argument, '--password');
   }
   const fromEnvironment = sources.env[PASSWORD_VARIABLE];
@@ -37,7 +39,11 @@ export async function readPassword(sources: PasswordSources): Promise<string> {
   const typed = input.isTTY ? await promptHidden(`Password for ${printable(username)}: `, input, output) : await firstLine(input);
   if (typed === null) throw new Failure(EXIT.interrupted, 'no password given; stopped');
   if (typed === '') {
-    throw new Failure(EXIT.usage, `no password: set ${PASSWORD_VARIABLE}, type it when asked (on a terminal), or give it as one line on stdin`, true);
+    throw new Failure(
+      EXIT.usage,
+      `no password: set ${PASSWORD_VARIABLE}, type it when asked (on a terminal), or give it as one line on stdin`,
+      true,
+    );
   }
   return bounded(typed, input.isTTY ? 'the password typed' : 'the password on stdin');
 }

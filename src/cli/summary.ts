@@ -5,7 +5,13 @@
  * characters a terminal would act on, before any of it is formatted.
  */
 import type { OrderGraphError, OrderResult } from '../client/index.js';
-import type { OrderHistoryQuery, OrderPart, OrderStatus, OrderUpdatesSubscription, WholeOrderQuery } from '../client/__generated__/graphql.js';
+import type {
+  OrderHistoryQuery,
+  OrderPart,
+  OrderStatus,
+  OrderUpdatesSubscription,
+  WholeOrderQuery,
+} from '../client/__generated__/graphql.js';
 import { ORDER_STAGES } from '../client/index.js';
 import { jsonText, printableData } from './terminal.js';
 
@@ -120,10 +126,17 @@ function vehicleLines(order: Order, errors: readonly OrderGraphError[], path: Pa
   const vehicle = order.vehicle;
   if (!vehicle) return [absent(errors, [...path, 'vehicle'], order, 'VEHICLE', 'none assigned yet')];
   const colours = joined(
-    [vehicle.exterior && `exterior ${vehicle.exterior}`, vehicle.interior && `interior ${vehicle.interior}`, vehicle.wheel && `wheels ${vehicle.wheel}`],
+    [
+      vehicle.exterior && `exterior ${vehicle.exterior}`,
+      vehicle.interior && `interior ${vehicle.interior}`,
+      vehicle.wheel && `wheels ${vehicle.wheel}`,
+    ],
     ', ',
   );
-  return [joined([`VIN ${vehicle.vin}`, vehicle.modelYear !== null ? `model year ${vehicle.modelYear}` : null]), ...(colours ? [colours] : [])];
+  return [
+    joined([`VIN ${vehicle.vin}`, vehicle.modelYear !== null ? `model year ${vehicle.modelYear}` : null]),
+    ...(colours ? [colours] : []),
+  ];
 }
 
 function pickupLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
@@ -139,7 +152,11 @@ function amountDueLines(order: Order, errors: readonly OrderGraphError[], path: 
   const estimate = order.estimate;
   if (!estimate) return [absent(errors, [...path, 'estimate'], order, 'ESTIMATE')];
   const details = joined(
-    [`total ${formatMoney(estimate.total)}`, estimate.paidTotal && `paid ${formatMoney(estimate.paidTotal)}`, estimate.isEstimate ? 'estimate' : null],
+    [
+      `total ${formatMoney(estimate.total)}`,
+      estimate.paidTotal && `paid ${formatMoney(estimate.paidTotal)}`,
+      estimate.isEstimate ? 'estimate' : null,
+    ],
     ', ',
   );
   return [`${formatMoney(estimate.amountDue)} (${details})`];
@@ -152,7 +169,12 @@ function paymentLines(order: Order, errors: readonly OrderGraphError[], path: Pa
   return payments.map((payment) => {
     const card = payment.card && joined([payment.card.brand, payment.card.last4 && `ending ${payment.card.last4}`], ' ');
     const status = payment.status === 'UNKNOWN' ? 'status unknown' : words(payment.status);
-    return joined([formatMoney(payment.amount), status, card || (payment.method && words(payment.method)), day(payment.paidAt) && `paid ${day(payment.paidAt)}`]);
+    return joined([
+      formatMoney(payment.amount),
+      status,
+      card || (payment.method && words(payment.method)),
+      day(payment.paidAt) && `paid ${day(payment.paidAt)}`,
+    ]);
   });
 }
 
@@ -162,7 +184,10 @@ function tradeInLines(order: Order, errors: readonly OrderGraphError[], path: Pa
   const car = tradeIn.vehicle && joined([tradeIn.vehicle.year?.toString(), tradeIn.vehicle.make, tradeIn.vehicle.model], ' ');
   const offer =
     tradeIn.offer &&
-    joined([`offer ${formatMoney(tradeIn.offer.amount)}`, day(tradeIn.offer.expiresAt) && `valid until ${day(tradeIn.offer.expiresAt)}`], ', ');
+    joined(
+      [`offer ${formatMoney(tradeIn.offer.amount)}`, day(tradeIn.offer.expiresAt) && `valid until ${day(tradeIn.offer.expiresAt)}`],
+      ', ',
+    );
   return [
     joined([tradeIn.status === 'UNKNOWN' ? 'status unknown' : words(tradeIn.status), car]),
     ...(offer || tradeIn.netCredit ? [joined([offer, tradeIn.netCredit && `net credit ${formatMoney(tradeIn.netCredit)}`])] : []),
@@ -174,7 +199,8 @@ export function orderSummary(order: Order, errors: readonly OrderGraphError[], p
   const product = order.product ? joined([order.product.model, order.product.trim], ' ') : '';
   const progress = progressLine(order.status);
   const status = [stageLine(order.status, order.rawStatus), ...(progress ? [progress] : [])];
-  if (order.status === 'CANCELLED' && order.cancelledAt) status[0] = `Cancelled on ${day(order.cancelledAt)}: this order will not go any further.`;
+  if (order.status === 'CANCELLED' && order.cancelledAt)
+    status[0] = `Cancelled on ${day(order.cancelledAt)}: this order will not go any further.`;
   return [
     `Order ${order.reservationId}${product ? ` · ${product}` : ''}`,
     ...field('Status', status),
@@ -263,7 +289,9 @@ type Change = Update['changes'][number];
 function eventLine(observedAt: string, reservationId: string, changes: readonly Change[], described?: string): string {
   const shown = printableData({ observedAt, reservationId, changes, described });
   const when = shown.observedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
-  const text = shown.described ?? shown.changes.map(({ field, from, to }) => `${field}: ${statusWords(field, from)} → ${statusWords(field, to)}`).join('; ');
+  const text =
+    shown.described ??
+    shown.changes.map(({ field, from, to }) => `${field}: ${statusWords(field, from)} → ${statusWords(field, to)}`).join('; ');
   return `${when}  ${shown.reservationId}  ${text}\n`;
 }
 
@@ -288,8 +316,14 @@ export function historyLines(orders: readonly HistoryOrder[], json: boolean): st
   if (events.length === 0) return json ? '' : 'No history is kept for your orders (the gateway keeps none).\n';
   return events
     .map(({ order, event, first }) => {
-      if (json) return `${jsonText({ observedAt: event.observedAt, orderId: order.id, reservationId: order.reservationId, changes: event.changes })}\n`;
-      return eventLine(event.observedAt, order.reservationId, event.changes, first === undefined ? undefined : `first seen: ${statusWords('status', first)}`);
+      if (json)
+        return `${jsonText({ observedAt: event.observedAt, orderId: order.id, reservationId: order.reservationId, changes: event.changes })}\n`;
+      return eventLine(
+        event.observedAt,
+        order.reservationId,
+        event.changes,
+        first === undefined ? undefined : `first seen: ${statusWords('status', first)}`,
+      );
     })
     .join('');
 }

@@ -32,9 +32,20 @@ export interface OrderClientOptions {
  * selection. On UNAUTHENTICATED it renews the tokens once with the refresh token it holds
  * (one refresh however many calls fail together), retries, and reports the new tokens.
  */
-export function createOrderClient({ endpoint, tokens = null, onTokens, persistedDocuments = false, fetch: fetchImpl = fetch }: OrderClientOptions): OrderClient {
+export function createOrderClient({
+  endpoint,
+  tokens = null,
+  onTokens,
+  persistedDocuments = false,
+  fetch: fetchImpl = fetch,
+}: OrderClientOptions): OrderClient {
   // A stream reads the access token when it starts, so it sends the latest renewed one.
-  const { send, stream } = createTransport({ endpoint, fetch: fetchImpl, persistedDocuments, accessToken: () => auth.tokens?.accessToken ?? null });
+  const { send, stream } = createTransport({
+    endpoint,
+    fetch: fetchImpl,
+    persistedDocuments,
+    accessToken: () => auth.tokens?.accessToken ?? null,
+  });
   const auth = createAuth(send, { tokens, onTokens });
   return createOperations(auth, stream);
 }

@@ -1,13 +1,27 @@
 // The SDK's operations: the typed queries, the deferred whole order and the live watch, each with the tokens' renewal.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { MeDocument, OrderByIdDocument, OrderHistoryDocument, OrderHistoryPageDocument, OrderSummaryDocument, WholeOrderDeferredDocument, WholeOrderDocument } from './__generated__/graphql.js';
+import {
+  MeDocument,
+  OrderByIdDocument,
+  OrderHistoryDocument,
+  OrderHistoryPageDocument,
+  OrderSummaryDocument,
+  WholeOrderDeferredDocument,
+  WholeOrderDocument,
+} from './__generated__/graphql.js';
 import { isRefused, type Auth } from './auth.js';
 import type { OrderResult } from './results.js';
 import type { Stream } from './transport.js';
 import { watchOrders, type WatchOptions } from './watch.js';
 
 /** A deferred query's payloads, started again once if the tokens were refused before any arrived. */
-async function* deferred<T, V extends Record<string, unknown>>(auth: Auth, stream: Stream, document: TypedDocumentNode<T, V>, variables?: V, signal?: AbortSignal): AsyncGenerator<OrderResult<T>> {
+async function* deferred<T, V extends Record<string, unknown>>(
+  auth: Auth,
+  stream: Stream,
+  document: TypedDocumentNode<T, V>,
+  variables?: V,
+  signal?: AbortSignal,
+): AsyncGenerator<OrderResult<T>> {
   const usedToken = auth.tokens?.accessToken ?? null;
   let first = true;
   for await (const result of stream(document, variables, signal)) {
@@ -65,7 +79,8 @@ export function createOperations(auth: Auth, stream: Stream) {
      */
     orderHistory: (first?: number) => auth.request(OrderHistoryDocument, first === undefined ? {} : { first }),
     /** One order's history, a page at a time: `after` is the last event's `cursor` of the previous page. */
-    orderHistoryPage: (id: string, page: { first?: number; after?: string } = {}) => auth.request(OrderHistoryPageDocument, { id, ...page }),
+    orderHistoryPage: (id: string, page: { first?: number; after?: string } = {}) =>
+      auth.request(OrderHistoryPageDocument, { id, ...page }),
     me: () => auth.request(MeDocument),
     /** Any other typed document, with the same token handling. */
     request: auth.request,
@@ -74,6 +89,7 @@ export function createOperations(auth: Auth, stream: Stream) {
      * answer so far, the last one complete (as wholeOrderDeferred), with the same token
      * handling; `signal` stops it.
      */
-    deferred: <T, V extends Record<string, unknown>>(document: TypedDocumentNode<T, V>, variables?: V, signal?: AbortSignal) => deferred(auth, stream, document, variables, signal),
+    deferred: <T, V extends Record<string, unknown>>(document: TypedDocumentNode<T, V>, variables?: V, signal?: AbortSignal) =>
+      deferred(auth, stream, document, variables, signal),
   };
 }

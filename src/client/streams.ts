@@ -24,11 +24,16 @@ interface Payload {
 
 /** The error fields the API sends, nothing else. */
 function apiError({ message, path, extensions }: GraphQLFormattedError): OrderGraphError {
-  return { message, ...(path ? { path } : {}), ...(extensions && Object.keys(extensions).length > 0 ? { extensions: { ...extensions } } : {}) };
+  return {
+    message,
+    ...(path ? { path } : {}),
+    ...(extensions && Object.keys(extensions).length > 0 ? { extensions: { ...extensions } } : {}),
+  };
 }
 
 /** An error the transport made (the API could not be reached, the stream broke): it has no API code. */
-export const isTransportFailure = (result: OrderResult<unknown>) => result.errors.length > 0 && result.errors.every((error) => !error.extensions?.code);
+export const isTransportFailure = (result: OrderResult<unknown>) =>
+  result.errors.length > 0 && result.errors.every((error) => !error.extensions?.code);
 
 const failure = (message: string): OrderResult<never> => ({ data: null, errors: [{ message }] });
 
@@ -49,7 +54,8 @@ function merged(answer: OrderResult<unknown>, payload: Payload): OrderResult<unk
 function deepAssign(target: Record<string, unknown>, source: Record<string, unknown>) {
   for (const [key, value] of Object.entries(source)) {
     const present = target[key];
-    if (present && value && typeof present === 'object' && typeof value === 'object' && !Array.isArray(value)) deepAssign(present as Record<string, unknown>, value as Record<string, unknown>);
+    if (present && value && typeof present === 'object' && typeof value === 'object' && !Array.isArray(value))
+      deepAssign(present as Record<string, unknown>, value as Record<string, unknown>);
     else target[key] = value;
   }
 }
@@ -59,7 +65,8 @@ async function* payloads(response: Response): AsyncGenerator<Payload> {
   const type = response.headers.get('content-type') ?? '';
   const boundary = /^multipart\/mixed\b.*\bboundary="?([^";]+)"?/i.exec(type)?.[1];
   if (response.body && boundary) for await (const part of multipartParts(response.body, boundary)) yield JSON.parse(part) as Payload;
-  else if (response.body && /^text\/event-stream\b/i.test(type)) for await (const event of sseEvents(response.body)) yield JSON.parse(event) as Payload;
+  else if (response.body && /^text\/event-stream\b/i.test(type))
+    for await (const event of sseEvents(response.body)) yield JSON.parse(event) as Payload;
   else if (/json/i.test(type)) yield (await response.json()) as Payload;
   else throw new Error(`Order Graph answered ${response.status} with ${type || 'no content type'}, not GraphQL`);
 }
@@ -71,7 +78,9 @@ export function createStreamTransport({ endpoint, fetch, print = printDocument, 
     variables: V | undefined,
     signal?: AbortSignal,
   ): AsyncGenerator<OrderResult<T>> {
-    const subscription = document.definitions.some((definition) => definition.kind === 'OperationDefinition' && definition.operation === 'subscription');
+    const subscription = document.definitions.some(
+      (definition) => definition.kind === 'OperationDefinition' && definition.operation === 'subscription',
+    );
     const token = accessToken();
     let answer: OrderResult<unknown> = { data: null, errors: [] };
     try {

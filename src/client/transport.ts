@@ -8,7 +8,11 @@ import { createStreamTransport } from './streams.js';
 type Hashed = { __meta__?: { hash?: string } };
 
 /** Sends a document with this access token (none: null) and reads its answer. */
-export type Send = <T, V extends Variables>(document: TypedDocumentNode<T, V>, variables: V | undefined, accessToken: string | null) => Promise<OrderResult<T>>;
+export type Send = <T, V extends Variables>(
+  document: TypedDocumentNode<T, V>,
+  variables: V | undefined,
+  accessToken: string | null,
+) => Promise<OrderResult<T>>;
 
 export type Stream = ReturnType<typeof createStreamTransport>;
 
@@ -37,7 +41,10 @@ function byHash(fetchImpl: typeof fetch, hashes: ReadonlyMap<string, string>): t
   };
 }
 
-export function createTransport({ endpoint, fetch: fetchImpl, persistedDocuments, accessToken }: TransportOptions): { send: Send; stream: Stream } {
+export function createTransport({ endpoint, fetch: fetchImpl, persistedDocuments, accessToken }: TransportOptions): {
+  send: Send;
+  stream: Stream;
+} {
   // The printed query of each registered document, so its hash can stand in for it.
   const hashes = new Map<string, string>();
 
@@ -51,7 +58,11 @@ export function createTransport({ endpoint, fetch: fetchImpl, persistedDocuments
   const transport = persistedDocuments ? byHash(fetchImpl, hashes) : fetchImpl;
   const client = new GraphQLClient(endpoint, { errorPolicy: 'all', fetch: transport });
 
-  async function send<T, V extends Variables>(document: TypedDocumentNode<T, V>, variables: V | undefined, accessToken: string | null): Promise<OrderResult<T>> {
+  async function send<T, V extends Variables>(
+    document: TypedDocumentNode<T, V>,
+    variables: V | undefined,
+    accessToken: string | null,
+  ): Promise<OrderResult<T>> {
     const query = printed(document);
     const headers: Record<string, string> = accessToken ? { authorization: `Bearer ${accessToken}` } : {};
     try {

@@ -23,7 +23,14 @@ export interface WatchOptions {
 }
 
 /** Errors of the caller's own making: subscribing again cannot help, so watchOrders throws them. */
-const FINAL_CODES: ReadonlySet<string> = new Set<ApiErrorCode>(['BAD_USER_INPUT', 'RATE_LIMITED', 'FORBIDDEN', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND']);
+const FINAL_CODES: ReadonlySet<string> = new Set<ApiErrorCode>([
+  'BAD_USER_INPUT',
+  'RATE_LIMITED',
+  'FORBIDDEN',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+]);
 const MAX_RETRY_DELAY_MS = 30_000;
 /** The gateway's default LIVE_POLL_INTERVAL_MS. */
 const DEFAULT_MIN_INTERVAL_MS = 30_000;
@@ -119,7 +126,8 @@ export async function* watchOrders(
     const usedToken = auth.tokens?.accessToken ?? null;
     const refused = yield* subscription(stream, orderId ? { orderId } : {}, signal, watching);
     if (refused) {
-      if (++watching.refusals > 1 || !(await auth.renewed(usedToken))) throw new OrderClientError('The access token was refused and could not be renewed: log in again', 'UNAUTHENTICATED');
+      if (++watching.refusals > 1 || !(await auth.renewed(usedToken)))
+        throw new OrderClientError('The access token was refused and could not be renewed: log in again', 'UNAUTHENTICATED');
       continue;
     }
     await pause(Math.min(firstDelay * 2 ** watching.failures++, MAX_RETRY_DELAY_MS), signal);

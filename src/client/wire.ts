@@ -53,7 +53,8 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const lines = buffer.slice(0, end).split('\n');
       buffer = buffer.slice(end + 2);
-      const field = (name: string) => lines.filter((line) => line.startsWith(`${name}:`)).map((line) => line.slice(name.length + 1).replace(/^ /, ''));
+      const field = (name: string) =>
+        lines.filter((line) => line.startsWith(`${name}:`)).map((line) => line.slice(name.length + 1).replace(/^ /, ''));
       const [event = 'message'] = field('event');
       if (event === 'complete') return;
       const data = field('data');

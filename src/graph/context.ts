@@ -144,7 +144,8 @@ export function createContext(scope: RequestScope, services: ContextServices): G
     // shared with the others would save no call and only keep every answer and every
     // refusal of the poll (about 24 MB per stream after a 2,000-order first state).
     forEvent(item) {
-      const limits = ('update' in item && item.limits) || (firstState ??= { deadline: Date.now() + services.deadlineMs, budget: scope.budget });
+      const limits =
+        ('update' in item && item.limits) || (firstState ??= { deadline: Date.now() + services.deadlineMs, budget: scope.budget });
       return createContext(scope.renew(limits), services);
     },
   };

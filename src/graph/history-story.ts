@@ -156,7 +156,9 @@ export function fit(story: Story, maxBytes: number, newIds: ReadonlySet<string> 
     left.set(order, remaining);
     if (remaining === 0) size -= bytes({ ...order, events: [] }) + 1;
   }
-  orders = orders.map((order) => ({ ...order, events: order.events.filter((event) => !dropped.has(event)) })).filter((order) => order.events.length > 0);
+  orders = orders
+    .map((order) => ({ ...order, events: order.events.filter((event) => !dropped.has(event)) }))
+    .filter((order) => order.events.length > 0);
   json = JSON.stringify({ orders });
   if (Buffer.byteLength(json) <= maxBytes || orders.length === 0) return { json, story: { orders } };
   // The estimate was short by a few bytes (its commas): again, a byte tighter, until it fits.

@@ -33,7 +33,8 @@ export const MAX_HISTORY_PAGE = 100;
 
 /** Refuses a page size out of 1..MAX_HISTORY_PAGE (BAD_USER_INPUT), whether or not any history is kept. */
 function checkPageSize(first: number): void {
-  if (!Number.isInteger(first) || first < 1 || first > MAX_HISTORY_PAGE) throw new BadUserInputError(`first must be from 1 to ${MAX_HISTORY_PAGE}.`);
+  if (!Number.isInteger(first) || first < 1 || first > MAX_HISTORY_PAGE)
+    throw new BadUserInputError(`first must be from 1 to ${MAX_HISTORY_PAGE}.`);
 }
 
 // Opaque to clients: the event's number within its order and the order's id, so a cursor of
@@ -42,7 +43,8 @@ const cursorOf = (orderId: string, n: number) => Buffer.from(`${n}:${orderId}`).
 
 function positionOf(cursor: string, orderId: string): number {
   const [, n, id] = /^(\d{1,15}):(.*)$/s.exec(Buffer.from(cursor, 'base64url').toString()) ?? [];
-  if (n === undefined || id !== orderId || cursorOf(orderId, Number(n)) !== cursor) throw new BadUserInputError("after must be the cursor of one of this order's events.");
+  if (n === undefined || id !== orderId || cursorOf(orderId, Number(n)) !== cursor)
+    throw new BadUserInputError("after must be the cursor of one of this order's events.");
   return Number(n);
 }
 

@@ -39,7 +39,12 @@ const fieldRef = (asker: Asker): FieldRef =>
  * failed call is not repeated within the request. With a tracer, the first field to ask for
  * a key gets a span, and the key's fetch runs inside it even though the loader batches.
  */
-function createLoader<K, V>(fetch: (key: K) => Promise<V>, scope: RequestScope, tracer?: FieldTracer, cacheKeyFn?: (key: K) => string): Loader<K, V> {
+function createLoader<K, V>(
+  fetch: (key: K) => Promise<V>,
+  scope: RequestScope,
+  tracer?: FieldTracer,
+  cacheKeyFn?: (key: K) => string,
+): Loader<K, V> {
   const stats = scope.loads;
   const asked = new Map<unknown, ReturnType<FieldTracer['start']>>();
   const cacheKey = cacheKeyFn ?? ((key: K) => key);
@@ -68,7 +73,10 @@ function createLoader<K, V>(fetch: (key: K) => Promise<V>, scope: RequestScope, 
       const span = tracer.start(fieldRef(asker), scope);
       asked.set(cacheKey(key), span);
       const loaded = loader.load(key);
-      loaded.then(() => span.end(), (error: unknown) => span.end(error));
+      loaded.then(
+        () => span.end(),
+        (error: unknown) => span.end(error),
+      );
       return loaded;
     },
   };

@@ -10,7 +10,11 @@ import { PRODUCT_AMOUNTS } from './resolvers/product.js';
 type Field = (order: OrderModel) => unknown;
 
 /** The fields of a nested object of the record, as `prefix.field`. */
-function within<T>(prefix: string, read: (order: OrderModel) => T | null | undefined, fields: Record<string, (value: T) => unknown>): Record<string, Field> {
+function within<T>(
+  prefix: string,
+  read: (order: OrderModel) => T | null | undefined,
+  fields: Record<string, (value: T) => unknown>,
+): Record<string, Field> {
   return Object.fromEntries(
     Object.entries(fields).map(([name, field]) => [
       `${prefix}.${name}`,
@@ -25,7 +29,12 @@ function within<T>(prefix: string, read: (order: OrderModel) => T | null | undef
 const FIELDS: Record<string, Field> = {
   reservationId: (order) => order.reservationId,
   ...ORDER_RECORD_FIELDS,
-  ...within('product', (order) => order.product, { model: (p) => p.model, trim: (p) => p.trim, country: (p) => p.country, ...PRODUCT_AMOUNTS }),
+  ...within('product', (order) => order.product, {
+    model: (p) => p.model,
+    trim: (p) => p.trim,
+    country: (p) => p.country,
+    ...PRODUCT_AMOUNTS,
+  }),
   ...within('configuration', (order) => order.configuration, {
     exterior: (c) => c.exterior,
     interior: (c) => c.interior,
@@ -37,7 +46,8 @@ const FIELDS: Record<string, Field> = {
 /** A field's value as OrderChange carries it: text, money as "68999.00 USD", none as null. */
 function asText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'object' && 'amount' in value && 'currencyCode' in value) return `${String(value.amount)} ${String(value.currencyCode)}`;
+  if (typeof value === 'object' && 'amount' in value && 'currencyCode' in value)
+    return `${String(value.amount)} ${String(value.currencyCode)}`;
   return String(value);
 }
 
@@ -72,7 +82,9 @@ export function orderFieldValues(order: OrderModel, previous: Readonly<Record<st
 
 /** The fields whose text differs between two states of an order, in a stable order. */
 export function orderChanges(before: Record<string, string | null>, after: Record<string, string | null>): FieldChange[] {
-  return Object.keys(FIELDS).flatMap((field) => (before[field] === after[field] ? [] : [{ field, from: before[field] ?? null, to: after[field] ?? null }]));
+  return Object.keys(FIELDS).flatMap((field) =>
+    before[field] === after[field] ? [] : [{ field, from: before[field] ?? null, to: after[field] ?? null }],
+  );
 }
 
 // The shapes of these values read back from outside the process (a poll shared over Redis, a

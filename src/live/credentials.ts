@@ -41,7 +41,10 @@ export function createCredentialChecks({ intervalMs, checkToken, newLimits, refu
       if (customerId !== customer.id) watches.forEach((watch) => refused(watch, refusedError()));
     } catch (error) {
       if (error instanceof GatewayError && REFUSED.has(error.code)) return void watches.forEach((watch) => refused(watch, refusedError()));
-      logger?.debug({ code: error instanceof GatewayError ? error.code : 'INTERNAL_SERVER_ERROR' }, 'a live stream’s token could not be checked: again next round');
+      logger?.debug(
+        { code: error instanceof GatewayError ? error.code : 'INTERNAL_SERVER_ERROR' },
+        'a live stream’s token could not be checked: again next round',
+      );
     }
   }
 

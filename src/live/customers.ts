@@ -33,7 +33,18 @@ export function createCustomers({ limits: { perCustomer, perAddress }, coordinat
   }
 
   function follow(customerId: string): Customer {
-    const customer: Customer = { id: customerId, watches: new Set(), snapshot: null, orders: new Map(), timer: undefined, failures: 0, polling: false, ownPoll: undefined, unfollow: () => {}, released: undefined };
+    const customer: Customer = {
+      id: customerId,
+      watches: new Set(),
+      snapshot: null,
+      orders: new Map(),
+      timer: undefined,
+      failures: 0,
+      polling: false,
+      ownPoll: undefined,
+      unfollow: () => {},
+      released: undefined,
+    };
     customer.unfollow = coordinator.follow(customerId, (message) => receive(customer, message));
     customers.set(customerId, customer);
     followed(customer);

@@ -22,7 +22,9 @@ export interface DeliveryOptions {
 
 /** Why a customer's streams end when its snapshot does not fit: the caller's own message. */
 const tooLargeError = () =>
-  new RateLimitedError('Your orders are too large to follow live right now: the gateway has no room for them. Query them instead, or subscribe again later.');
+  new RateLimitedError(
+    'Your orders are too large to follow live right now: the gateway has no room for them. Query them instead, or subscribe again later.',
+  );
 
 export function createDelivery({ snapshotBytes: maxBytes, newLimits, onChanges, forget, logger }: DeliveryOptions) {
   const kept = createSnapshotBudget(maxBytes);
@@ -37,7 +39,10 @@ export function createDelivery({ snapshotBytes: maxBytes, newLimits, onChanges, 
       return true;
     }
     refused += 1;
-    logger?.warn({ bytes, keptBytes: kept.used(), maxBytes, streams: customer.watches.size }, 'live snapshot refused: no room under LIVE_SNAPSHOT_BYTES; its streams end');
+    logger?.warn(
+      { bytes, keptBytes: kept.used(), maxBytes, streams: customer.watches.size },
+      'live snapshot refused: no room under LIVE_SNAPSHOT_BYTES; its streams end',
+    );
     for (const watch of [...customer.watches]) watch.stream.end(tooLargeError());
     forget(customer);
     return false;

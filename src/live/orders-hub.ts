@@ -102,7 +102,17 @@ function openStream(watcher: LiveWatcher, customers: Customers, welcome: (custom
  * Failures back off and reach the streams as errors; a token the upstream refuses ends its
  * own stream.
  */
-export function createOrdersHub({ limits, requestLimits, fetchOrders, checkToken, coordinator = localCoordinator(), customerAllowance, onChanges, observe = async () => ({}), logger }: OrdersHubOptions): OrdersHub {
+export function createOrdersHub({
+  limits,
+  requestLimits,
+  fetchOrders,
+  checkToken,
+  coordinator = localCoordinator(),
+  customerAllowance,
+  onChanges,
+  observe = async () => ({}),
+  logger,
+}: OrdersHubOptions): OrdersHub {
   const newLimits = (customer: Customer, budget?: CallBudget): ScopeLimits => ({
     deadline: Date.now() + requestLimits.deadlineMs,
     budget: budget ?? createCallBudget(requestLimits.budget, customerAllowance?.(customer.id)),
@@ -133,7 +143,13 @@ export function createOrdersHub({ limits, requestLimits, fetchOrders, checkToken
     refused,
     logger,
   });
-  const delivery = createDelivery({ snapshotBytes: limits.snapshotBytes, newLimits, onChanges, forget: (customer) => void customers.forget(customer), logger });
+  const delivery = createDelivery({
+    snapshotBytes: limits.snapshotBytes,
+    newLimits,
+    onChanges,
+    forget: (customer) => void customers.forget(customer),
+    logger,
+  });
 
   function receive(customer: Customer, message: PollMessage) {
     if (!customers.following(customer)) return;

@@ -34,7 +34,12 @@ export interface PollerOptions {
  * The next snapshot: the orders now, and what changed since the previous one (whoever
  * polled), with when each order's current state was first seen (the history's, `since`).
  */
-export function nextSnapshot(orders: Order[], previous: PollSnapshot | null, observedAt = new Date().toISOString(), since: Record<string, string> = {}): PollSnapshot {
+export function nextSnapshot(
+  orders: Order[],
+  previous: PollSnapshot | null,
+  observedAt = new Date().toISOString(),
+  since: Record<string, string> = {},
+): PollSnapshot {
   const fields = Object.fromEntries(orders.map((order) => [order.id, orderFieldValues(order, previous?.fields[order.id])]));
   const changes = previous
     ? Object.fromEntries(
@@ -53,7 +58,17 @@ const pollingWatch = (customer: Customer) =>
     .filter((watch) => watch.expiresAt === null || watch.expiresAt > Date.now())
     .sort((a, b) => (b.expiresAt ?? Infinity) - (a.expiresAt ?? Infinity))[0];
 
-export function createPoller({ pollIntervalMs, fetchOrders, coordinator, observe, newLimits, following, accepted, refused, logger }: PollerOptions) {
+export function createPoller({
+  pollIntervalMs,
+  fetchOrders,
+  coordinator,
+  observe,
+  newLimits,
+  following,
+  accepted,
+  refused,
+  logger,
+}: PollerOptions) {
   let polls = 0;
   // The poll is held for an interval past its next due time, so a stopped holder is taken over.
   const hold = (delayMs: number) => delayMs + pollIntervalMs;

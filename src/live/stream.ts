@@ -13,8 +13,7 @@ export type CurrentOrder = (orderId: string) => { order: Order; observedAt: stri
 
 type Pending =
   /** `first`: the reader has had no state of this order yet; else what changed since the last event it had for it. */
-  | { kind: 'update'; first: boolean; changes: FieldChange[]; limits: ScopeLimits | null }
-  | { kind: 'failure'; error: GatewayError };
+  { kind: 'update'; first: boolean; changes: FieldChange[]; limits: ScopeLimits | null } | { kind: 'failure'; error: GatewayError };
 
 // The pending poll failure's key: no order id from outside can be it.
 const FAILURE = Symbol('failure');
@@ -109,7 +108,10 @@ export class LiveStream implements AsyncIterableIterator<LiveItem> {
       if (pending.kind === 'failure') return { done: false, value: { error: pending.error } };
       const current = this.#current(key as string);
       if (!current) continue;
-      return { done: false, value: { update: { order: current.order, changes: pending.changes, observedAt: current.observedAt }, limits: pending.limits } };
+      return {
+        done: false,
+        value: { update: { order: current.order, changes: pending.changes, observedAt: current.observedAt }, limits: pending.limits },
+      };
     }
     if (!this.#last) return undefined;
     const { error } = this.#last;

@@ -51,7 +51,12 @@ function upstreamCallMetrics(registry: Registry): CallObserver {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const retries = new Counter({ name: 'order_graph_upstream_retries_total', help: 'Retries of upstream calls, by operationId.', labelNames: ['operation'], registers: [registry] });
+  const retries = new Counter({
+    name: 'order_graph_upstream_retries_total',
+    help: 'Retries of upstream calls, by operationId.',
+    labelNames: ['operation'],
+    registers: [registry],
+  });
   const refusals = new Counter({
     name: 'order_graph_upstream_calls_refused_total',
     help: 'Upstream calls not made: the request had spent its budget (budget), or an id could not be sent (unsendable).',
@@ -78,7 +83,14 @@ function upstreamCallMetrics(registry: Registry): CallObserver {
 
 /** A gauge read when scraped: nothing to update where the value changes. */
 const gaugeOf = (registry: Registry, name: string, help: string, read: () => number) =>
-  new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
 
 /** A counter read from a running total when scraped. */
 function counterOf(registry: Registry, name: string, help: string, read: () => number) {
@@ -101,7 +113,11 @@ function counterOf(registry: Registry, name: string, help: string, read: () => n
  * names, else "other") and outcome with their duration, errors by code and phase, the loads
  * the DataLoaders saved, requests in flight. The registry is served at `path`.
  */
-function requestMetrics(registry: Registry, path: string, knownOperations: readonly string[]): Plugin<Record<string, unknown>, { scope?: RequestScope }> {
+function requestMetrics(
+  registry: Registry,
+  path: string,
+  knownOperations: readonly string[],
+): Plugin<Record<string, unknown>, { scope?: RequestScope }> {
   const known = new Set(knownOperations);
   const operationLabel = (name: string | null) => (!name ? 'anonymous' : known.has(name) ? name : 'other');
   // The names (and the label names) of yoga's and envelop's prometheus plugins, which these replace.
@@ -120,13 +136,20 @@ function requestMetrics(registry: Registry, path: string, knownOperations: reado
   // Plain numbers on the request path, read when scraped.
   let inFlight = 0;
   let saved = 0;
-  counterOf(registry, 'order_graph_dataloader_loads_saved_total', 'Loads the per-request DataLoaders served without an upstream call of their own.', () => saved);
+  counterOf(
+    registry,
+    'order_graph_dataloader_loads_saved_total',
+    'Loads the per-request DataLoaders served without an upstream call of their own.',
+    () => saved,
+  );
   gaugeOf(registry, 'order_graph_http_requests_in_flight', 'HTTP requests being handled.', () => inFlight);
   return {
     onRequest({ url, endResponse, fetchAPI }) {
       inFlight += 1;
       if (url.pathname !== path) return;
-      return registry.metrics().then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'content-type': registry.contentType } })));
+      return registry
+        .metrics()
+        .then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'content-type': registry.contentType } })));
     },
     onResponse({ response, serverContext: { scope } }) {
       inFlight -= 1;
@@ -146,14 +169,29 @@ function sharedStateMetrics(registry: Registry, { live, redisAvailable, history 
   const counter = (name: string, help: string, read: (stats: LiveStats) => number) => counterOf(registry, name, help, () => read(live()));
   gauge('order_graph_live_streams', 'Live order-update streams open in this process.', () => live().watchers);
   gauge('order_graph_live_customers', 'Customers whose orders this process follows for its live streams.', () => live().customers);
-  gauge('order_graph_live_snapshot_bytes', "Estimated heap the watched customers' last polls take in this process (LIVE_SNAPSHOT_BYTES bounds it).", () => live().snapshotBytes);
+  gauge(
+    'order_graph_live_snapshot_bytes',
+    "Estimated heap the watched customers' last polls take in this process (LIVE_SNAPSHOT_BYTES bounds it).",
+    () => live().snapshotBytes,
+  );
   counter('order_graph_live_polls_total', "Upstream polls of customers' order lists made by this process.", (stats) => stats.polls);
-  counter('order_graph_live_snapshots_refused_total', "Customers' polls refused for want of room under LIVE_SNAPSHOT_BYTES (their streams ended with RATE_LIMITED).", (stats) => stats.snapshotsRefused);
+  counter(
+    'order_graph_live_snapshots_refused_total',
+    "Customers' polls refused for want of room under LIVE_SNAPSHOT_BYTES (their streams ended with RATE_LIMITED).",
+    (stats) => stats.snapshotsRefused,
+  );
   if (history) {
     gauge('order_graph_history_customers', 'Customers whose order history this process keeps (without Redis).', () => history().customers);
-    gauge('order_graph_history_bytes', 'Estimated heap the order histories kept in this process take (HISTORY_BYTES bounds it).', () => history().bytes);
+    gauge(
+      'order_graph_history_bytes',
+      'Estimated heap the order histories kept in this process take (HISTORY_BYTES bounds it).',
+      () => history().bytes,
+    );
   }
-  if (redisAvailable) gauge('order_graph_redis_up', 'Whether Redis answered (1) or not (0): while 0, each process throttles, polls and caches alone.', () => (redisAvailable() ? 1 : 0));
+  if (redisAvailable)
+    gauge('order_graph_redis_up', 'Whether Redis answered (1) or not (0): while 0, each process throttles, polls and caches alone.', () =>
+      redisAvailable() ? 1 : 0,
+    );
 }
 
 /**

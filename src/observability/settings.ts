@@ -2,7 +2,14 @@
 // module is loaded unless tracing is on).
 
 /** The samplers of the OTEL_TRACES_SAMPLER variable this gateway supports. */
-export const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 
 export interface TracingSettings {
   exporter: 'otlp' | 'console';

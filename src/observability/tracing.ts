@@ -74,7 +74,8 @@ function useAsyncContext() {
 const recording = (scope: RequestScope | undefined) => !!scope?.trace && trace.getSpan(scope.trace)?.isRecording() === true;
 
 /** The trace context with `span` current; when it records nothing, with the one watch every call under it shares (the same traceparent, made once). */
-const current = (traced: Context, span: Span) => (span.isRecording() ? traced : traced.setValue(UNRECORDED_CALL, unrecordedCall(span.spanContext())));
+const current = (traced: Context, span: Span) =>
+  span.isRecording() ? traced : traced.setValue(UNRECORDED_CALL, unrecordedCall(span.spanContext()));
 
 /** Marks a span failed when the result it ends with carries errors (their codes, never their messages). */
 function markErrors(span: Span, result: unknown) {
@@ -112,7 +113,11 @@ function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Rec
     onRequest({ request, url, serverContext: { scope } }) {
       if (!scope || untraced.has(url.pathname)) return;
       const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
-      const span = tracer.startSpan(`${request.method} ${url.pathname}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': url.pathname } }, parent);
+      const span = tracer.startSpan(
+        `${request.method} ${url.pathname}`,
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': url.pathname } },
+        parent,
+      );
       scope.trace = current(trace.setSpan(parent, span).setValue(SERVER_SPAN, span), span);
       const ids = span.spanContext();
       scope.logFields.trace_id = ids.traceId;
@@ -155,12 +160,20 @@ function fieldTracer(tracer: Tracer): FieldTracer {
     records: recording,
     start({ type, field, path }, scope) {
       const parent = scope.trace ?? ROOT_CONTEXT;
-      const span = tracer.startSpan(`${type}.${field}`, { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } }, parent);
+      const span = tracer.startSpan(
+        `${type}.${field}`,
+        { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } },
+        parent,
+      );
       const inside = trace.setSpan(parent, span).setValue(FIELD_PATH, path);
       return {
         run: (work) => context.with(inside, work),
         end(error) {
-          if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: (error as { extensions?: { code?: string } }).extensions?.code ?? 'error' });
+          if (error)
+            span.setStatus({
+              code: SpanStatusCode.ERROR,
+              message: (error as { extensions?: { code?: string } }).extensions?.code ?? 'error',
+            });
           span.end();
         },
       };
@@ -189,7 +202,12 @@ function callObserver(tracer: Tracer): CallObserver {
   const named = new Map<OperationName, { name: string; attributes: Attributes }>(
     OPERATION_NAMES.map((operation) => {
       const { method, path, host } = CONTRACT[operation];
-      const attributes = { 'http.request.method': method, 'url.template': path, 'order_graph.upstream.operation': operation, 'order_graph.upstream.host': host };
+      const attributes = {
+        'http.request.method': method,
+        'url.template': path,
+        'order_graph.upstream.operation': operation,
+        'order_graph.upstream.host': host,
+      };
       return [operation, { name: `${method} ${path}`, attributes }];
     }),
   );
@@ -240,7 +258,11 @@ export function createTracing(provider: TracerProvider, options: { untracedPaths
 }
 
 function sampler({ sampler: name, samplerRatio }: TracingSettings): Sampler {
-  const root = name.endsWith('always_off') ? new AlwaysOffSampler() : name.endsWith('traceidratio') ? new TraceIdRatioBasedSampler(samplerRatio) : new AlwaysOnSampler();
+  const root = name.endsWith('always_off')
+    ? new AlwaysOffSampler()
+    : name.endsWith('traceidratio')
+      ? new TraceIdRatioBasedSampler(samplerRatio)
+      : new AlwaysOnSampler();
   return name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
 }
 

@@ -110,7 +110,8 @@ export function connectRedis(url: string, { commandTimeoutMs, logger }: RedisOpt
       return report(`${what}: no answer within ${commandTimeoutMs} ms`);
     }
     // A refusal (a full Redis, a key of another type): this command falls back, Redis is fine.
-    if (error instanceof ioredis.ReplyError) return warn(`refused ${what}`, { reason: (error as Error).message }, `Redis refused the ${what}; it fell back`);
+    if (error instanceof ioredis.ReplyError)
+      return warn(`refused ${what}`, { reason: (error as Error).message }, `Redis refused the ${what}; it fell back`);
     logger?.debug({ err: error instanceof Error ? error.message : String(error) }, `Redis ${what} failed`);
   };
 
@@ -183,7 +184,8 @@ async function quit(connection: Redis, timeoutMs: number): Promise<void> {
 function stateReporter(state: () => RedisState, commandTimeoutMs: number, logger: Logger | undefined) {
   let last: RedisState | undefined;
   let everAvailable = false;
-  const fallback = "login throttling falls back to this process's counters, live updates to this process's polls, the response cache and the order history to none";
+  const fallback =
+    "login throttling falls back to this process's counters, live updates to this process's polls, the response cache and the order history to none";
   return (reason?: string) => {
     const now = state();
     if (now === last) return;

@@ -74,7 +74,11 @@ export function redisStoryStore(redis: RedisConnection, { customerBytes, totalBy
 
   /** The story's text and token; a value that is no story-sized string reads as none (and is reported). */
   async function readWithToken(customerId: string): Promise<{ token: string; text: string | null } | null> {
-    const reply = await redis.attempt('history read', (commands) => commands.eval(READ, 1, key(customerId), String(customerBytes)) as Promise<string[]>, null);
+    const reply = await redis.attempt(
+      'history read',
+      (commands) => commands.eval(READ, 1, key(customerId), String(customerBytes)) as Promise<string[]>,
+      null,
+    );
     if (reply === null) return null;
     const [token, detail] = reply;
     if (token === 'none') return { token, text: null };
@@ -93,12 +97,29 @@ export function redisStoryStore(redis: RedisConnection, { customerBytes, totalBy
       if (current === null) return;
       const next = change(current.text);
       if (next === null) return;
-      const args = [String(customerBytes), current.token, next, String(maxAgeMs), customerId, String(storyBytes(customerId, next)), String(totalBytes), STORIES];
+      const args = [
+        String(customerBytes),
+        current.token,
+        next,
+        String(maxAgeMs),
+        customerId,
+        String(storyBytes(customerId, next)),
+        String(totalBytes),
+        STORIES,
+      ];
       const keys = [...BOOKKEEPING, key(customerId)];
-      const written = await redis.attempt('history write', (commands) => commands.eval(WRITE, keys.length, ...keys, ...args) as Promise<number>, null);
+      const written = await redis.attempt(
+        'history write',
+        (commands) => commands.eval(WRITE, keys.length, ...keys, ...args) as Promise<number>,
+        null,
+      );
       if (written !== 0) return;
     }
-    warn('history contention', { attempts: ATTEMPTS }, 'an order history write lost to other writers of the same customer every time: this observation was not recorded');
+    warn(
+      'history contention',
+      { attempts: ATTEMPTS },
+      'an order history write lost to other writers of the same customer every time: this observation was not recorded',
+    );
   }
 
   // The writes under way here, by customer: each entry goes with its customer's last write.
@@ -106,7 +127,9 @@ export function redisStoryStore(redis: RedisConnection, { customerBytes, totalBy
 
   return {
     async read(customerId) {
-      const read = await redis.attempt('history read', (commands) => readBounded(commands, key(customerId), customerBytes), { value: null });
+      const read = await redis.attempt('history read', (commands) => readBounded(commands, key(customerId), customerBytes), {
+        value: null,
+      });
       if ('refused' in read) return (redis.ignore('order history', read.refused), null);
       return read.value;
     },

@@ -66,13 +66,20 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, s
   const warn = warnOncePerKind(logger);
 
   async function claim(customerId: string, holdMs: number): Promise<boolean> {
-    const taken = await redis.attempt('live lease claim', (commands) => commands.eval(CLAIM, 1, lease(customerId), self, String(holdMs), String(longestHoldMs)), 1);
-    if (taken === 2) redis.ignore('live lease', 'a lease without an expiry, longer than any holder takes, or not a string: taken over as expired');
+    const taken = await redis.attempt(
+      'live lease claim',
+      (commands) => commands.eval(CLAIM, 1, lease(customerId), self, String(holdMs), String(longestHoldMs)),
+      1,
+    );
+    if (taken === 2)
+      redis.ignore('live lease', 'a lease without an expiry, longer than any holder takes, or not a string: taken over as expired');
     return taken !== 0;
   }
 
   async function last(customerId: string): Promise<PollSnapshot | null> {
-    const read = await redis.attempt('live snapshot read', (commands) => readBounded(commands, lastKey(customerId), snapshotBytes), { value: null });
+    const read = await redis.attempt('live snapshot read', (commands) => readBounded(commands, lastKey(customerId), snapshotBytes), {
+      value: null,
+    });
     if ('refused' in read) return (redis.ignore('live snapshot', read.refused), null);
     if (read.value === null) return null;
     const snapshot = readSnapshot(read.value, snapshotBytes);
@@ -84,8 +91,17 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, s
     const text = JSON.stringify({ origin: self, message } satisfies Envelope);
     if (message.kind === 'snapshot') {
       // The others would not read it: only this process's streams get it.
-      if (Buffer.byteLength(text) > snapshotBytes) return warn('oversized snapshot', { snapshotBytes }, "a live snapshot larger than LIVE_SNAPSHOT_BYTES is not shared: the customer's streams on other replicas miss it");
-      await redis.attempt('live snapshot write', (commands) => commands.set(lastKey(customerId), JSON.stringify(message.snapshot), 'PX', 3 * pollIntervalMs), null);
+      if (Buffer.byteLength(text) > snapshotBytes)
+        return warn(
+          'oversized snapshot',
+          { snapshotBytes },
+          "a live snapshot larger than LIVE_SNAPSHOT_BYTES is not shared: the customer's streams on other replicas miss it",
+        );
+      await redis.attempt(
+        'live snapshot write',
+        (commands) => commands.set(lastKey(customerId), JSON.stringify(message.snapshot), 'PX', 3 * pollIntervalMs),
+        null,
+      );
     }
     channels.send(channel(customerId), text);
   }
@@ -93,7 +109,11 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, s
   return {
     claim,
     release: async (customerId) => {
-      const released = await redis.attempt('live lease release', async (commands) => (await commands.eval(RELEASE, 1, lease(customerId), self)) === 1, false);
+      const released = await redis.attempt(
+        'live lease release',
+        async (commands) => (await commands.eval(RELEASE, 1, lease(customerId), self)) === 1,
+        false,
+      );
       // The others following this customer take it over now rather than when the lease expires.
       if (released) await share(customerId, { kind: 'released' });
     },

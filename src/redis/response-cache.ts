@@ -82,10 +82,16 @@ export function redisAnswerStore(redis: RedisConnection, { entry: entryBytes, to
       const bytes = answerBytes(key, text, entities);
       if (Buffer.byteLength(text) > entryBytes || bytes > totalBytes) return;
       const keys = [...BOOKKEEPING, `${ANSWER}${key}`, ...entities.map(entityKey)];
-      await redis.attempt('response cache write', (commands) => commands.eval(SET, keys.length, ...keys, key, text, String(ttlMs), String(bytes), String(totalBytes), ANSWER), null);
+      await redis.attempt(
+        'response cache write',
+        (commands) => commands.eval(SET, keys.length, ...keys, key, text, String(ttlMs), String(bytes), String(totalBytes), ANSWER),
+        null,
+      );
     },
     async get(key) {
-      const read = await redis.attempt('response cache read', (commands) => readBounded(commands, `${ANSWER}${key}`, entryBytes), { value: null });
+      const read = await redis.attempt('response cache read', (commands) => readBounded(commands, `${ANSWER}${key}`, entryBytes), {
+        value: null,
+      });
       if ('refused' in read) return (redis.ignore('cached answer', read.refused), null);
       return read.value;
     },

@@ -49,7 +49,13 @@ export function createCallers(limits: CallerLimits) {
   }
 
   /** The allowance of the caller `key`: its upstream calls in flight, shared by all of its requests and streams. */
-  const allowanceOf = (key: string): CallerAllowance => ({ key, run: (call) => entry(key).calls.run(call).finally(() => forgetIfIdle(key)) });
+  const allowanceOf = (key: string): CallerAllowance => ({
+    key,
+    run: (call) =>
+      entry(key)
+        .calls.run(call)
+        .finally(() => forgetIfIdle(key)),
+  });
 
   return {
     limits,
@@ -98,7 +104,11 @@ export function useCallerLimits(callers: Callers): Plugin {
   const refusal = () => ({
     errors: [
       createGraphQLError(`Too many of your operations are running at once (${callers.limits.operations}): wait for some to finish.`, {
-        extensions: { ...requestErrorExtensions('RATE_LIMITED'), retryAfterSeconds: 1, http: { status: 429, headers: { 'retry-after': '1' } } },
+        extensions: {
+          ...requestErrorExtensions('RATE_LIMITED'),
+          retryAfterSeconds: 1,
+          http: { status: 429, headers: { 'retry-after': '1' } },
+        },
       }),
     ],
   });

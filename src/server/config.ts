@@ -63,11 +63,19 @@ const MIB = 1024 * 1024;
  */
 const trustedProxies = z
   .string()
-  .transform((value): readonly string[] => value.split(',').map((entry) => entry.trim()).filter(Boolean))
-  .refine((list) => !list.some((entry) => /^\d+$/.test(entry)), 'TRUSTED_PROXIES takes the proxies\' addresses, not a hop count: e.g. 10.0.0.0/8 or loopback')
+  .transform((value): readonly string[] =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .refine(
+    (list) => !list.some((entry) => /^\d+$/.test(entry)),
+    "TRUSTED_PROXIES takes the proxies' addresses, not a hop count: e.g. 10.0.0.0/8 or loopback",
+  )
   .refine(
     (list) => list.every((entry) => /^\d+$/.test(entry) || PROXY_NAMES.includes(entry) || isAddressRange(entry)),
-    'TRUSTED_PROXIES must list the proxies\' addresses: IPs or CIDR ranges (10.0.0.0/8, 127.0.0.1), or loopback, linklocal, uniquelocal',
+    "TRUSTED_PROXIES must list the proxies' addresses: IPs or CIDR ranges (10.0.0.0/8, 127.0.0.1), or loopback, linklocal, uniquelocal",
   );
 
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -84,7 +92,12 @@ function isAddressRange(entry: string): boolean {
 /** An origin (`https://app.example.com`, `http://localhost:5173`) or `*`; never `null`. */
 const origins = z
   .string()
-  .transform((value): readonly string[] => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+  .transform((value): readonly string[] =>
+    value
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+  )
   .refine(
     (list) => list.every((origin) => origin === '*' || (URL.canParse(origin) && new URL(origin).origin === origin)),
     'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *',
@@ -93,9 +106,16 @@ const origins = z
 /** Host names (`api.example.com`), comma-separated, or `*` for any. */
 const hostNames = z
   .string()
-  .transform((value): readonly string[] => value.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean))
+  .transform((value): readonly string[] =>
+    value
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
+  )
   .refine(
-    (list) => list.length > 0 && list.every((name) => name === '*' || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)),
+    (list) =>
+      list.length > 0 &&
+      list.every((name) => name === '*' || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)),
     'ALLOWED_HOSTS must be a comma-separated list of host names such as api.example.com (no scheme, no port), or *',
   );
 
@@ -128,7 +148,10 @@ export const envSchema = z.object({
   REDIS_URL: z
     .string()
     .trim()
-    .refine((v) => URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol), 'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://redis:6379')
+    .refine(
+      (v) => URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol),
+      'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://redis:6379',
+    )
     .optional(),
   REDIS_COMMAND_TIMEOUT_MS: integer('REDIS_COMMAND_TIMEOUT_MS', 10, 60_000).default(500),
   RESPONSE_CACHE_TTL_MS: integer('RESPONSE_CACHE_TTL_MS', 0, 60_000).default(0),
@@ -166,17 +189,25 @@ export const envSchema = z.object({
     .default('/metrics'),
   // The OpenTelemetry SDK's standard variables (the ones this gateway supports).
   OTEL_SDK_DISABLED: flag('OTEL_SDK_DISABLED').default(false),
-  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none'], { error: 'OTEL_TRACES_EXPORTER must be one of otlp, console, none' }).optional(),
+  OTEL_TRACES_EXPORTER: z
+    .enum(['otlp', 'console', 'none'], { error: 'OTEL_TRACES_EXPORTER must be one of otlp, console, none' })
+    .optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: z
-    .enum(['http/protobuf', 'http/json'], { error: 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported)' })
+    .enum(['http/protobuf', 'http/json'], {
+      error: 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported)',
+    })
     .default('http/protobuf'),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
-    .enum(['http/protobuf', 'http/json'], { error: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf or http/json (grpc is not supported)' })
+    .enum(['http/protobuf', 'http/json'], {
+      error: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf or http/json (grpc is not supported)',
+    })
     .optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT').optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').optional(),
   OTEL_SERVICE_NAME: z.string().trim().default('order-graph'),
-  OTEL_TRACES_SAMPLER: z.enum(SAMPLERS, { error: `OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}` }).default('parentbased_traceidratio'),
+  OTEL_TRACES_SAMPLER: z
+    .enum(SAMPLERS, { error: `OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}` })
+    .default('parentbased_traceidratio'),
   // Unset: every trace in development, one in ten new traces in production (a caller's sampled
   // traceparent is always followed): a recorded trace costs its request about a third more CPU.
   OTEL_TRACES_SAMPLER_ARG: z
@@ -196,10 +227,11 @@ export const envSchema = z.object({
   INTROSPECTION: flag('INTROSPECTION').optional(),
   // Unset: on, but off when NODE_ENV=production.
   TRACKER: flag('TRACKER').optional(),
-  TRUSTED_DOCUMENTS: z
-    .enum(['off', 'allow', 'only'], { error: 'TRUSTED_DOCUMENTS must be one of off, allow, only' })
-    .default('off'),
-  ...(Object.fromEntries(HOSTS.map((name) => [name, httpUrl(name).optional()])) as Record<HostName, z.ZodOptional<ReturnType<typeof httpUrl>>>),
+  TRUSTED_DOCUMENTS: z.enum(['off', 'allow', 'only'], { error: 'TRUSTED_DOCUMENTS must be one of off, allow, only' }).default('off'),
+  ...(Object.fromEntries(HOSTS.map((name) => [name, httpUrl(name).optional()])) as Record<
+    HostName,
+    z.ZodOptional<ReturnType<typeof httpUrl>>
+  >),
 });
 
 /** The environment's values, each validated (and defaulted) by the schema. */
@@ -221,7 +253,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const production = present.NODE_ENV?.trim() === 'production';
   problems.push(...upstreamProblems(setUrls, parsed.success ? parsed.data.SIMULATOR : undefined, production));
   if (parsed.success && production && parsed.data.ALLOWED_HOSTS === undefined) {
-    problems.push('NODE_ENV=production needs ALLOWED_HOSTS: the host names clients reach the gateway by (api.example.com), or * for any (IP addresses are always answered)');
+    problems.push(
+      'NODE_ENV=production needs ALLOWED_HOSTS: the host names clients reach the gateway by (api.example.com), or * for any (IP addresses are always answered)',
+    );
   }
   // The public side (the shipped nginx file and Ingress) routes /graphql and /tracker/: metrics there would be public.
   if (parsed.success && /^\/(graphql$|tracker(\/|$))/.test(parsed.data.METRICS_PATH)) {
@@ -277,7 +311,11 @@ function httpServerSettings(values: EnvValues) {
      * reader that stopped reading. One client address's connections together hold at most
      * `maxUnsentBytesPerAddress`: past it, the ones holding the most are closed.
      */
-    slowReader: { maxUnsentBytes: values.SLOW_READER_BYTES, timeoutMs: values.SLOW_READER_TIMEOUT_MS, maxUnsentBytesPerAddress: values.SLOW_READER_BYTES_PER_ADDRESS },
+    slowReader: {
+      maxUnsentBytes: values.SLOW_READER_BYTES,
+      timeoutMs: values.SLOW_READER_TIMEOUT_MS,
+      maxUnsentBytesPerAddress: values.SLOW_READER_BYTES_PER_ADDRESS,
+    },
     /**
      * The proxies in front of the gateway, by address (IPs, CIDR ranges, or proxy-addr's names
      * `loopback`, `linklocal`, `uniquelocal`): only a connection from one of them has its
@@ -316,7 +354,10 @@ function gatewaySettings(values: EnvValues) {
     /** What one request may make the upstream do (calls include retries). */
     upstreamBudget,
     /** What one caller (a verified customer, else an address) may have in flight at once, on every transport together. */
-    callerLimits: { operations: values.CALLER_OPERATIONS_IN_FLIGHT, upstreamCalls: values.CALLER_UPSTREAM_CALLS_IN_FLIGHT } satisfies CallerLimits,
+    callerLimits: {
+      operations: values.CALLER_OPERATIONS_IN_FLIGHT,
+      upstreamCalls: values.CALLER_UPSTREAM_CALLS_IN_FLIGHT,
+    } satisfies CallerLimits,
     /** A WebSocket running no operation is closed after this (pings do not count). */
     webSocketIdleTimeoutMs: values.WEBSOCKET_IDLE_TIMEOUT_MS,
     ...throttles(values),
@@ -390,7 +431,8 @@ function upstreamUrls(values: EnvValues): UpstreamUrls | null {
  * nothing configured it stays off and costs nothing (the SDK is not even loaded).
  */
 function tracingSettings(values: EnvValues): TracingSettings | null {
-  const exporter = values.OTEL_TRACES_EXPORTER ?? (values.OTEL_EXPORTER_OTLP_ENDPOINT || values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : 'none');
+  const exporter =
+    values.OTEL_TRACES_EXPORTER ?? (values.OTEL_EXPORTER_OTLP_ENDPOINT || values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : 'none');
   if (values.OTEL_SDK_DISABLED || exporter === 'none') return null;
   const base = values.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '') ?? 'http://localhost:4318';
   return {
@@ -413,9 +455,12 @@ const URL_NAMES = HOSTS.join(', ');
 function upstreamProblems(setUrls: readonly HostName[], simulator: boolean | undefined, production: boolean): string[] {
   if (setUrls.length > 0 && setUrls.length < HOSTS.length) {
     const missing = HOSTS.filter((name) => !setUrls.includes(name));
-    return [`Upstream configured only in part: ${missing.join(', ')} missing. Set all five upstream URLs, or none to use the embedded simulator`];
+    return [
+      `Upstream configured only in part: ${missing.join(', ')} missing. Set all five upstream URLs, or none to use the embedded simulator`,
+    ];
   }
-  if (setUrls.length > 0 && simulator === true) return [`SIMULATOR=on serves demo data instead of the upstream: unset ${URL_NAMES}, or SIMULATOR`];
+  if (setUrls.length > 0 && simulator === true)
+    return [`SIMULATOR=on serves demo data instead of the upstream: unset ${URL_NAMES}, or SIMULATOR`];
   if (setUrls.length > 0) return [];
   if (simulator === false) return [`SIMULATOR=off needs the upstream: set ${URL_NAMES}`];
   if (production && simulator === undefined) {

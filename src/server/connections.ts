@@ -49,7 +49,10 @@ function openCounts() {
  * (a proxy's, 429) before anything runs. `requests` and `upgrades` put those checks in front
  * of a handler; `clients` are the sockets each client holds now (the slow-reader sweep reads them).
  */
-export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limit, slowReader, trustProxy, onCut }: ConnectionGuardOptions) {
+export function limitPerAddress(
+  server: Server,
+  { maxConnectionsPerAddress: limit, slowReader, trustProxy, onCut }: ConnectionGuardOptions,
+) {
   const sockets = openCounts();
   const proxied = openCounts();
   // Each client's sockets: its own, or a trusted proxy's while it carries the client's request.
@@ -106,22 +109,28 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
   const message = `Too many open requests from your address (${limit}), or too much of what they were sent still unread: finish or close some first.`;
   return {
     clients: () => held.values(),
-    requests: (handler: (request: IncomingMessage, response: ServerResponse) => void) => (request: IncomingMessage, response: ServerResponse) => {
-      const release = admit(request);
-      if (!release) {
-        response.writeHead(REQUEST_ERRORS.RATE_LIMITED.status, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' });
-        return void response.end(JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' satisfies RequestErrorCode } }] }));
-      }
-      response.once('close', release);
-      handler(request, response);
-    },
-    upgrades: (handler: (request: IncomingMessage, socket: Duplex, head: Buffer) => void) => (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const release = admit(request);
-      if (!release) return void socket.end(rawAnswer(REQUEST_ERRORS.RATE_LIMITED.status));
-      socket.once('close', release);
-      handler(request, socket, head);
-    },
+    requests:
+      (handler: (request: IncomingMessage, response: ServerResponse) => void) => (request: IncomingMessage, response: ServerResponse) => {
+        const release = admit(request);
+        if (!release) return refuse(response, message);
+        response.once('close', release);
+        handler(request, response);
+      },
+    upgrades:
+      (handler: (request: IncomingMessage, socket: Duplex, head: Buffer) => void) =>
+      (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const release = admit(request);
+        if (!release) return void socket.end(rawAnswer(REQUEST_ERRORS.RATE_LIMITED.status));
+        socket.once('close', release);
+        handler(request, socket, head);
+      },
   };
+}
+
+/** A request refused for its address: 429, and the connection closed. */
+function refuse(response: ServerResponse, message: string): void {
+  response.writeHead(REQUEST_ERRORS.RATE_LIMITED.status, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' });
+  response.end(JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' satisfies RequestErrorCode } }] }));
 }
 
 /**
@@ -133,7 +142,10 @@ export function limitPerAddress(server: Server, { maxConnectionsPerAddress: limi
  * at most `slowReader.maxUnsentBytesPerAddress`: past it, its connections holding the most
  * are closed at once, until the rest fit. Returns the function that stops watching.
  */
-export function cutSlowReaders(server: Server, { slowReader, onCut, clients }: Pick<ConnectionGuardOptions, 'slowReader' | 'onCut'> & { clients: () => Iterable<ReadonlySet<Socket>> }): () => void {
+export function cutSlowReaders(
+  server: Server,
+  { slowReader, onCut, clients }: Pick<ConnectionGuardOptions, 'slowReader' | 'onCut'> & { clients: () => Iterable<ReadonlySet<Socket>> },
+): () => void {
   const { maxUnsentBytes, timeoutMs, maxUnsentBytesPerAddress } = slowReader;
   const watched = new Map<Socket, { since: number | null; flushed: number }>();
   server.on('connection', (socket: Socket) => {

@@ -43,7 +43,12 @@ const operationAndFragments = (document: DocumentNode, operation: OperationDefin
  * The operation's cost with these variables, or TOO_MANY_SELECTIONS when the count stopped
  * at LIMITS.maxSelections.
  */
-function count(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): Count {
+function count(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): Count {
   try {
     return getComplexity({
       schema,
@@ -86,7 +91,12 @@ const costs = new WeakMap<OperationDefinitionNode, { variables: string[]; byValu
 const SIZES_KEPT = 32;
 
 /** The operation's cost, from the cache when the variables it reads are the same. */
-function operationCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): Count {
+function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): Count {
   let cached = costs.get(operation);
   if (!cached) {
     cached = { variables: countedVariables(document, operation), byValues: new Map() };
@@ -117,13 +127,19 @@ export function costRefusal(
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
   const cost = operationCost(schema, document, operation, { ...variables });
-  if (cost === TOO_MANY_SELECTIONS) return `Selection limit of ${LIMITS.maxSelections} exceeded: the operation has more once its fragments are expanded.`;
+  if (cost === TOO_MANY_SELECTIONS)
+    return `Selection limit of ${LIMITS.maxSelections} exceeded: the operation has more once its fragments are expanded.`;
   if (cost > LIMITS.maxCost) return `Query cost limit of ${LIMITS.maxCost} exceeded, found ${cost}: ${HOW}.`;
   return undefined;
 }
 
 /** The operation's cost (for tests and measurements); undefined when it has too many selections to count. */
-export function queryCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> = {}): number | undefined {
+export function queryCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> = {},
+): number | undefined {
   const cost = count(schema, document, operation, variables);
   return cost === TOO_MANY_SELECTIONS ? undefined : cost;
 }

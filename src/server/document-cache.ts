@@ -54,7 +54,8 @@ function countNodes(document: DocumentNode): number {
 /** Fields of the operations with their fragments expanded; each fragment is counted once and its count reused. */
 function countExpandedFields(document: DocumentNode): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   const perFragment = new Map<string, number>();
   const count = (set: SelectionSetNode | undefined, path: ReadonlySet<string>): number => {
     let fields = 0;
@@ -76,7 +77,8 @@ function countExpandedFields(document: DocumentNode): number {
     return fields;
   };
   let total = 0;
-  for (const definition of document.definitions) if (definition.kind === Kind.OPERATION_DEFINITION) total += count(definition.selectionSet, new Set());
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.OPERATION_DEFINITION) total += count(definition.selectionSet, new Set());
   return total;
 }
 
@@ -85,10 +87,22 @@ function countExpandedFields(document: DocumentNode): number {
  * `trustedSources` are the registered documents' texts, as clients send them: compiled from
  * their first run.
  */
-export function createDocumentCache({ maxBytes, trustedSources }: { maxBytes: number; trustedSources: ReadonlySet<string> }): DocumentCache {
+export function createDocumentCache({
+  maxBytes,
+  trustedSources,
+}: {
+  maxBytes: number;
+  trustedSources: ReadonlySet<string>;
+}): DocumentCache {
   const kept = new WeakMap<DocumentNode, Kept>();
-  const documents = new LRUCache<string, DocumentNode>({ maxSize: Math.floor(maxBytes * (1 - ERROR_SHARE)), sizeCalculation: (document) => kept.get(document)!.bytes });
-  const errors = new LRUCache<string, object>({ maxSize: Math.floor(maxBytes * ERROR_SHARE), sizeCalculation: (_error, key) => ERROR_BASE_BYTES + key.length });
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: Math.floor(maxBytes * (1 - ERROR_SHARE)),
+    sizeCalculation: (document) => kept.get(document)!.bytes,
+  });
+  const errors = new LRUCache<string, object>({
+    maxSize: Math.floor(maxBytes * ERROR_SHARE),
+    sizeCalculation: (_error, key) => ERROR_BASE_BYTES + key.length,
+  });
   return {
     parserAndValidationCache: {
       documentCache: {

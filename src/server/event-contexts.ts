@@ -15,7 +15,9 @@ export function useEventContexts<TContext>(forEvent: (context: TContext, event: 
   const subscribe = async (args: ExecutionArgs) => {
     const events = await createSourceEventStream(args);
     if (!isAsyncIterable(events)) return events;
-    return mapAsyncIterator(events, (event) => execute({ ...args, rootValue: event, contextValue: forEvent(args.contextValue as TContext, event) }));
+    return mapAsyncIterator(events, (event) =>
+      execute({ ...args, rootValue: event, contextValue: forEvent(args.contextValue as TContext, event) }),
+    );
   };
   return {
     onSubscribe({ setSubscribeFn }) {

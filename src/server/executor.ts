@@ -33,7 +33,10 @@ export function useJitWhereItPays(earnsCompilation: (args: ExecutionArgs) => boo
   return useGraphQlJit(
     {},
     {
-      enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription' && !usesDeferOrStream(args.document) && earnsCompilation(args),
+      enableIf: (args) =>
+        getOperationAST(args.document, args.operationName)?.operation !== 'subscription' &&
+        !usesDeferOrStream(args.document) &&
+        earnsCompilation(args),
     },
   ) as Plugin;
 }

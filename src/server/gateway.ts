@@ -14,7 +14,7 @@ import { redisAnswerStore } from '../redis/response-cache.js';
 import { redisStoryStore } from '../redis/history.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
-import { combineObservers, createUpstreamHttp, type Transport, type TransportOptions } from '../upstream/http.js';
+import { combineObservers, createUpstreamHttp, type Transport, type TransportOptions, type UpstreamHttp } from '../upstream/http.js';
 import { createOperations } from '../upstream/operations.js';
 import { RequestScope } from '../upstream/scope.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
@@ -37,16 +37,17 @@ import { builtTrackerFolder, useTrackerPage } from './tracker.js';
 import { registeredDocuments, registeredOperationNames, useTrustedDocuments } from './trusted-documents.js';
 import { createWebSocketEndpoint, type WebSocketEndpoint } from './websocket.js';
 
-export type GatewayConfig = GatewaySettings & Pick<HttpServerSettings, 'trustedProxies' | 'headersTimeoutMs'> & {
-  upstreamUrls: UpstreamUrls;
-  logger?: Logger;
-  /** The simulator's demo customers, offered by GraphiQL's sign-in bar and the tracker page's sign-in. */
-  demoLogins?: readonly DemoLogin[];
-  /** The built tracker page's folder; by default where the build puts it (builtTrackerFolder). */
-  trackerFolder?: string | null;
-  /** Tracing, when it is on (serve.ts starts it from the OTEL_* settings). */
-  tracing?: Tracing;
-};
+export type GatewayConfig = GatewaySettings &
+  Pick<HttpServerSettings, 'trustedProxies' | 'headersTimeoutMs'> & {
+    upstreamUrls: UpstreamUrls;
+    logger?: Logger;
+    /** The simulator's demo customers, offered by GraphiQL's sign-in bar and the tracker page's sign-in. */
+    demoLogins?: readonly DemoLogin[];
+    /** The built tracker page's folder; by default where the build puts it (builtTrackerFolder). */
+    trackerFolder?: string | null;
+    /** Tracing, when it is on (serve.ts starts it from the OTEL_* settings). */
+    tracing?: Tracing;
+  };
 
 export interface Gateway {
   yoga: YogaServerInstance<ServerContext, GraphQLContext>;
@@ -113,11 +114,21 @@ function upstreamClient(config: GatewayConfig, metrics: Metrics | undefined) {
 
 /** What outlives a request, in Redis when configured (shared by the replicas): login counters, the response cache. */
 function sharedState(config: GatewayConfig) {
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs, logger: config.logger }) : undefined;
-  const loginThrottle = createLoginThrottle({ login: config.loginThrottle, refresh: config.refreshThrottle }, redis && { redis, keyPrefix: KEY_PREFIX });
+  const redis = config.redisUrl
+    ? connectRedis(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs, logger: config.logger })
+    : undefined;
+  const loginThrottle = createLoginThrottle(
+    { login: config.loginThrottle, refresh: config.refreshThrottle },
+    redis && { redis, keyPrefix: KEY_PREFIX },
+  );
   const responseCache =
     config.responseCacheTtlMs > 0
-      ? createResponseCache({ ttlMs: config.responseCacheTtlMs, bytes: config.responseCacheBytes, store: redis && redisAnswerStore(redis, config.responseCacheBytes), logger: config.logger })
+      ? createResponseCache({
+          ttlMs: config.responseCacheTtlMs,
+          bytes: config.responseCacheBytes,
+          store: redis && redisAnswerStore(redis, config.responseCacheBytes),
+          logger: config.logger,
+        })
       : undefined;
   return { redis, loginThrottle, responseCache, ...orderHistory(config, redis) };
 }
@@ -127,14 +138,23 @@ function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined)
   if (!config.history) return { history: NO_HISTORY };
   const { bounds, totalBytes } = config.history;
   const memory = redis ? undefined : memoryStoryStore(totalBytes);
-  const store = memory ?? redisStoryStore(redis!, { customerBytes: bounds.customerBytes, totalBytes, maxAgeMs: bounds.maxAgeMs, logger: config.logger });
+  const store =
+    memory ??
+    redisStoryStore(redis!, { customerBytes: bounds.customerBytes, totalBytes, maxAgeMs: bounds.maxAgeMs, logger: config.logger });
   const warn = warnOncePerKind(config.logger);
   const history = createHistory({
     store,
     bounds,
-    ignored: (reason) => (redis ? redis.ignore('order history', reason) : warn('order history', { reason }, 'an order history kept here was not all of its shape: what was not is dropped')),
+    ignored: (reason) =>
+      redis
+        ? redis.ignore('order history', reason)
+        : warn('order history', { reason }, 'an order history kept here was not all of its shape: what was not is dropped'),
     mixed: () => warn('mixed order list', {}, 'an order list carried more than one customer id: no history was recorded from it'),
-    failed: (error) => config.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'an order list was not recorded in the order history'),
+    failed: (error) =>
+      config.logger?.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'an order list was not recorded in the order history',
+      ),
   });
   return { history, memory };
 }
@@ -142,13 +162,26 @@ function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined)
 /** The plugins in the order they must run; `ready` is false once a stop has begun. */
 function gatewayPlugins(
   config: GatewayConfig,
-  parts: { policy: ScopeSettings; callers: Callers; ready: () => boolean; redis?: RedisConnection; metrics?: Metrics; responseCache?: ResponseCache; earnsCompilation: Parameters<typeof useJitWhereItPays>[0] },
+  parts: {
+    policy: ScopeSettings;
+    callers: Callers;
+    ready: () => boolean;
+    redis?: RedisConnection;
+    metrics?: Metrics;
+    responseCache?: ResponseCache;
+    earnsCompilation: Parameters<typeof useJitWhereItPays>[0];
+  },
 ) {
   const { tracing, metricsPath } = config;
   const { policy, callers, ready, redis, metrics, responseCache } = parts;
   return [
     // First: every later hook finds the request's scope in the server context.
-    useRequestLifecycle({ logger: config.logger, policy, isDraining: () => !ready(), quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])] }),
+    useRequestLifecycle({
+      logger: config.logger,
+      policy,
+      isDraining: () => !ready(),
+      quietPaths: [HEALTH_PATH, READY_PATH, ...(metricsPath ? [metricsPath] : [])],
+    }),
     // A Host the gateway does not answer for (a DNS-rebinding page's) gets nothing else.
     useAllowedHosts(config.allowedHosts),
     // Before anything that may answer early: every request is counted in and out. Scrapes are
@@ -189,27 +222,57 @@ function gatewayPlugins(
   ];
 }
 
+/** The live order streams: polled with the gateway's upstream client, shared over Redis when there is one. */
+function ordersHub(
+  config: GatewayConfig,
+  http: UpstreamHttp,
+  policy: ScopeSettings,
+  callers: Callers,
+  { redis, responseCache, history }: Pick<ReturnType<typeof sharedState>, 'redis' | 'responseCache' | 'history'>,
+) {
+  return createOrdersHub({
+    limits: config.live,
+    requestLimits: policy,
+    logger: config.logger,
+    fetchOrders: (token, limits) => createOperations(http, RequestScope.forPoll(token, limits)).orderDetails(),
+    checkToken: async (token, limits) => (await createOperations(http, RequestScope.forPoll(token, limits)).customerDetails()).id,
+    coordinator:
+      redis &&
+      redisPollCoordinator(redis, {
+        pollIntervalMs: config.live.pollIntervalMs,
+        snapshotBytes: config.live.snapshotBytes,
+        logger: config.logger,
+      }),
+    customerAllowance: callers.customerAllowance,
+    onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
+    observe: history.observe,
+  });
+}
+
 /** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
 export function createGateway(config: GatewayConfig): Gateway {
   const metrics = config.metricsPath ? createMetrics({ path: config.metricsPath, knownOperations: registeredOperationNames() }) : undefined;
   const http = upstreamClient(config, metrics);
   const { redis, loginThrottle, responseCache, history, memory } = sharedState(config);
   const callers = createCallers(config.callerLimits);
-  const policy: ScopeSettings = { deadlineMs: config.requestDeadlineMs, budget: config.upstreamBudget, trustProxy: trustedProxies(config.trustedProxies), callers };
-  const live = createOrdersHub({
-    limits: config.live,
-    requestLimits: policy,
-    logger: config.logger,
-    fetchOrders: (token, limits) => createOperations(http, RequestScope.forPoll(token, limits)).orderDetails(),
-    checkToken: async (token, limits) => (await createOperations(http, RequestScope.forPoll(token, limits)).customerDetails()).id,
-    coordinator: redis && redisPollCoordinator(redis, { pollIntervalMs: config.live.pollIntervalMs, snapshotBytes: config.live.snapshotBytes, logger: config.logger }),
-    customerAllowance: callers.customerAllowance,
-    onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
-    observe: history.observe,
-  });
+  const policy: ScopeSettings = {
+    deadlineMs: config.requestDeadlineMs,
+    budget: config.upstreamBudget,
+    trustProxy: trustedProxies(config.trustedProxies),
+    callers,
+  };
+  const live = ordersHub(config, http, policy, callers, { redis, responseCache, history });
   metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available, history: memory?.stats });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
-  const services: ContextServices = { http, loginThrottle, live, history, fieldTracer: config.tracing?.fieldTracer, deadlineMs: config.requestDeadlineMs, verified: callers.verified };
+  const services: ContextServices = {
+    http,
+    loginThrottle,
+    live,
+    history,
+    fieldTracer: config.tracing?.fieldTracer,
+    deadlineMs: config.requestDeadlineMs,
+    verified: callers.verified,
+  };
   let ready = true;
   const yoga = createYoga<ServerContext, GraphQLContext>({
     schema: createGraphSchema({ subgraph: config.subgraph }),
@@ -228,7 +291,15 @@ export function createGateway(config: GatewayConfig): Gateway {
     parserAndValidationCache: documents.parserAndValidationCache,
     // Served by useGraphiQLPage, precompressed.
     graphiql: false,
-    plugins: gatewayPlugins(config, { policy, callers, ready: () => ready, redis, metrics, responseCache, earnsCompilation: documents.earnsCompilation }),
+    plugins: gatewayPlugins(config, {
+      policy,
+      callers,
+      ready: () => ready,
+      redis,
+      metrics,
+      responseCache,
+      earnsCompilation: documents.earnsCompilation,
+    }),
   });
   const sockets = createWebSocketEndpoint({
     yoga,

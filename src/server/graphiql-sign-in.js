@@ -78,7 +78,9 @@
   const credentials = credentialFields();
   const signIn = field('<button type="submit">Sign in</button>');
   const signOut = field('<button type="button" hidden>Sign out</button>');
-  const status = field('<span class="status" role="status" aria-live="polite">Not signed in: sign in to run the queries as a customer.</span>');
+  const status = field(
+    '<span class="status" role="status" aria-live="polite">Not signed in: sign in to run the queries as a customer.</span>',
+  );
   bar.append(field('<strong>Order Graph</strong>'), credentials, signIn, signOut, status);
 
   const show = (message, error = false) => {
@@ -89,7 +91,9 @@
   };
 
   const chosenLogin = () =>
-    demo.length > 0 ? demo[Number(bar.elements.demo.value)] : { username: bar.elements.username.value, password: bar.elements.password.value };
+    demo.length > 0
+      ? demo[Number(bar.elements.demo.value)]
+      : { username: bar.elements.username.value, password: bar.elements.password.value };
 
   /** Runs the Login mutation, keeps the token it returns and says how it went. */
   const logIn = async (chosen) => {

@@ -36,18 +36,27 @@ function graphiqlTabs(demoLogin: DemoLogin | undefined, movingDemo: boolean) {
   return [
     { query: tab('# The whole order in one request.', WholeOrderDocument) },
     {
-      query: tab('# The whole order, streamed with @defer: the\n# customer and the order list first, then each\n# per-order part as its upstream call returns.', WholeOrderDeferredDocument),
+      query: tab(
+        '# The whole order, streamed with @defer: the\n# customer and the order list first, then each\n# per-order part as its upstream call returns.',
+        WholeOrderDeferredDocument,
+      ),
     },
     {
       query: tab(
         '# Live order updates: the current state first,\n# then an event whenever an order changes (the\n# gateway polls the upstream once per customer\n# every LIVE_POLL_INTERVAL_MS). Run again to stop.' +
-          (movingDemo ? `\n#\n# In this demo ${MOVING_DEMO_CUSTOMER}'s order takes\n# its next stage every minute: sign in as that\n# customer, run this tab and wait for the event.` : ''),
+          (movingDemo
+            ? `\n#\n# In this demo ${MOVING_DEMO_CUSTOMER}'s order takes\n# its next stage every minute: sign in as that\n# customer, run this tab and wait for the event.`
+            : ''),
         OrderUpdatesDocument,
       ),
     },
     {
       query: `# Log in: returns the token set (the sign-in bar\n# above does this for you and keeps the token).\n# ${demoLogin ? 'The variables hold a demo customer.' : 'Your username and password go in Variables.'}\n\n${print(LoginDocument)}\n`,
-      variables: JSON.stringify(demoLogin ? { username: demoLogin.username, password: demoLogin.password } : { username: '', password: '' }, null, 2),
+      variables: JSON.stringify(
+        demoLogin ? { username: demoLogin.username, password: demoLogin.password } : { username: '', password: '' },
+        null,
+        2,
+      ),
     },
   ];
 }
@@ -56,7 +65,9 @@ function graphiqlTabs(demoLogin: DemoLogin | undefined, movingDemo: boolean) {
 function signInBar(demoLogins: readonly DemoLogin[]): string {
   const settings = { endpoint: '/graphql', login: print(LoginDocument), demo: demoLogins };
   const inline = (code: string) => `<script>${code.replace(/<\/(script)/gi, '<\\/$1')}</script>`;
-  return inline(`window.orderGraphSignIn = ${JSON.stringify(settings).replace(/</g, '\\u003c')};`) + inline(readFileSync(SIGN_IN_SCRIPT, 'utf8'));
+  return (
+    inline(`window.orderGraphSignIn = ${JSON.stringify(settings).replace(/</g, '\\u003c')};`) + inline(readFileSync(SIGN_IN_SCRIPT, 'utf8'))
+  );
 }
 
 /**
@@ -84,7 +95,9 @@ function withOurParts(rendered: string, demoLogins: readonly DemoLogin[]): strin
  * origin; framed by no one (clickjacking: a page of another site overlaying the sign-in bar).
  */
 function contentSecurityPolicy(html: string): string {
-  const hashes = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`);
+  const hashes = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    (match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`,
+  );
   return [
     "default-src 'none'",
     `script-src ${hashes.join(' ')}`,
@@ -108,7 +121,10 @@ function contentSecurityPolicy(html: string): string {
 export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
   const options: GraphiQLOptions = {
     title: 'Order Graph',
-    defaultTabs: graphiqlTabs(demoLogins[0], demoLogins.some((login) => login.username === MOVING_DEMO_CUSTOMER)),
+    defaultTabs: graphiqlTabs(
+      demoLogins[0],
+      demoLogins.some((login) => login.username === MOVING_DEMO_CUSTOMER),
+    ),
     // Every operation as a JSON POST, subscriptions too, as the SDK sends them.
     method: 'POST',
   };
@@ -118,7 +134,12 @@ export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
       if (request.method !== 'GET' || url.pathname !== '/graphql' || !request.headers.get('accept')?.includes('text/html')) return;
       page ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
         const html = withOurParts(renderGraphiQL({ endpoint: '/graphql', ...options }), demoLogins);
-        return { html, gzipped: Uint8Array.from(gzipSync(html)), etag: createHash('sha256').update(html).digest('base64url').slice(0, 27), policy: contentSecurityPolicy(html) };
+        return {
+          html,
+          gzipped: Uint8Array.from(gzipSync(html)),
+          etag: createHash('sha256').update(html).digest('base64url').slice(0, 27),
+          policy: contentSecurityPolicy(html),
+        };
       });
       const { html, gzipped, etag, policy } = await page;
       const gzip = acceptsGzip(request);
@@ -134,7 +155,12 @@ export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
         'x-frame-options': 'DENY',
         'referrer-policy': 'no-referrer',
       };
-      if (request.headers.get('if-none-match')?.split(',').some((candidate) => candidate.trim() === tag)) {
+      if (
+        request.headers
+          .get('if-none-match')
+          ?.split(',')
+          .some((candidate) => candidate.trim() === tag)
+      ) {
         return endResponse(new fetchAPI.Response(null, { status: 304, headers }));
       }
       endResponse(
@@ -145,4 +171,3 @@ export function useGraphiQLPage(demoLogins: readonly DemoLogin[]): Plugin {
     },
   };
 }
-

@@ -22,7 +22,9 @@ export function useHealthEndpoints({ isReady, readinessDetails }: HealthOptions)
       if (url.pathname === HEALTH_PATH) return endResponse(jsonAnswer(fetchAPI.Response, 200, { status: 'ok' }));
       if (url.pathname === READY_PATH) {
         const ready = isReady();
-        return endResponse(jsonAnswer(fetchAPI.Response, ready ? 200 : 503, { status: ready ? 'ready' : 'shutting down', ...readinessDetails?.() }));
+        return endResponse(
+          jsonAnswer(fetchAPI.Response, ready ? 200 : 503, { status: ready ? 'ready' : 'shutting down', ...readinessDetails?.() }),
+        );
       }
     },
   };

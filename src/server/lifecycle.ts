@@ -21,7 +21,15 @@ function errorCodes(result: unknown): string[] {
 }
 
 /** The operation begins to run: its name is known (for the log line and the metrics). */
-function began({ contextValue, document, operationName }: { contextValue: unknown; document: DocumentNode; operationName?: string | null }) {
+function began({
+  contextValue,
+  document,
+  operationName,
+}: {
+  contextValue: unknown;
+  document: DocumentNode;
+  operationName?: string | null;
+}) {
   const { scope } = contextValue as ServerContext;
   if (!scope) return;
   scope.began = true;
@@ -33,7 +41,12 @@ function began({ contextValue, document, operationName }: { contextValue: unknow
  * the caller read once), returns the id and the answer headers of every API answer
  * (headers.ts), and writes one log line per request.
  */
-export function useRequestLifecycle({ logger, policy, quietPaths, isDraining }: LifecycleOptions): Plugin<Record<string, unknown>, ServerContext> {
+export function useRequestLifecycle({
+  logger,
+  policy,
+  quietPaths,
+  isDraining,
+}: LifecycleOptions): Plugin<Record<string, unknown>, ServerContext> {
   const quiet = new Set(quietPaths);
   return {
     onRequest({ request, serverContext }) {

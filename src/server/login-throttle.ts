@@ -31,7 +31,14 @@ interface Counters {
  */
 function counters(options: LimiterOptions, shared: Shared | undefined): Counters {
   const local = new RateLimiterMemory(options);
-  const remote = shared && new RateLimiterRedis({ ...options, keyPrefix: `${shared.keyPrefix}${options.keyPrefix}`, storeClient: shared.redis.commands, rejectIfRedisNotReady: true });
+  const remote =
+    shared &&
+    new RateLimiterRedis({
+      ...options,
+      keyPrefix: `${shared.keyPrefix}${options.keyPrefix}`,
+      storeClient: shared.redis.commands,
+      rejectIfRedisNotReady: true,
+    });
   const failed = (error: unknown) => shared?.redis.failed('login counter', error);
   const onStore = async <T>(run: (limiter: RateLimiterMemory | RateLimiterRedis) => Promise<T>): Promise<T> => {
     if (remote && shared.redis.available()) {
@@ -122,7 +129,13 @@ const giveBack = (held: readonly Taken[]) => Promise.all(held.map((taken) => tak
 type LoginCounters = Record<'byAddress' | 'byPair' | 'gate' | 'byUsername', Counters>;
 
 /** One login attempt through its counters (createLoginThrottle's `attempt`). */
-async function attemptLogin<T>(counters: LoginCounters, limits: Config['loginThrottle'], username: string, address: string | null, login: () => Promise<T>): Promise<T> {
+async function attemptLogin<T>(
+  counters: LoginCounters,
+  limits: Config['loginThrottle'],
+  username: string,
+  address: string | null,
+  login: () => Promise<T>,
+): Promise<T> {
   const { byAddress, byPair, gate, byUsername } = counters;
   const user = usernameKey(username);
   const pair = `${user}:${address ?? 'unknown'}`;

@@ -38,9 +38,16 @@ export function forwardedFor(headers: IncomingMessage['headers']): string | null
  * (proxy-addr). A forwarded entry that is not an IP is ignored: the hop that sent it stands
  * for the client, so no header can switch the per-address limits off.
  */
-export function clientAddress(forwardedFor: string | null, socketAddress: string | undefined, trustProxy: ScopeSettings['trustProxy']): string | null {
+export function clientAddress(
+  forwardedFor: string | null,
+  socketAddress: string | undefined,
+  trustProxy: ScopeSettings['trustProxy'],
+): string | null {
   if (!socketAddress || !isIP(socketAddress)) return null;
-  const chain = proxyaddr.all({ headers: { 'x-forwarded-for': forwardedFor ?? undefined }, socket: { remoteAddress: socketAddress } } as unknown as IncomingMessage, trustProxy);
+  const chain = proxyaddr.all(
+    { headers: { 'x-forwarded-for': forwardedFor ?? undefined }, socket: { remoteAddress: socketAddress } } as unknown as IncomingMessage,
+    trustProxy,
+  );
   const trusted = chain.filter((address, hop) => hop === 0 || isIP(address));
   return trusted.at(-1) ?? socketAddress;
 }

@@ -75,7 +75,9 @@ function updateWithJson(hash: Hash, value: unknown): void {
     }
     const entries: Array<[string | null, unknown]> = Array.isArray(current)
       ? current.map((each) => [null, each])
-      : Object.keys(current).sort().map((key) => [key, (current as Record<string, unknown>)[key]]);
+      : Object.keys(current)
+          .sort()
+          .map((key) => [key, (current as Record<string, unknown>)[key]]);
     hash.update(Array.isArray(current) ? '[' : '{');
     stack.push({ text: Array.isArray(current) ? ']' : '}' });
     for (let i = entries.length - 1; i >= 0; i--) {
@@ -90,8 +92,22 @@ function updateWithJson(hash: Hash, value: unknown): void {
  * `<caller>.<hash of the document, the operation name and the variables>`: the caller's part
  * is what a stored answer is checked against, and what tells whose key a client-sent one is.
  */
-function cacheKey({ documentString, operationName, variableValues, sessionId }: { documentString: string; operationName?: string | null; variableValues?: unknown; sessionId?: string | null }) {
-  const hash = createHash('sha256').update(documentString).update('\0').update(operationName ?? '').update('\0');
+function cacheKey({
+  documentString,
+  operationName,
+  variableValues,
+  sessionId,
+}: {
+  documentString: string;
+  operationName?: string | null;
+  variableValues?: unknown;
+  sessionId?: string | null;
+}) {
+  const hash = createHash('sha256')
+    .update(documentString)
+    .update('\0')
+    .update(operationName ?? '')
+    .update('\0');
   updateWithJson(hash, variableValues ?? {});
   return `${sessionId ?? 'nobody'}.${hash.digest('base64url')}`;
 }
@@ -180,8 +196,14 @@ const storedAnswer = z.object({
 
 /** An answer as text: whose it is, when it was made, and its data and errors (nothing else of it). */
 function encodeAnswer(key: string, result: ExecutionResult): string {
-  const lastModified = Date.parse(String((result.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers?.['Last-Modified']));
-  return JSON.stringify({ caller: callerOf(key), storedAt: Number.isNaN(lastModified) ? Date.now() : lastModified, result: { data: result.data, errors: result.errors } });
+  const lastModified = Date.parse(
+    String((result.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers?.['Last-Modified']),
+  );
+  return JSON.stringify({
+    caller: callerOf(key),
+    storedAt: Number.isNaN(lastModified) ? Date.now() : lastModified,
+    result: { data: result.data, errors: result.errors },
+  });
 }
 
 /** The answer under `key`, if `text` is one stored for that very caller; the headers the plugin sends with it are rebuilt. */
@@ -260,7 +282,17 @@ export function memoryAnswerStore({ entry, total }: ResponseCacheBytes): AnswerS
  * request without a live token neither reads nor fills the cache (the plugin would otherwise
  * share it). Kept in `store` (Redis, shared by the replicas) or in this process's memory.
  */
-export function createResponseCache({ ttlMs, bytes, store, logger }: { ttlMs: number; bytes: ResponseCacheBytes; store?: AnswerStore; logger?: Logger }): ResponseCache {
+export function createResponseCache({
+  ttlMs,
+  bytes,
+  store,
+  logger,
+}: {
+  ttlMs: number;
+  bytes: ResponseCacheBytes;
+  store?: AnswerStore;
+  logger?: Logger;
+}): ResponseCache {
   const cache = answerCache(store ?? memoryAnswerStore(bytes), bytes.entry, logger);
   const responseCache = useResponseCache({
     ttl: ttlMs,

@@ -38,7 +38,9 @@ function listenProblem(error: NodeJS.ErrnoException, port: number, host: string)
 
 function trackerLine(origin: string, tracker: boolean): string {
   if (!tracker) return 'Order tracker is off (TRACKER=on turns it on).';
-  return builtTrackerFolder() ? `Order tracker: open ${origin}${TRACKER_PATH} in a browser.` : 'Order tracker: not built (npm run build builds it).';
+  return builtTrackerFolder()
+    ? `Order tracker: open ${origin}${TRACKER_PATH} in a browser.`
+    : 'Order tracker: not built (npm run build builds it).';
 }
 
 function banner(url: string, pages: { graphiql: boolean; tracker: boolean }, simulator: Simulator | undefined, upstream: string[]): string {
@@ -52,7 +54,12 @@ function banner(url: string, pages: { graphiql: boolean; tracker: boolean }, sim
       lines.push(`  ${customer.username.padEnd(28)} ${customer.password.padEnd(20)} ${customer.description}`);
     }
     if (graphiql) lines.push('', 'In GraphiQL: press Sign in (a demo customer is chosen), then run the WholeOrder tab.');
-    if (simulator.moving) lines.push('', `${simulator.moving.username}'s order takes its next stage every ${simulator.moving.everyMs / 1000} s: watch it in the OrderUpdates tab or the order tracker (signed in as that customer) or with the CLI's --watch.`, `  To move it now: curl -X POST ${simulator.moving.advanceUrl}`);
+    if (simulator.moving)
+      lines.push(
+        '',
+        `${simulator.moving.username}'s order takes its next stage every ${simulator.moving.everyMs / 1000} s: watch it in the OrderUpdates tab or the order tracker (signed in as that customer) or with the CLI's --watch.`,
+        `  To move it now: curl -X POST ${simulator.moving.advanceUrl}`,
+      );
   } else {
     lines.push(`Upstream: ${upstream.join(', ')}`);
   }
@@ -63,7 +70,9 @@ const config = readConfig();
 const logger = createLogger(config.logLevel);
 
 // Loaded only when it is needed: a gateway in front of the real service never carries it.
-const simulator = config.upstreamUrls ? undefined : await import('../simulator/server.js').then((s) => s.startSimulator({ host: '127.0.0.1', advanceEveryMs: s.DEMO_ADVANCE_EVERY_MS }));
+const simulator = config.upstreamUrls
+  ? undefined
+  : await import('../simulator/server.js').then((s) => s.startSimulator({ host: '127.0.0.1', advanceEveryMs: s.DEMO_ADVANCE_EVERY_MS }));
 const upstreamUrls = config.upstreamUrls ?? simulator!.urls;
 // GraphiQL's sign-in bar offers the demo customers, the one with every part of an order first.
 const demoLogins = simulator?.customers
@@ -71,7 +80,11 @@ const demoLogins = simulator?.customers
   .sort((a, b) => Number(b.username === 'ready@demo.test') - Number(a.username === 'ready@demo.test'));
 // Tracing's modules load only when it is configured: off, it costs nothing.
 const tracing = config.tracing
-  ? (await import('../observability/tracing.js')).startTracing(config.tracing, [HEALTH_PATH, READY_PATH, ...(config.metricsPath ? [config.metricsPath] : [])])
+  ? (await import('../observability/tracing.js')).startTracing(config.tracing, [
+      HEALTH_PATH,
+      READY_PATH,
+      ...(config.metricsPath ? [config.metricsPath] : []),
+    ])
   : undefined;
 const gateway = createGateway({ ...config, upstreamUrls, logger, tracing, demoLogins });
 const http = createHttpServer(gateway.yoga, { ...config, logger, onCut: gateway.onConnectionCut, onUpgrade: gateway.onUpgrade });
@@ -112,5 +125,11 @@ const port = await http.listen(config.port, config.host).catch(async (error: Nod
 
 const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
 const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/graphql`;
-console.log(banner(url, { graphiql: config.graphiql, tracker: config.tracker }, simulator, Object.values(upstreamUrls).map((u) => new URL(u).origin)));
-
+console.log(
+  banner(
+    url,
+    { graphiql: config.graphiql, tracker: config.tracker },
+    simulator,
+    Object.values(upstreamUrls).map((u) => new URL(u).origin),
+  ),
+);

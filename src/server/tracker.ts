@@ -27,7 +27,8 @@ export function builtTrackerFolder(): string | null {
  * The page's policy: its own scripts, styles and API alone (the Vite build inlines nothing);
  * no frames, no base or form elsewhere.
  */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -67,10 +68,18 @@ function readPage(folder: string, settings: unknown): Map<string, PageFile> {
   walk(folder);
   const index = files.get('index.html');
   if (index) {
-    index.headers = { 'cache-control': 'no-cache', 'content-security-policy': CSP, 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' };
+    index.headers = {
+      'cache-control': 'no-cache',
+      'content-security-policy': CSP,
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+    };
     files.set('', index);
   }
-  files.set('settings.json', pageFile(new TextEncoder().encode(JSON.stringify(settings)), TYPES['.json']!, { 'cache-control': 'no-cache' }));
+  files.set(
+    'settings.json',
+    pageFile(new TextEncoder().encode(JSON.stringify(settings)), TYPES['.json']!, { 'cache-control': 'no-cache' }),
+  );
   return files;
 }
 

@@ -54,12 +54,18 @@ export function useTrustedDocuments(mode: 'allow' | 'only') {
     getPersistedOperation: (key) => manifest.get(key) ?? manifest.get(`sha256:${key}`) ?? null,
     allowArbitraryOperations: mode === 'allow',
     customErrors: {
-      notFound: refused('This document is not one of the trusted documents: send the hash of a registered document.', 'PERSISTED_QUERY_NOT_FOUND'),
+      notFound: refused(
+        'This document is not one of the trusted documents: send the hash of a registered document.',
+        'PERSISTED_QUERY_NOT_FOUND',
+      ),
       persistedQueryOnly: refused(
         'Only trusted documents run here: send extensions.persistedQuery.sha256Hash of a registered document instead of a query.',
         'PERSISTED_QUERY_ONLY',
       ),
-      keyNotFound: refused('Send a query, or the hash of a trusted document in extensions.persistedQuery.sha256Hash.', 'PERSISTED_QUERY_ID_REQUIRED'),
+      keyNotFound: refused(
+        'Send a query, or the hash of a trusted document in extensions.persistedQuery.sha256Hash.',
+        'PERSISTED_QUERY_ID_REQUIRED',
+      ),
     },
   });
 }
@@ -83,7 +89,9 @@ export function trustedParams(mode: 'allow' | 'only'): (params: OperationParams)
   return (params) => {
     let resolved = params;
     // With the manifest in memory the plugin decides at once: no promise to wait for.
-    void onParams!({ params, setParams: (next: OperationParams) => (resolved = next), context: {} } as unknown as Parameters<NonNullable<typeof onParams>>[0]);
+    void onParams!({ params, setParams: (next: OperationParams) => (resolved = next), context: {} } as unknown as Parameters<
+      NonNullable<typeof onParams>
+    >[0]);
     return resolved;
   };
 }
@@ -91,5 +99,9 @@ export function trustedParams(mode: 'allow' | 'only'): (params: OperationParams)
 /** The operation names of the registered documents: the only ones metrics name (others are "other"). */
 export function registeredOperationNames(): string[] {
   const documents = [...registeredDocuments().values()];
-  return [...new Set(documents.flatMap((document) => [...document.matchAll(/\b(?:query|mutation|subscription)\s+(\w+)/g)].map((match) => match[1]!)))];
+  return [
+    ...new Set(
+      documents.flatMap((document) => [...document.matchAll(/\b(?:query|mutation|subscription)\s+(\w+)/g)].map((match) => match[1]!)),
+    ),
+  ];
 }

@@ -80,7 +80,8 @@ function authorization(params: Readonly<Record<string, unknown>> | undefined): s
 }
 
 /** The error codes of a result, for the operation's log line. */
-const codesOf = (errors: readonly { extensions?: Record<string, unknown> }[] | undefined) => (errors ?? []).map((error) => String(error.extensions?.code ?? 'UNKNOWN'));
+const codesOf = (errors: readonly { extensions?: Record<string, unknown> }[] | undefined) =>
+  (errors ?? []).map((error) => String(error.extensions?.code ?? 'UNKNOWN'));
 
 /**
  * GraphQL over WebSocket (the graphql-transport-ws protocol, as graphql-ws and Apollo's
@@ -154,7 +155,9 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         // ws reports a client's protocol error (a message past maxPayload, a bad frame) here,
         // after closing the socket with its code (1009, 1002): graphql-ws's own listener would
         // print it to stderr as an internal error and try another close.
-        ws.removeAllListeners('error').on('error', (error) => logger?.debug({ err: error.message }, 'websocket closed on a protocol error'));
+        ws.removeAllListeners('error').on('error', (error) =>
+          logger?.debug({ err: error.message }, 'websocket closed on a protocol error'),
+        );
       });
     },
     async drain(graceMs) {
@@ -180,7 +183,13 @@ function idleCloser(sockets: ReadonlyMap<WebSocket, ReadonlyMap<string, Operatio
     timers.delete(socket);
     const operations = sockets.get(socket);
     if (!operations || operations.size > 0) return;
-    timers.set(socket, setTimeout(() => closeSocket(socket, NORMAL, `No operation for ${idleTimeoutMs} ms: closed (connect again when needed).`), idleTimeoutMs).unref());
+    timers.set(
+      socket,
+      setTimeout(
+        () => closeSocket(socket, NORMAL, `No operation for ${idleTimeoutMs} ms: closed (connect again when needed).`),
+        idleTimeoutMs,
+      ).unref(),
+    );
   };
 }
 
@@ -221,8 +230,13 @@ function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<
       const params = trusted({ ...payload });
       checkNesting(params);
       const controller = new AbortController();
-      const scope = startSocketScope({ upgrade: request, authorization: authorization(ctx.connectionParams), signal: controller.signal }, options.policy);
-      const envelope = options.yoga.getEnveloped({ req: request, socket, params, scope } as Parameters<typeof options.yoga.getEnveloped>[0]);
+      const scope = startSocketScope(
+        { upgrade: request, authorization: authorization(ctx.connectionParams), signal: controller.signal },
+        options.policy,
+      );
+      const envelope = options.yoga.getEnveloped({ req: request, socket, params, scope } as Parameters<
+        typeof options.yoga.getEnveloped
+      >[0]);
       const document = envelope.parse(params.query ?? '');
       const errors = envelope.validate(envelope.schema, document);
       if (errors.length > 0) return errors;
@@ -230,7 +244,14 @@ function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<
       operations.set(id, { scope, controller });
       busy(socket);
       const rootValue: Executors = { execute: envelope.execute, subscribe: envelope.subscribe };
-      return { schema: envelope.schema, document, operationName: params.operationName, variableValues: params.variables, contextValue, rootValue };
+      return {
+        schema: envelope.schema,
+        document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue,
+        rootValue,
+      };
     } catch (error) {
       if (error instanceof GraphQLError) return [error];
       options.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'websocket operation failed to start');

@@ -4,17 +4,7 @@
  * coherent: estimate totals add up, each order's deliveryAddress is its primary DELIVERY
  * address, paymentId names its successful order-fee payment, tradeinId its trade-in.
  */
-import type {
-  Address,
-  Estimate,
-  Order,
-  Payment,
-  PickupCenter,
-  PostalAddress,
-  TradeIn,
-  User,
-  VehicleDetails,
-} from '../upstream/models.js';
+import type { Address, Estimate, Order, Payment, PickupCenter, PostalAddress, TradeIn, User, VehicleDetails } from '../upstream/models.js';
 
 /** A demo account: the `/auth/me` model plus its login and a few words about its stage. */
 export interface SeedUser {
@@ -645,30 +635,10 @@ function createVehicleDetails(): VehicleDetails[] {
     digitalId: vin.slice(-4),
   });
   return [
-    vehicle(
-      'production',
-      'VCF1EBU29TG004217',
-      { exterior: 'EGR', interior: 'GR', wheel: 'F3B', trim: 'EX' },
-      '2026-11-18T09:27:44.913Z',
-    ),
-    vehicle(
-      'ready',
-      'VCF1ZBU26TG001893',
-      { exterior: 'BSB', interior: 'BL', wheel: 'F3B', trim: 'O1' },
-      '2026-11-20T15:08:27.612Z',
-    ),
-    vehicle(
-      'transit',
-      'VCF1UBU24TG006542',
-      { exterior: 'GBK', interior: 'BL', wheel: 'F2S', trim: 'UL' },
-      '2026-11-17T22:10:05.348Z',
-    ),
-    vehicle(
-      'delivered',
-      'VCF1SBU25TG008127',
-      { exterior: 'MWH', interior: 'LT', wheel: 'F2A', trim: 'SP' },
-      '2026-08-22T15:30:00.000Z',
-    ),
+    vehicle('production', 'VCF1EBU29TG004217', { exterior: 'EGR', interior: 'GR', wheel: 'F3B', trim: 'EX' }, '2026-11-18T09:27:44.913Z'),
+    vehicle('ready', 'VCF1ZBU26TG001893', { exterior: 'BSB', interior: 'BL', wheel: 'F3B', trim: 'O1' }, '2026-11-20T15:08:27.612Z'),
+    vehicle('transit', 'VCF1UBU24TG006542', { exterior: 'GBK', interior: 'BL', wheel: 'F2S', trim: 'UL' }, '2026-11-17T22:10:05.348Z'),
+    vehicle('delivered', 'VCF1SBU25TG008127', { exterior: 'MWH', interior: 'LT', wheel: 'F2A', trim: 'SP' }, '2026-08-22T15:30:00.000Z'),
   ];
 }
 
@@ -749,9 +719,7 @@ function createEstimates(): Estimate[] {
       optionsTotal: 1250,
       fees: usFees(2438, 150, 345.25),
       feesTotal: 2933.25,
-      taxes: [
-        { code: 'SALES_TAX', description: 'Texas motor vehicle sales tax', rate: 0.0625, taxableAmount: 65187, amount: 4074.19 },
-      ],
+      taxes: [{ code: 'SALES_TAX', description: 'Texas motor vehicle sales tax', rate: 0.0625, taxableAmount: 65187, amount: 4074.19 }],
       taxTotal: 4074.19,
       credits: [],
       tradeInCredit: 0,
@@ -791,9 +759,7 @@ function createEstimates(): Estimate[] {
       optionsTotal: 2500,
       fees: usFees(2438, 599, 268.5),
       feesTotal: 3305.5,
-      taxes: [
-        { code: 'SALES_TAX', description: 'New Jersey sales tax', rate: 0.06625, taxableAmount: 55536, amount: 3679.26 },
-      ],
+      taxes: [{ code: 'SALES_TAX', description: 'New Jersey sales tax', rate: 0.06625, taxableAmount: 55536, amount: 3679.26 }],
       taxTotal: 3679.26,
       credits: [{ code: 'LOYALTY_CREDIT', description: 'Returning customer credit', amount: 500 }],
       tradeInCredit: 0,
@@ -810,9 +776,7 @@ function createEstimates(): Estimate[] {
       optionsTotal: 1000,
       fees: usFees(2438, 599, 268.5),
       feesTotal: 3305.5,
-      taxes: [
-        { code: 'SALES_TAX', description: 'New Jersey sales tax', rate: 0.06625, taxableAmount: 43036, amount: 2851.14 },
-      ],
+      taxes: [{ code: 'SALES_TAX', description: 'New Jersey sales tax', rate: 0.06625, taxableAmount: 43036, amount: 2851.14 }],
       taxTotal: 2851.14,
       credits: [],
       tradeInCredit: 0,

@@ -3,7 +3,16 @@
 import { CONTRACT, isActiveAt, type OperationName } from '../upstream/contract.js';
 import type { Order } from '../upstream/models.js';
 import type { SeedData } from './data.js';
-import { orderNotFound, requireBodyStrings, requireParams, SimulatedError, unauthorized, validationError, type Call, type Reply } from './request.js';
+import {
+  orderNotFound,
+  requireBodyStrings,
+  requireParams,
+  SimulatedError,
+  unauthorized,
+  validationError,
+  type Call,
+  type Reply,
+} from './request.js';
 import type { TokenIssuer } from './tokens.js';
 
 /** What the handlers serve from: the live seed data and the token issuer. */
@@ -37,7 +46,11 @@ function assertOwner(call: Call, order: Order) {
 
 function assertActive(call: Call, order: Order) {
   if (!isActiveAt(call.operation, order.status)) {
-    throw new SimulatedError(409, 'ORDER_STAGE_NOT_ELIGIBLE', `${FEATURE[call.operation] ?? `${call.operation} is`} not available for order status ${order.status}`);
+    throw new SimulatedError(
+      409,
+      'ORDER_STAGE_NOT_ELIGIBLE',
+      `${FEATURE[call.operation] ?? `${call.operation} is`} not available for order status ${order.status}`,
+    );
   }
 }
 

@@ -48,7 +48,9 @@ export function resolveRoute(method: string, rawPath: string): Resolution {
       continue;
     }
     try {
-      const pathParams = Object.fromEntries(Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value ?? '')]));
+      const pathParams = Object.fromEntries(
+        Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value ?? '')]),
+      );
       return { kind: 'route', operation: route.operation, hostPath, pathParams };
     } catch {
       return { kind: 'bad-path', hostPath };

@@ -218,7 +218,8 @@ async function answer(world: World, call: Call): Promise<Reply & { headers?: Rec
 /** What a request that is not a routed call gets: 404, 405, 400 or 413; null when it is routable. */
 function refusal(resolution: Resolution, tooLarge: boolean, method: string, rawPath: string): Parameters<Send> | null {
   if (resolution.kind === 'not-found') return [404, 'NOT_FOUND', `Cannot ${method} ${rawPath}`];
-  if (resolution.kind === 'method-not-allowed') return [405, 'METHOD_NOT_ALLOWED', `Cannot ${method} ${rawPath}`, { allow: resolution.allow }];
+  if (resolution.kind === 'method-not-allowed')
+    return [405, 'METHOD_NOT_ALLOWED', `Cannot ${method} ${rawPath}`, { allow: resolution.allow }];
   if (resolution.kind === 'bad-path') return [400, 'VALIDATION_ERROR', 'Malformed path parameter'];
   if (tooLarge) return [413, 'PAYLOAD_TOO_LARGE', 'Request body too large'];
   return null;
@@ -251,7 +252,8 @@ async function handle({ world, log, faults, latency, shutdown }: SimulatorState,
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
   };
-  const sendError: Send = (status, code, message, headers = {}) => reply(status, errorBody(status, code, message, resolution.hostPath), headers);
+  const sendError: Send = (status, code, message, headers = {}) =>
+    reply(status, errorBody(status, code, message, resolution.hostPath), headers);
 
   const fault = call && faults.get(call.operation);
   if (fault) return applyFault(fault, req, res, entry, sendError);
@@ -279,7 +281,11 @@ function controlAnswer({ log, moves }: ControlEndpoints, method: string, path: s
   if (moves && path === ADVANCE_PATH) {
     // Only POST moves the order: a browser's GET, a prefetch or a crawler must not.
     if (method === 'POST') return [200, moves.advance()];
-    return [405, { statusCode: 405, error: 'Method Not Allowed', message: `Cannot ${method} ${path}: POST moves the order` }, { allow: 'POST' }];
+    return [
+      405,
+      { statusCode: 405, error: 'Method Not Allowed', message: `Cannot ${method} ${path}: POST moves the order` },
+      { allow: 'POST' },
+    ];
   }
   return [404, { statusCode: 404, error: 'Not Found', message: `Cannot ${method} ${path}` }];
 }
@@ -325,7 +331,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     shutdown: shutdown.signal,
   };
   const setLatency = (fixedMs: number, jitterMs = 0) => {
-    for (const [name, value] of [['fixedMs', fixedMs], ['jitterMs', jitterMs]] as const) {
+    for (const [name, value] of [
+      ['fixedMs', fixedMs],
+      ['jitterMs', jitterMs],
+    ] as const) {
       if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number >= 0`);
     }
     Object.assign(state.latency, { fixedMs, jitterMs });

@@ -10,10 +10,7 @@ export const TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
 const ISSUER = 'order-graph-simulator';
 
 /** What a bearer turned out to be. `expired` tokens had a valid signature. */
-export type AccessTokenCheck =
-  | { kind: 'valid'; userId: string }
-  | { kind: 'expired'; userId: string }
-  | { kind: 'invalid' };
+export type AccessTokenCheck = { kind: 'valid'; userId: string } | { kind: 'expired'; userId: string } | { kind: 'invalid' };
 
 export interface TokenIssuer {
   /** A fresh TokenSet for the user, with a new single-use refresh token. */

@@ -24,7 +24,18 @@ const at = (path) => join(ROOT, path);
 const ifAvailable = process.argv.includes('--if-available');
 
 /** What a build is made from: any change here means dist/ is stale (the tracker page's sources included). */
-const INPUTS = ['src', 'schema', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'examples/order-tracker/src', 'examples/order-tracker/index.html', 'examples/order-tracker/vite.config.ts', 'examples/order-tracker/package.json'];
+const INPUTS = [
+  'src',
+  'schema',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'examples/order-tracker/src',
+  'examples/order-tracker/index.html',
+  'examples/order-tracker/vite.config.ts',
+  'examples/order-tracker/package.json',
+];
 /** What the compiled code and a production install read besides the compiled files. */
 const COPIED = [
   'schema/',
@@ -77,7 +88,8 @@ function lock() {
       return () => rmSync(at(LOCK), { recursive: true, force: true });
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
-      if (Date.now() - statSync(at(LOCK), { throwIfNoEntry: false })?.mtimeMs > STALE_LOCK_MS) rmSync(at(LOCK), { recursive: true, force: true });
+      if (Date.now() - statSync(at(LOCK), { throwIfNoEntry: false })?.mtimeMs > STALE_LOCK_MS)
+        rmSync(at(LOCK), { recursive: true, force: true });
       else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
     }
   }
@@ -113,7 +125,9 @@ if (!tsc) {
     process.exit(1);
   }
   if (existsSync(at('dist/src/server/main.js'))) process.exit(0);
-  console.error('build: no dist/ to start and no TypeScript to build it: run `npm ci && npm run build` first (the production install leaves TypeScript out)');
+  console.error(
+    'build: no dist/ to start and no TypeScript to build it: run `npm ci && npm run build` first (the production install leaves TypeScript out)',
+  );
   process.exit(1);
 }
 

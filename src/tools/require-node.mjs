@@ -12,6 +12,8 @@ const omitted = (name) => (process.env[`npm_config_${name}`] ?? '').split(/[\s,]
 const production = omitted('omit').includes('dev') || (process.env.NODE_ENV === 'production' && !omitted('include').includes('dev'));
 const asDependency = process.cwd().split(sep).includes('node_modules');
 if (production && !asDependency && running < required) {
-  console.error(`order-graph needs Node.js ${required} or newer; this is Node.js ${process.versions.node}. Install with that Node.js (the container image has it).`);
+  console.error(
+    `order-graph needs Node.js ${required} or newer; this is Node.js ${process.versions.node}. Install with that Node.js (the container image has it).`,
+  );
   process.exit(1);
 }

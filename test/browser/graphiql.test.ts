@@ -32,9 +32,15 @@ afterAll(async () => {
 });
 
 /** The page with a count of what the user did on it, and what its Content Security Policy refused. */
-async function open(): Promise<{ page: Page; actions: string[]; offline: string[]; refused: string[]; act<T>(what: string, action: () => Promise<T>): Promise<T> }> {
+async function open(): Promise<{
+  page: Page;
+  actions: string[];
+  offline: string[];
+  refused: string[];
+  act<T>(what: string, action: () => Promise<T>): Promise<T>;
+}> {
   const actions: string[] = [];
-  const act = async <T,>(what: string, action: () => Promise<T>) => {
+  const act = async <T>(what: string, action: () => Promise<T>) => {
     actions.push(what);
     return action();
   };
@@ -64,7 +70,9 @@ async function tab(page: Page, name: string, operation: string) {
   // headless Chromium; a click event selects the tab as a person's click does.
   await page.locator(`button[title="${name}"]`).dispatchEvent('click');
   await expect.poll(() => selectedTab(page)).toBe(name);
-  await expect.poll(async () => (await page.locator('.graphiql-query-editor').innerText()).replace(/\s+/g, ' ')).toContain(`${operation} ${name}`);
+  await expect
+    .poll(async () => (await page.locator('.graphiql-query-editor').innerText()).replace(/\s+/g, ' '))
+    .toContain(`${operation} ${name}`);
 }
 
 /**
@@ -94,7 +102,11 @@ async function signInLayout(page: Page) {
   const boxes = [];
   for (const part of await parts.all()) {
     const box = await part.boundingBox();
-    if (box) boxes.push({ part: await part.evaluate((element) => element.tagName.toLowerCase() + (element.className ? `.${element.className}` : '')), ...box });
+    if (box)
+      boxes.push({
+        part: await part.evaluate((element) => element.tagName.toLowerCase() + (element.className ? `.${element.className}` : '')),
+        ...box,
+      });
   }
   // The page's own script context has the DOM; this file is compiled without its types.
   const [viewportWidth, scrollWidth] = await page.evaluate<[number, number]>('[innerWidth, document.documentElement.scrollWidth]');
@@ -213,58 +225,66 @@ describe.skipIf(!haveBrowser)('GraphiQL on a phone (390×844) and at desktop wid
   it.each([
     { size: 'phone', options: PHONE, width: 390 },
     { size: 'desktop', options: DESKTOP, width: 1280 },
-  ])('$size: the page is as wide as the screen, the sign-in bar fits it, a picked demo customer signs in and a query runs', async ({ size, options, width }) => {
-    const context = await browser.newContext(options);
-    const page = await context.newPage();
-    await page.goto(gateway.endpoint, { waitUntil: 'load', timeout: 60_000 });
-    await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
+  ])(
+    '$size: the page is as wide as the screen, the sign-in bar fits it, a picked demo customer signs in and a query runs',
+    async ({ size, options, width }) => {
+      const context = await browser.newContext(options);
+      const page = await context.newPage();
+      await page.goto(gateway.endpoint, { waitUntil: 'load', timeout: 60_000 });
+      await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
 
-    const before = await signInLayout(page);
-    expectFits(before, width);
-    expect(before.boxes.map(({ part }) => part)).toEqual(['strong', 'label', 'select', 'button', 'span.status']);
-    const box = (part: string) => before.boxes.find((candidate) => candidate.part === part)!;
-    if (size === 'desktop') {
-      // One line, as the bar always was at this width: every part overlaps every other vertically.
-      expect(Math.max(...before.boxes.map(({ y }) => y))).toBeLessThan(Math.min(...before.boxes.map(({ y, height }) => y + height)));
-    } else {
-      // The picker has a line of its own, wide enough to read the customer in it.
-      expect(box('select').width).toBeGreaterThan(width / 2);
-      expect(box('button').y).toBeGreaterThan(box('select').y + box('select').height - 1);
-    }
-    expect(await barViolations(page)).toEqual([]);
-    console.info(`GraphiQL at ${width} px: the page is ${before.scrollWidth} px wide, the bar ${before.boxes.map(({ part, x, width: w }) => `${part} ${Math.round(x)}..${Math.round(x + w)}`).join(', ')}`);
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: new URL(`graphiql-${width}-sign-in.png`, SCREENSHOTS).pathname });
+      const before = await signInLayout(page);
+      expectFits(before, width);
+      expect(before.boxes.map(({ part }) => part)).toEqual(['strong', 'label', 'select', 'button', 'span.status']);
+      const box = (part: string) => before.boxes.find((candidate) => candidate.part === part)!;
+      if (size === 'desktop') {
+        // One line, as the bar always was at this width: every part overlaps every other vertically.
+        expect(Math.max(...before.boxes.map(({ y }) => y))).toBeLessThan(Math.min(...before.boxes.map(({ y, height }) => y + height)));
+      } else {
+        // The picker has a line of its own, wide enough to read the customer in it.
+        expect(box('select').width).toBeGreaterThan(width / 2);
+        expect(box('button').y).toBeGreaterThan(box('select').y + box('select').height - 1);
+      }
+      expect(await barViolations(page)).toEqual([]);
+      console.info(
+        `GraphiQL at ${width} px: the page is ${before.scrollWidth} px wide, the bar ${before.boxes.map(({ part, x, width: w }) => `${part} ${Math.round(x)}..${Math.round(x + w)}`).join(', ')}`,
+      );
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: new URL(`graphiql-${width}-sign-in.png`, SCREENSHOTS).pathname });
 
-    await pickDemo(page, 'two-orders@demo.test');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Signed in as two-orders@demo\.test /);
-    const after = await signInLayout(page);
-    expectFits(after, width);
-    expect(after.boxes.map(({ part }) => part)).toEqual(['strong', 'button', 'span.status']);
+      await pickDemo(page, 'two-orders@demo.test');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Signed in as two-orders@demo\.test /);
+      const after = await signInLayout(page);
+      expectFits(after, width);
+      expect(after.boxes.map(({ part }) => part)).toEqual(['strong', 'button', 'span.status']);
 
-    // The editor draws only the lines and columns in sight (few of them on a phone): the whole
-    // answer is read from the wire, and the pane shows its beginning.
-    const answer = page.waitForResponse((response) => response.request().method() === 'POST' && /\bquery WholeOrder\b/.test(response.request().postData() ?? ''));
-    await page.locator('.graphiql-execute-button').click();
-    const body = await (await answer).text();
-    expect(JSON.parse(body)).toMatchObject({ data: { me: { email: 'two-orders@demo.test' } } });
-    expect(body).not.toContain('"errors"');
-    for (const { reservationId } of demoOrders(simulator, 'two-orders@demo.test')) expect(body).toContain(`"reservationId":"${reservationId}"`);
-    await expect.poll(() => responseText(page), { timeout: 20_000 }).toMatch(/^\{"data":\{"me":\{"id":/);
-    expectFits(await signInLayout(page), width);
-    const editors = (await page.locator('.graphiql-editors').boundingBox())!;
-    const response = (await page.locator('.graphiql-response').boundingBox())!;
-    if (size === 'desktop') {
-      expect(response.x).toBeGreaterThanOrEqual(editors.x + editors.width); // beside the editors, as GraphiQL sets it
-    } else {
-      // Below the editors, across the width GraphiQL leaves them (it sets the answer beside them, some 50 px wide).
-      expect(response.y).toBeGreaterThanOrEqual(editors.y + editors.height);
-      expect(response.width).toBeGreaterThanOrEqual(editors.width);
-    }
-    await page.screenshot({ path: new URL(`graphiql-${width}.png`, SCREENSHOTS).pathname });
-    await context.close();
-  });
+      // The editor draws only the lines and columns in sight (few of them on a phone): the whole
+      // answer is read from the wire, and the pane shows its beginning.
+      const answer = page.waitForResponse(
+        (response) => response.request().method() === 'POST' && /\bquery WholeOrder\b/.test(response.request().postData() ?? ''),
+      );
+      await page.locator('.graphiql-execute-button').click();
+      const body = await (await answer).text();
+      expect(JSON.parse(body)).toMatchObject({ data: { me: { email: 'two-orders@demo.test' } } });
+      expect(body).not.toContain('"errors"');
+      for (const { reservationId } of demoOrders(simulator, 'two-orders@demo.test'))
+        expect(body).toContain(`"reservationId":"${reservationId}"`);
+      await expect.poll(() => responseText(page), { timeout: 20_000 }).toMatch(/^\{"data":\{"me":\{"id":/);
+      expectFits(await signInLayout(page), width);
+      const editors = (await page.locator('.graphiql-editors').boundingBox())!;
+      const response = (await page.locator('.graphiql-response').boundingBox())!;
+      if (size === 'desktop') {
+        expect(response.x).toBeGreaterThanOrEqual(editors.x + editors.width); // beside the editors, as GraphiQL sets it
+      } else {
+        // Below the editors, across the width GraphiQL leaves them (it sets the answer beside them, some 50 px wide).
+        expect(response.y).toBeGreaterThanOrEqual(editors.y + editors.height);
+        expect(response.width).toBeGreaterThanOrEqual(editors.width);
+      }
+      await page.screenshot({ path: new URL(`graphiql-${width}.png`, SCREENSHOTS).pathname });
+      await context.close();
+    },
+  );
 
   it('phone, in front of a real upstream: the username and password fields fit beside each other or below', async () => {
     const real = await startGateway({ upstreamUrls: simulator.urls });

@@ -35,7 +35,13 @@ beforeAll(async () => {
   const demoLogins = simulator.customers
     .map(({ username, password, description }) => ({ username, password, description }))
     .sort((a, b) => Number(b.username === READY) - Number(a.username === READY));
-  gateway = await startGateway({ upstreamUrls: simulator.urls, demoLogins, tracker: true, trackerFolder: folder, live: { pollIntervalMs: 300 } });
+  gateway = await startGateway({
+    upstreamUrls: simulator.urls,
+    demoLogins,
+    tracker: true,
+    trackerFolder: folder,
+    live: { pollIntervalMs: 300 },
+  });
   browser = await launchChromium();
 }, 120_000);
 
@@ -68,7 +74,9 @@ const currentStage = (page: Page) => page.locator('.progress li[aria-current="st
 
 /** Signs in as a demo customer and waits for the whole order: every part arrived, the history read. */
 async function signIn(page: Page, username: string) {
-  const index = await page.locator('select[name="demo"] option').evaluateAll((options, name) => options.findIndex((option) => option.textContent?.startsWith(`${name} `)), username);
+  const index = await page
+    .locator('select[name="demo"] option')
+    .evaluateAll((options, name) => options.findIndex((option) => option.textContent?.startsWith(`${name} `)), username);
   await page.getByLabel('Demo customer').selectOption(String(index));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect.poll(() => page.locator('.part[aria-busy="true"], .timeline[aria-busy="true"]').count(), { timeout: 30_000 }).toBe(0);
@@ -78,8 +86,17 @@ async function signIn(page: Page, username: string) {
 async function axeViolations(page: Page) {
   // Run through the DevTools protocol, so the page's CSP (no inline script) stays as it is.
   await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => (await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }> } }).axe.run()).violations);
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id} (${violation.nodes.length})`);
+  const violations = await page.evaluate(
+    async () =>
+      (
+        await (
+          window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }> } }
+        ).axe.run()
+      ).violations,
+  );
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.nodes.length})`);
 }
 
 describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
@@ -89,47 +106,55 @@ describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
     expect(gzipped).toBeLessThan(150_000);
   });
 
-  it.each([1280, 390])('at %i px: the whole order, then a move of the demo order shown live with a new history entry, no reload', async (width) => {
-    const { page, problems, deferredAnswers } = await open(width);
-    mkdirSync(SCREENSHOTS, { recursive: true });
+  it.each([1280, 390])(
+    'at %i px: the whole order, then a move of the demo order shown live with a new history entry, no reload',
+    async (width) => {
+      const { page, problems, deferredAnswers } = await open(width);
+      mkdirSync(SCREENSHOTS, { recursive: true });
 
-    await signIn(page, READY);
-    const vin = simulator.data.vehicleDetails.find((vehicle) => vehicle.reservationId === 'OC-ACBDE')!.vin;
-    for (const field of ['vehicle', 'pickup', 'estimate', 'payments', 'tradeIn']) expect(await part(page, field).getAttribute('data-state')).toBe('shown');
-    expect(await part(page, 'vehicle').innerText()).toContain(vin);
-    expect(await part(page, 'pickup').innerText()).toContain('Center Plus Los Angeles');
-    expect(await part(page, 'estimate').innerText()).toMatch(/Paid[\s\S]*Due/);
-    expect(await part(page, 'tradeIn').innerText()).toMatch(/Offer expires/);
-    expect(await currentStage(page)).toBe('Ready for pickup');
-    expect(await page.locator('.progress .next').innerText()).toBe('Now: Ready for pickup. Next: Delivered.');
-    expect(await events(page)).toBeGreaterThan(0);
-    // The order came as one streamed (@defer) answer.
-    expect(deferredAnswers).toHaveLength(1);
-    expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: new URL(`tracker-whole-order-${width}.png`, SCREENSHOTS).pathname, fullPage: true });
+      await signIn(page, READY);
+      const vin = simulator.data.vehicleDetails.find((vehicle) => vehicle.reservationId === 'OC-ACBDE')!.vin;
+      for (const field of ['vehicle', 'pickup', 'estimate', 'payments', 'tradeIn'])
+        expect(await part(page, field).getAttribute('data-state')).toBe('shown');
+      expect(await part(page, 'vehicle').innerText()).toContain(vin);
+      expect(await part(page, 'pickup').innerText()).toContain('Center Plus Los Angeles');
+      expect(await part(page, 'estimate').innerText()).toMatch(/Paid[\s\S]*Due/);
+      expect(await part(page, 'tradeIn').innerText()).toMatch(/Offer expires/);
+      expect(await currentStage(page)).toBe('Ready for pickup');
+      expect(await page.locator('.progress .next').innerText()).toBe('Now: Ready for pickup. Next: Delivered.');
+      expect(await events(page)).toBeGreaterThan(0);
+      // The order came as one streamed (@defer) answer.
+      expect(deferredAnswers).toHaveLength(1);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.screenshot({ path: new URL(`tracker-whole-order-${width}.png`, SCREENSHOTS).pathname, fullPage: true });
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await signIn(page, simulator.moving!.username);
-    await expect.poll(() => page.locator('.bar .live').innerText(), { timeout: 30_000 }).toMatch(/^Live/);
-    const before = await events(page);
-    const stageBefore = await currentStage(page);
-    // The demo's own mechanism: the URL npm start's banner prints.
-    const move = (await (await fetch(simulator.moving!.advanceUrl, { method: 'POST' })).json()) as { from: string; to: string };
-    const stageName = (status: string) => status.charAt(0) + status.slice(1).toLowerCase().replaceAll('_', ' ');
-    await expect.poll(() => page.locator('.notes').innerText(), { timeout: 30_000 }).toContain(`Stage: ${stageName(move.from)} → ${stageName(move.to)}`);
-    await expect.poll(() => currentStage(page), { timeout: 30_000 }).toBe(stageName(move.to));
-    expect(stageName(move.from)).toBe(stageBefore);
-    await expect.poll(() => events(page), { timeout: 30_000 }).toBe(before + 1);
-    expect(await page.locator('.timeline .event').first().innerText()).toContain(`Stage: ${stageName(move.from)} → ${stageName(move.to)}`);
-    // Still the page it was: the whole move arrived without a navigation, with one deferred answer per reading.
-    expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signIn(page, simulator.moving!.username);
+      await expect.poll(() => page.locator('.bar .live').innerText(), { timeout: 30_000 }).toMatch(/^Live/);
+      const before = await events(page);
+      const stageBefore = await currentStage(page);
+      // The demo's own mechanism: the URL npm start's banner prints.
+      const move = (await (await fetch(simulator.moving!.advanceUrl, { method: 'POST' })).json()) as { from: string; to: string };
+      const stageName = (status: string) => status.charAt(0) + status.slice(1).toLowerCase().replaceAll('_', ' ');
+      await expect
+        .poll(() => page.locator('.notes').innerText(), { timeout: 30_000 })
+        .toContain(`Stage: ${stageName(move.from)} → ${stageName(move.to)}`);
+      await expect.poll(() => currentStage(page), { timeout: 30_000 }).toBe(stageName(move.to));
+      expect(stageName(move.from)).toBe(stageBefore);
+      await expect.poll(() => events(page), { timeout: 30_000 }).toBe(before + 1);
+      expect(await page.locator('.timeline .event').first().innerText()).toContain(
+        `Stage: ${stageName(move.from)} → ${stageName(move.to)}`,
+      );
+      // Still the page it was: the whole move arrived without a navigation, with one deferred answer per reading.
+      expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1);
 
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-    expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: new URL(`tracker-live-${width}.png`, SCREENSHOTS).pathname, fullPage: true });
-    expect(problems).toEqual([]);
-    await page.close();
-  });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.screenshot({ path: new URL(`tracker-live-${width}.png`, SCREENSHOTS).pathname, fullPage: true });
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
 
   it.each(['early@demo.test', 'confirmed@demo.test', 'production@demo.test', 'cancelled@demo.test'])(
     '%s: each part the order’s stage has not reached says from which stage (as the progress line names it), or that the order was cancelled',

@@ -75,7 +75,11 @@ const armor = (limits: string): Expected => ({
 const invalid = (message: RegExp): Expected => ({ status: 400, code: 'GRAPHQL_VALIDATION_FAILED', message });
 const badRequest = (message: RegExp, status = 400): Expected => ({ status, code: 'BAD_REQUEST', message });
 const CSRF_REFUSED: Expected = { status: 403, code: 'PREFLIGHT_REQUIRED', message: /^A POST must be sent as application\/json/ };
-const UNRESOLVED: Expected = { status: 400, code: 'OPERATION_RESOLUTION_FAILURE', message: /Could not determine what operation to execute/ };
+const UNRESOLVED: Expected = {
+  status: 400,
+  code: 'OPERATION_RESOLUTION_FAILURE',
+  message: /Could not determine what operation to execute/,
+};
 
 /**
  * A POST of a GraphQL document: the body limit comes first, then the token limit (while
@@ -83,11 +87,18 @@ const UNRESOLVED: Expected = { status: 400, code: 'OPERATION_RESOLUTION_FAILURE'
  */
 function document(family: string, name: string, query: string, deserved: Expected, extra: Record<string, unknown> = {}): HostileRequest {
   const body = JSON.stringify({ query, ...extra });
-  const expected = bytes(body) > LIMITS.maxRequestBodyBytes ? TOO_LARGE : countTokens(query) > LIMITS.maxTokens ? TOO_MANY_TOKENS : deserved;
+  const expected =
+    bytes(body) > LIMITS.maxRequestBodyBytes ? TOO_LARGE : countTokens(query) > LIMITS.maxTokens ? TOO_MANY_TOKENS : deserved;
   return { family, name, method: 'POST', headers: { ...JSON_POST }, body: () => body, expected };
 }
 
-const rawPost = (family: string, name: string, body: NonNullable<HostileRequest['body']>, expected: Expected, headers: Record<string, string> = JSON_POST): HostileRequest => ({
+const rawPost = (
+  family: string,
+  name: string,
+  body: NonNullable<HostileRequest['body']>,
+  expected: Expected,
+  headers: Record<string, string> = JSON_POST,
+): HostileRequest => ({
   family,
   name,
   method: 'POST',
@@ -114,7 +125,12 @@ function depthFamily(): HostileRequest[] {
   for (const depth of [16, 17, 20, 32, 64, 128, 256, 512, 1024]) {
     const levels = depth - 4; // __type, fields, type, …, name
     requests.push(
-      document(family, `__type ofType chain, depth ${depth}`, `{ ${UPSTREAM_FIELDS} __type(name: "Order") { fields { type { ${ofTypeChain(levels)} } } } }`, armor('depth|cost')),
+      document(
+        family,
+        `__type ofType chain, depth ${depth}`,
+        `{ ${UPSTREAM_FIELDS} __type(name: "Order") { fields { type { ${ofTypeChain(levels)} } } } }`,
+        armor('depth|cost'),
+      ),
       document(
         family,
         `__type ofType chain in inline fragments, depth ${depth}`,
@@ -125,7 +141,12 @@ function depthFamily(): HostileRequest[] {
     if (depth <= 256) {
       const fragments = range(levels).map((i) => `fragment T${i} on __Type { ofType { ${i + 1 < levels ? `...T${i + 1}` : 'name'} } }`);
       requests.push(
-        document(family, `__type ofType chain through ${levels} named fragments, depth ${depth}`, `{ ${UPSTREAM_FIELDS} __type(name: "Order") { fields { type { ...T0 } } } } ${fragments.join(' ')}`, armor('depth|cost')),
+        document(
+          family,
+          `__type ofType chain through ${levels} named fragments, depth ${depth}`,
+          `{ ${UPSTREAM_FIELDS} __type(name: "Order") { fields { type { ...T0 } } } } ${fragments.join(' ')}`,
+          armor('depth|cost'),
+        ),
       );
     }
   }
@@ -134,7 +155,14 @@ function depthFamily(): HostileRequest[] {
   // fits is answered: see 'shapes inside the limits'); graphql-armor's cost, at × 1.5 per
   // level, refused them from 20 levels on.
   for (const levels of [400, 600, 1000]) {
-    requests.push(document(family, `${levels} nested inline fragments around me { id }`, `{ ${'... on Query { '.repeat(levels)}me { id }${' }'.repeat(levels)} }`, TOO_MANY_TOKENS));
+    requests.push(
+      document(
+        family,
+        `${levels} nested inline fragments around me { id }`,
+        `{ ${'... on Query { '.repeat(levels)}me { id }${' }'.repeat(levels)} }`,
+        TOO_MANY_TOKENS,
+      ),
+    );
   }
   // Introspection's own cycles (fields → type → fields, interfaces → possibleTypes, …).
   for (const cycles of [3, 4, 8, 50]) {
@@ -145,9 +173,19 @@ function depthFamily(): HostileRequest[] {
       possible = `name interfaces { possibleTypes { ${possible} } }`;
     }
     requests.push(
-      document(family, `__schema types.fields.type × ${cycles}`, `{ ${UPSTREAM_FIELDS} __schema { types { ${fields} } } }`, armor('depth|cost')),
+      document(
+        family,
+        `__schema types.fields.type × ${cycles}`,
+        `{ ${UPSTREAM_FIELDS} __schema { types { ${fields} } } }`,
+        armor('depth|cost'),
+      ),
       document(family, `__type fields.type × ${cycles}`, `{ ${UPSTREAM_FIELDS} __type(name: "Order") { ${fields} } }`, armor('depth|cost')),
-      document(family, `__schema interfaces.possibleTypes × ${cycles}`, `{ ${UPSTREAM_FIELDS} __schema { types { ${possible} } } }`, armor('depth|cost')),
+      document(
+        family,
+        `__schema interfaces.possibleTypes × ${cycles}`,
+        `{ ${UPSTREAM_FIELDS} __schema { types { ${possible} } } }`,
+        armor('depth|cost'),
+      ),
     );
   }
   return requests;
@@ -180,13 +218,35 @@ function repeatedFieldsFamily(): HostileRequest[] {
     '__typename …': (n) => `{ ${UPSTREAM_FIELDS} ${'__typename '.repeat(n)}}`,
   };
   for (const [shape, build] of Object.entries(shapes)) {
-    for (const n of [1200, 1500, 1990, 2000, 2500, 5000, 20_000, 30_000]) requests.push(document(family, `${n} × ${shape}`, build(n), aborted));
+    for (const n of [1200, 1500, 1990, 2000, 2500, 5000, 20_000, 30_000])
+      requests.push(document(family, `${n} × ${shape}`, build(n), aborted));
   }
   requests.push(
-    document(family, '300 unused variable definitions', `query (${repeat(300, (i) => `$v${i}: Int`, ', ')}) { me { id } }`, invalid(/is never used/)),
-    document(family, '700 variable definitions', `query (${repeat(700, (i) => `$v${i}: Int`, ', ')}) { me { id } }`, invalid(/is never used/)),
-    document(family, '400 unknown arguments', `{ order(id: "x", ${repeat(400, (i) => `x${i}: 1`, ', ')}) { id } }`, invalid(/Unknown argument|Validation aborted/)),
-    document(family, '600 operations', repeat(600, (i) => `query Q${i} { me { id } }`), UNRESOLVED, { operationName: 'Q0' }),
+    document(
+      family,
+      '300 unused variable definitions',
+      `query (${repeat(300, (i) => `$v${i}: Int`, ', ')}) { me { id } }`,
+      invalid(/is never used/),
+    ),
+    document(
+      family,
+      '700 variable definitions',
+      `query (${repeat(700, (i) => `$v${i}: Int`, ', ')}) { me { id } }`,
+      invalid(/is never used/),
+    ),
+    document(
+      family,
+      '400 unknown arguments',
+      `{ order(id: "x", ${repeat(400, (i) => `x${i}: 1`, ', ')}) { id } }`,
+      invalid(/Unknown argument|Validation aborted/),
+    ),
+    document(
+      family,
+      '600 operations',
+      repeat(600, (i) => `query Q${i} { me { id } }`),
+      UNRESOLVED,
+      { operationName: 'Q0' },
+    ),
   );
   return requests;
 }
@@ -196,13 +256,25 @@ function fragmentFamily(): HostileRequest[] {
   const requests: HostileRequest[] = [];
   const cycle = invalid(/Cannot spread fragment "\w+" within itself/);
   const chainCycle = (n: number, type: string, field: string) =>
-    range(n).map((i) => `fragment C${i} on ${type} { ${field} ...C${(i + 1) % n} }`).join(' ');
+    range(n)
+      .map((i) => `fragment C${i} on ${type} { ${field} ...C${(i + 1) % n} }`)
+      .join(' ');
   requests.push(
     document(family, 'cycle A → B → A', `{ me { ...A } } fragment A on Customer { ...B } fragment B on Customer { ...A }`, cycle),
     document(family, 'self-spread', `{ me { ...A } } fragment A on Customer { id ...A }`, cycle),
     document(family, 'cycle through an inline fragment', `{ me { ...A } } fragment A on Customer { ... on Customer { ...A } }`, cycle),
-    document(family, 'cycle through a field', `{ __type(name: "Order") { ...T } me { id } } fragment T on __Type { ofType { ...T } }`, cycle),
-    document(family, 'unused cycle', `{ me { id } } fragment A on Customer { ...B } fragment B on Customer { ...A }`, invalid(/within itself|is never used/)),
+    document(
+      family,
+      'cycle through a field',
+      `{ __type(name: "Order") { ...T } me { id } } fragment T on __Type { ofType { ...T } }`,
+      cycle,
+    ),
+    document(
+      family,
+      'unused cycle',
+      `{ me { id } } fragment A on Customer { ...B } fragment B on Customer { ...A }`,
+      invalid(/within itself|is never used/),
+    ),
   );
   for (const n of [3, 10, 50, 150]) {
     requests.push(
@@ -226,17 +298,41 @@ function fragmentFamily(): HostileRequest[] {
   const heavy =
     'fragment E on Order { estimate { fees { code description amount { amount currencyCode } } taxes { code description rate taxableAmount { amount currencyCode } amount { amount currencyCode } } credits { code description amount { amount currencyCode } } total { amount currencyCode } } tradeIn { offer { amount { amount currencyCode } } vehicle { vin year make model trim mileage mileageUnit condition } } }';
   for (const n of [50, 100, 400, 1000]) {
-    requests.push(document(family, `one heavy fragment spread ${n} times`, `{ me { orders { ${'...E '.repeat(n)}} } } ${heavy}`, armor('selection')));
+    requests.push(
+      document(family, `one heavy fragment spread ${n} times`, `{ me { orders { ${'...E '.repeat(n)}} } } ${heavy}`, armor('selection')),
+    );
   }
   for (const n of [1, 2, 10, 100, 300]) {
-    requests.push(document(family, `${n} unused fragments`, `{ me { id } } ${repeat(n, (i) => `fragment U${i} on Customer { id }`)}`, invalid(/Fragment "U\d+" is never used/)));
+    requests.push(
+      document(
+        family,
+        `${n} unused fragments`,
+        `{ me { id } } ${repeat(n, (i) => `fragment U${i} on Customer { id }`)}`,
+        invalid(/Fragment "U\d+" is never used/),
+      ),
+    );
   }
   requests.push(
     document(family, 'spread of an undefined fragment', `{ me { ...Nope } }`, invalid(/Unknown fragment "Nope"/)),
     document(family, 'fragment on an unknown type', `{ me { ...F } } fragment F on Nope { id }`, invalid(/Unknown type "Nope"/)),
-    document(family, 'fragment on a scalar', `{ me { id } } fragment F on String { id }`, invalid(/cannot condition on non composite type|is never used/)),
-    document(family, 'fragment spread where it cannot apply', `{ me { ...O } } fragment O on Order { id }`, invalid(/cannot be spread here/)),
-    document(family, 'two fragments with one name', `{ me { ...F } } fragment F on Customer { id } fragment F on Customer { email }`, invalid(/There can be only one fragment named "F"/)),
+    document(
+      family,
+      'fragment on a scalar',
+      `{ me { id } } fragment F on String { id }`,
+      invalid(/cannot condition on non composite type|is never used/),
+    ),
+    document(
+      family,
+      'fragment spread where it cannot apply',
+      `{ me { ...O } } fragment O on Order { id }`,
+      invalid(/cannot be spread here/),
+    ),
+    document(
+      family,
+      'two fragments with one name',
+      `{ me { ...F } } fragment F on Customer { id } fragment F on Customer { email }`,
+      invalid(/There can be only one fragment named "F"/),
+    ),
   );
   return requests;
 }
@@ -260,7 +356,9 @@ ${WHOLE_ORDER_FRAGMENTS}`;
 }
 
 const WHOLE_ORDER_FRAGMENTS_BY_NAME = new Map(
-  WholeOrderDocument.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
+  WholeOrderDocument.definitions.flatMap((definition) =>
+    definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [],
+  ),
 );
 
 /**
@@ -270,9 +368,11 @@ const WHOLE_ORDER_FRAGMENTS_BY_NAME = new Map(
 function fieldsOf(fragment: string): number {
   const count = (selectionSet: SelectionSetNode): number =>
     selectionSet.selections.reduce((sum, selection) => {
-      if (selection.kind === Kind.FRAGMENT_SPREAD) return sum + count(WHOLE_ORDER_FRAGMENTS_BY_NAME.get(selection.name.value)!.selectionSet);
+      if (selection.kind === Kind.FRAGMENT_SPREAD)
+        return sum + count(WHOLE_ORDER_FRAGMENTS_BY_NAME.get(selection.name.value)!.selectionSet);
       if (selection.kind === Kind.INLINE_FRAGMENT) return sum + count(selection.selectionSet);
-      if (selection.arguments?.some((argument) => argument.name.value === 'first')) throw new Error(`${fragment}: a paged list (${selection.name.value}) is not counted once`);
+      if (selection.arguments?.some((argument) => argument.name.value === 'first'))
+        throw new Error(`${fragment}: a paged list (${selection.name.value}) is not counted once`);
       return sum + 1 + (selection.selectionSet ? count(selection.selectionSet) : 0);
     }, 0);
   return count(WHOLE_ORDER_FRAGMENTS_BY_NAME.get(fragment)!.selectionSet);
@@ -299,7 +399,9 @@ function pageSizeFamily(): HostileRequest[] {
   for (const first of [100, tooMany]) {
     requests.push(
       document(family, `${first} whole orders, first as a literal`, wholeOrderPage(first), tooCostly(wholeOrderPageCost(first))),
-      document(family, `${first} whole orders, first as a variable`, wholeOrderPage('$first'), tooCostly(wholeOrderPageCost(first)), { variables: { first } }),
+      document(family, `${first} whole orders, first as a variable`, wholeOrderPage('$first'), tooCostly(wholeOrderPageCost(first)), {
+        variables: { first },
+      }),
     );
   }
   const largest = 2 ** 31 - 1;
@@ -307,8 +409,21 @@ function pageSizeFamily(): HostileRequest[] {
   requests.push(
     document(family, `${largest} order ids, first as a literal`, `{ orders(first: ${largest}) { id } }`, tooCostly(largest + 1)),
     document(family, `${largest} order ids, first as a variable`, ids, tooCostly(largest + 1), { variables: { n: largest } }),
-    document(family, '100 whole orders, first from a variable’s default', wholeOrderPage('$first').replace('$first: Int', '$first: Int = 100'), tooCostly(wholeOrderPageCost(100))),
-    document(family, '100 whole orders under @include(if: $yes)', wholeOrderPage('$first').replace('orders(first: $first, after: $after)', 'orders(first: $first, after: $after) @include(if: $yes)').replace('$first: Int', '$first: Int, $yes: Boolean!'), tooCostly(wholeOrderPageCost(100)), { variables: { first: 100, yes: true } }),
+    document(
+      family,
+      '100 whole orders, first from a variable’s default',
+      wholeOrderPage('$first').replace('$first: Int', '$first: Int = 100'),
+      tooCostly(wholeOrderPageCost(100)),
+    ),
+    document(
+      family,
+      '100 whole orders under @include(if: $yes)',
+      wholeOrderPage('$first')
+        .replace('orders(first: $first, after: $after)', 'orders(first: $first, after: $after) @include(if: $yes)')
+        .replace('$first: Int', '$first: Int, $yes: Boolean!'),
+      tooCostly(wholeOrderPageCost(100)),
+      { variables: { first: 100, yes: true } },
+    ),
     // Each alias is another page in the answer, though its calls are made once. (Ten or more
     // pass LIMITS.maxSelections first: see the fragment family.)
     document(
@@ -342,13 +457,22 @@ function bodySizeFamily(): HostileRequest[] {
     }
     // Without Content-Length (chunked): the limit must hold while the body streams in.
     for (const size of [LIMITS.maxRequestBodyBytes + 1, 250_000, 2_000_000, 20_000_000]) {
-      requests.push({ ...rawPost(family, `${size} bytes of ${kind}, chunked`, () => new TextEncoder().encode(build(size)), TOO_LARGE), transport: 'chunked' });
+      requests.push({
+        ...rawPost(family, `${size} bytes of ${kind}, chunked`, () => new TextEncoder().encode(build(size)), TOO_LARGE),
+        transport: 'chunked',
+      });
     }
   }
   // Compressed bodies small on the wire that inflate beyond the limit.
   requests.push(
-    rawPost(family, 'gzip bomb: 5 MB inflated from a few KB', () => new Uint8Array(gzipSync(jsonOf(5_000_000))), COMPRESSED_BODY, { ...JSON_POST, 'content-encoding': 'gzip' }),
-    rawPost(family, 'deflate bomb: 1 MB inflated', () => new Uint8Array(deflateSync(jsonOf(1_000_000))), COMPRESSED_BODY, { ...JSON_POST, 'content-encoding': 'deflate' }),
+    rawPost(family, 'gzip bomb: 5 MB inflated from a few KB', () => new Uint8Array(gzipSync(jsonOf(5_000_000))), COMPRESSED_BODY, {
+      ...JSON_POST,
+      'content-encoding': 'gzip',
+    }),
+    rawPost(family, 'deflate bomb: 1 MB inflated', () => new Uint8Array(deflateSync(jsonOf(1_000_000))), COMPRESSED_BODY, {
+      ...JSON_POST,
+      'content-encoding': 'deflate',
+    }),
   );
   return requests;
 }
@@ -364,28 +488,75 @@ function deepFamily(): HostileRequest[] {
   const withVariable = (value: string) => `{"query":"query ($id: ID!) { order(id: $id) { id } }","variables":{"id":${value}}}`;
   for (const depth of [10, 1_000, 10_000, 45_000]) {
     requests.push(
-      rawPost(family, `variable: lists nested ${depth} deep`, () => withVariable('['.repeat(depth) + '"x"' + ']'.repeat(depth)), refused(depth)),
+      rawPost(
+        family,
+        `variable: lists nested ${depth} deep`,
+        () => withVariable('['.repeat(depth) + '"x"' + ']'.repeat(depth)),
+        refused(depth),
+      ),
     );
     if (depth <= 10_000) {
-      requests.push(rawPost(family, `variable: objects nested ${depth} deep`, () => withVariable('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)), refused(depth)));
+      requests.push(
+        rawPost(
+          family,
+          `variable: objects nested ${depth} deep`,
+          () => withVariable('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
+          refused(depth),
+        ),
+      );
     }
   }
   // Nesting no input needs is refused wherever it is: it once reached a recursion (the response cache's key).
   const tooDeep = refused(LIMITS.maxVariableDepth);
   requests.push(
-    rawPost(family, 'extensions nested 15,000 deep', () => `{"query":"{ __typename }","extensions":${'{"a":'.repeat(15_000)}1${'}'.repeat(15_000)}}`, tooDeep),
-    rawPost(family, 'an undeclared variable nested 40,000 deep', () => `{"query":"{ __typename }","variables":{"unused":${'['.repeat(40_000)}${']'.repeat(40_000)}}}`, tooDeep),
+    rawPost(
+      family,
+      'extensions nested 15,000 deep',
+      () => `{"query":"{ __typename }","extensions":${'{"a":'.repeat(15_000)}1${'}'.repeat(15_000)}}`,
+      tooDeep,
+    ),
+    rawPost(
+      family,
+      'an undeclared variable nested 40,000 deep',
+      () => `{"query":"{ __typename }","variables":{"unused":${'['.repeat(40_000)}${']'.repeat(40_000)}}}`,
+      tooDeep,
+    ),
   );
   for (const depth of [10, 100, 300, 700]) {
     requests.push(
-      document(family, `literal: lists nested ${depth} deep`, `{ order(id: ${'['.repeat(depth)}"x"${']'.repeat(depth)}) { id } }`, invalid(/ID cannot represent/)),
-      document(family, `literal: objects nested ${depth} deep`, `{ order(id: ${'{a: '.repeat(depth)}1${'}'.repeat(depth)}) { id } }`, invalid(/ID cannot represent/)),
-      document(family, `variable type: lists nested ${depth} deep`, `query ($x: ${'['.repeat(depth)}ID${']'.repeat(depth)}) { order(id: $x) { id } }`, invalid(/Variable "\$x" of type .* used in position expecting type "ID!"/)),
+      document(
+        family,
+        `literal: lists nested ${depth} deep`,
+        `{ order(id: ${'['.repeat(depth)}"x"${']'.repeat(depth)}) { id } }`,
+        invalid(/ID cannot represent/),
+      ),
+      document(
+        family,
+        `literal: objects nested ${depth} deep`,
+        `{ order(id: ${'{a: '.repeat(depth)}1${'}'.repeat(depth)}) { id } }`,
+        invalid(/ID cannot represent/),
+      ),
+      document(
+        family,
+        `variable type: lists nested ${depth} deep`,
+        `query ($x: ${'['.repeat(depth)}ID${']'.repeat(depth)}) { order(id: $x) { id } }`,
+        invalid(/Variable "\$x" of type .* used in position expecting type "ID!"/),
+      ),
     );
   }
   requests.push(
-    document(family, 'enum argument as nested lists', `{ orders { payments(feeType: [[[ORDER_FEE]]]) { id } } }`, invalid(/Enum "FeeType" cannot represent non-enum value/)),
-    document(family, 'enum argument: unknown value', `{ orders { payments(feeType: EVERYTHING) { id } } }`, invalid(/Value "EVERYTHING" does not exist in "FeeType" enum/)),
+    document(
+      family,
+      'enum argument as nested lists',
+      `{ orders { payments(feeType: [[[ORDER_FEE]]]) { id } } }`,
+      invalid(/Enum "FeeType" cannot represent non-enum value/),
+    ),
+    document(
+      family,
+      'enum argument: unknown value',
+      `{ orders { payments(feeType: EVERYTHING) { id } } }`,
+      invalid(/Value "EVERYTHING" does not exist in "FeeType" enum/),
+    ),
   );
   return requests;
 }
@@ -395,12 +566,29 @@ function directiveFamily(): HostileRequest[] {
   const requests: HostileRequest[] = [];
   for (const n of [21, 30, 100, 300]) {
     requests.push(
-      document(family, `@include(if: true) on ${n} fields`, `{ orders { id } me { ${repeat(n, () => 'id @include(if: true)')} } }`, armor('directives')),
-      document(family, `@include on ${n} inline fragments`, `{ me { ${repeat(n, () => '... @include(if: true) { id }')} } }`, armor('directives')),
+      document(
+        family,
+        `@include(if: true) on ${n} fields`,
+        `{ orders { id } me { ${repeat(n, () => 'id @include(if: true)')} } }`,
+        armor('directives'),
+      ),
+      document(
+        family,
+        `@include on ${n} inline fragments`,
+        `{ me { ${repeat(n, () => '... @include(if: true) { id }')} } }`,
+        armor('directives'),
+      ),
     );
   }
   for (const n of [21, 50, 200]) {
-    requests.push(document(family, `@skip(if: false) ×${n} on one field`, `{ orders { id } me { id ${'@skip(if: false) '.repeat(n)}} }`, armor('directives')));
+    requests.push(
+      document(
+        family,
+        `@skip(if: false) ×${n} on one field`,
+        `{ orders { id } me { id ${'@skip(if: false) '.repeat(n)}} }`,
+        armor('directives'),
+      ),
+    );
   }
   requests.push(
     document(family, 'unknown directive', `{ me { id @foo } }`, invalid(/Unknown directive "@foo"/)),
@@ -408,11 +596,21 @@ function directiveFamily(): HostileRequest[] {
     document(family, 'unknown directive on the operation', `query @foo { me { id } }`, invalid(/Unknown directive "@foo"/)),
     document(family, '21 unknown directives', `{ me { ${repeat(21, (i) => `id @d${i}`)} } }`, armor('directives')),
     document(family, '@deprecated on a field', `{ me { id @deprecated } }`, invalid(/Directive "@deprecated" may not be used on FIELD/)),
-    document(family, '@specifiedBy on a field', `{ me { id @specifiedBy(url: "https://example.test") } }`, invalid(/Directive "@specifiedBy" may not be used on FIELD/)),
+    document(
+      family,
+      '@specifiedBy on a field',
+      `{ me { id @specifiedBy(url: "https://example.test") } }`,
+      invalid(/Directive "@specifiedBy" may not be used on FIELD/),
+    ),
     document(family, '@include without its argument', `{ me { id @include } }`, invalid(/argument "if" of type "Boolean!" is required/)),
     document(family, '@include(if: "yes")', `{ me { id @include(if: "yes") } }`, invalid(/Boolean cannot represent a non boolean value/)),
     document(family, '@include(if: $undeclared)', `{ me { id @include(if: $nope) } }`, invalid(/Variable "\$nope" is not defined/)),
-    document(family, '@include on the operation', `query @include(if: true) { me { id } }`, invalid(/Directive "@include" may not be used on QUERY/)),
+    document(
+      family,
+      '@include on the operation',
+      `query @include(if: true) { me { id } }`,
+      invalid(/Directive "@include" may not be used on QUERY/),
+    ),
   );
   return requests;
 }
@@ -423,35 +621,130 @@ function operationFamily(): HostileRequest[] {
   const disabled = invalid(/GraphQL introspection has been disabled/);
   const requests: HostileRequest[] = [
     // With INTROSPECTION=off, naming the operation after the meta fields changes nothing.
-    off(document(family, 'query __schema selecting __schema (introspection off)', `query __schema { __schema { types { name } } me { id } }`, disabled)),
-    off(document(family, 'query __type selecting __type (introspection off)', `query __type { __type(name: "Order") { name } me { id } }`, disabled)),
-    off(document(family, 'query __schema: aliased __schema (introspection off)', `query __schema { s: __schema { queryType { name } } me { id } }`, disabled)),
-    off(document(family, 'query __type: __type in a fragment (introspection off)', `query __type { ...F } fragment F on Query { __type(name: "Customer") { name } me { id } }`, disabled)),
-    off(document(family, 'IntrospectionQuery (introspection off)', getIntrospectionQuery(), disabled)),
-    off(document(family, 'unknown field: no suggestions (introspection off)', `{ mee { id } }`, invalid(/^Cannot query field "mee" on type "Query"\.(?!.*Did you mean)/))),
-    off(document(family, 'unknown enum value: no suggestions (introspection off)', `{ me { orders { payments(feeType: ORDER_FEES) { id } } } }`, invalid(/^Value "ORDER_FEES" does not exist in "FeeType" enum\.$/))),
     off(
-      document(family, 'unknown enum value in a variable: no suggestions (introspection off)', `query ($f: FeeType!) { me { orders { payments(feeType: $f) { id } } } }`, {
-        status: 400,
-        code: 'BAD_USER_INPUT',
-        message: /^Variable "\$f" got invalid value "ORDER_FEES"; Value "ORDER_FEES" does not exist in "FeeType" enum\.$/,
-      }, { variables: { f: 'ORDER_FEES' } }),
+      document(
+        family,
+        'query __schema selecting __schema (introspection off)',
+        `query __schema { __schema { types { name } } me { id } }`,
+        disabled,
+      ),
+    ),
+    off(
+      document(
+        family,
+        'query __type selecting __type (introspection off)',
+        `query __type { __type(name: "Order") { name } me { id } }`,
+        disabled,
+      ),
+    ),
+    off(
+      document(
+        family,
+        'query __schema: aliased __schema (introspection off)',
+        `query __schema { s: __schema { queryType { name } } me { id } }`,
+        disabled,
+      ),
+    ),
+    off(
+      document(
+        family,
+        'query __type: __type in a fragment (introspection off)',
+        `query __type { ...F } fragment F on Query { __type(name: "Customer") { name } me { id } }`,
+        disabled,
+      ),
+    ),
+    off(document(family, 'IntrospectionQuery (introspection off)', getIntrospectionQuery(), disabled)),
+    off(
+      document(
+        family,
+        'unknown field: no suggestions (introspection off)',
+        `{ mee { id } }`,
+        invalid(/^Cannot query field "mee" on type "Query"\.(?!.*Did you mean)/),
+      ),
+    ),
+    off(
+      document(
+        family,
+        'unknown enum value: no suggestions (introspection off)',
+        `{ me { orders { payments(feeType: ORDER_FEES) { id } } } }`,
+        invalid(/^Value "ORDER_FEES" does not exist in "FeeType" enum\.$/),
+      ),
+    ),
+    off(
+      document(
+        family,
+        'unknown enum value in a variable: no suggestions (introspection off)',
+        `query ($f: FeeType!) { me { orders { payments(feeType: $f) { id } } } }`,
+        {
+          status: 400,
+          code: 'BAD_USER_INPUT',
+          message: /^Variable "\$f" got invalid value "ORDER_FEES"; Value "ORDER_FEES" does not exist in "FeeType" enum\.$/,
+        },
+        { variables: { f: 'ORDER_FEES' } },
+      ),
     ),
     // Operations named after meta fields, with something else wrong (introspection on).
     document(family, 'query __schema with 21 aliases', `query __schema { ${repeat(21, (i) => `a${i}: orders { id }`)} }`, armor('aliases')),
-    document(family, 'query __type with a fragment cycle', `query __type { me { ...A } } fragment A on Customer { ...A }`, invalid(/within itself/)),
+    document(
+      family,
+      'query __type with a fragment cycle',
+      `query __type { me { ...A } } fragment A on Customer { ...A }`,
+      invalid(/within itself/),
+    ),
     document(family, 'anonymous and named', `{ me { id } } query B { orders { id } }`, UNRESOLVED),
-    document(family, 'anonymous and named, operationName B', `{ me { id } } query B { orders { id } }`, invalid(/This anonymous operation must be the only defined operation/), { operationName: 'B' }),
+    document(
+      family,
+      'anonymous and named, operationName B',
+      `{ me { id } } query B { orders { id } }`,
+      invalid(/This anonymous operation must be the only defined operation/),
+      { operationName: 'B' },
+    ),
     document(family, 'two anonymous operations', `{ me { id } } { orders { id } }`, UNRESOLVED),
-    document(family, 'operationName missing from the document', `query A { me { id } } query B { orders { id } }`, UNRESOLVED, { operationName: 'C' }),
-    document(family, 'two operations named A', `query A { me { id } } query A { orders { id } }`, invalid(/There can be only one operation named "A"/), { operationName: 'A' }),
-    document(family, 'query and mutation named alike', `query A { me { id } } mutation A { login(username: "a", password: "b") { accessToken } }`, invalid(/There can be only one operation named "A"/), { operationName: 'A' }),
-    document(family, 'subscription to a query field', `subscription { me { id } }`, invalid(/Cannot query field "me" on type "Subscription"/)),
-    document(family, 'subscription named __schema', `subscription __schema { orders { id } }`, invalid(/Cannot query field "orders" on type "Subscription"/)),
-    document(family, 'subscription to two fields (aliases)', `subscription { a: orderUpdates { observedAt } b: orderUpdates { observedAt } }`, invalid(/must select only one top level field/)),
+    document(family, 'operationName missing from the document', `query A { me { id } } query B { orders { id } }`, UNRESOLVED, {
+      operationName: 'C',
+    }),
+    document(
+      family,
+      'two operations named A',
+      `query A { me { id } } query A { orders { id } }`,
+      invalid(/There can be only one operation named "A"/),
+      { operationName: 'A' },
+    ),
+    document(
+      family,
+      'query and mutation named alike',
+      `query A { me { id } } mutation A { login(username: "a", password: "b") { accessToken } }`,
+      invalid(/There can be only one operation named "A"/),
+      { operationName: 'A' },
+    ),
+    document(
+      family,
+      'subscription to a query field',
+      `subscription { me { id } }`,
+      invalid(/Cannot query field "me" on type "Subscription"/),
+    ),
+    document(
+      family,
+      'subscription named __schema',
+      `subscription __schema { orders { id } }`,
+      invalid(/Cannot query field "orders" on type "Subscription"/),
+    ),
+    document(
+      family,
+      'subscription to two fields (aliases)',
+      `subscription { a: orderUpdates { observedAt } b: orderUpdates { observedAt } }`,
+      invalid(/must select only one top level field/),
+    ),
   ];
   for (const n of [2, 10, 100]) {
-    requests.push(document(family, `${n} named operations without operationName`, repeat(n, (i) => `query Q${i} { me { id } }`), UNRESOLVED));
+    requests.push(
+      document(
+        family,
+        `${n} named operations without operationName`,
+        repeat(n, (i) => `query Q${i} { me { id } }`),
+        UNRESOLVED,
+      ),
+    );
   }
   for (const [kind, operationName] of [
     ['number', 42],
@@ -459,7 +752,9 @@ function operationFamily(): HostileRequest[] {
     ['array', ['A']],
     ['object', { name: 'A' }],
   ] as const) {
-    requests.push(document(family, `operationName as a ${kind}`, `query A { me { id } } query B { orders { id } }`, UNRESOLVED, { operationName }));
+    requests.push(
+      document(family, `operationName as a ${kind}`, `query A { me { id } } query B { orders { id } }`, UNRESOLVED, { operationName }),
+    );
   }
   return requests;
 }
@@ -479,14 +774,22 @@ function garbageFamily(token: () => string): HostileRequest[] {
     ['only opening brackets', () => '['.repeat(50_000), invalidJson],
     ['single quotes', () => "{'query': '{ me { id } }'}", invalidJson],
     // The caller's own secret, in a body that fails to parse, must not come back.
-    ['truncated JSON holding a refresh token', () => `{"query":"mutation { refreshTokens(refreshToken: \\"${token()}\\") { accessToken } }"`, invalidJson],
+    [
+      'truncated JSON holding a refresh token',
+      () => `{"query":"mutation { refreshTokens(refreshToken: \\"${token()}\\") { accessToken } }"`,
+      invalidJson,
+    ],
     ['JSON null', () => 'null', badRequest(/^POST body is expected to be object but received null$/)],
     ['JSON true', () => 'true', badRequest(/^POST body is expected to be object but received boolean$/)],
     ['JSON number', () => '42', badRequest(/^POST body is expected to be object but received number$/)],
     ['JSON string', () => '"{ me { id } }"', badRequest(/^POST body is expected to be object but received string$/)],
     ['JSON empty array (batching is off)', () => '[]', badRequest(/^Batching is not supported\.$/)],
     ['JSON array of one request (batching is off)', () => '[{"query":"{ me { id } }"}]', badRequest(/^Batching is not supported\.$/)],
-    ['JSON array of 100 requests (batching is off)', () => JSON.stringify(range(100).map(() => ({ query: '{ me { id } }' }))), badRequest(/^Batching is not supported\.$/)],
+    [
+      'JSON array of 100 requests (batching is off)',
+      () => JSON.stringify(range(100).map(() => ({ query: '{ me { id } }' }))),
+      badRequest(/^Batching is not supported\.$/),
+    ],
     ['empty object', () => '{}', noQuery],
     ['variables only', () => '{"variables": {"id": "1"}}', noQuery],
     ['{"query": null}', () => '{"query": null}', noQuery],
@@ -494,14 +797,38 @@ function garbageFamily(token: () => string): HostileRequest[] {
     ['{"query": true}', () => '{"query": true}', badRequest(/^Expected "query" param to be a string, but given boolean\.$/)],
     ['{"query": []}', () => '{"query": []}', badRequest(/^Expected "query" param to be a string, but given array\.$/)],
     ['{"query": {}}', () => '{"query": {}}', badRequest(/^Expected "query" param to be a string, but given object\.$/)],
-    ['__proto__ in the body', () => '{"query":"{ me { id } }","__proto__":{"query":"{ orders { id } }"}}', badRequest(/^Unexpected parameter "__proto__" in the request body\.$/)],
+    [
+      '__proto__ in the body',
+      () => '{"query":"{ me { id } }","__proto__":{"query":"{ orders { id } }"}}',
+      badRequest(/^Unexpected parameter "__proto__" in the request body\.$/),
+    ],
     ['unknown parameter', () => '{"query":"{ me { id } }","evil":1}', badRequest(/^Unexpected parameter "evil" in the request body\.$/)],
-    ['NUL byte in the document', () => '{"query":"{ me\\u0000 { id } }"}', { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /^Syntax Error: Unexpected character: U\+0000\.$/ }],
-    ['lone surrogate in the document', () => '{"query":"{ me \\ud800 { id } }"}', { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /^Syntax Error/ }],
-    ['an empty document', () => '{"query":""}', { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /^Syntax Error: Unexpected <EOF>\.$/ }],
-    ['only a comment', () => '{"query":"# nothing here"}', { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /^Syntax Error: Unexpected <EOF>\.$/ }],
+    [
+      'NUL byte in the document',
+      () => '{"query":"{ me\\u0000 { id } }"}',
+      { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /^Syntax Error: Unexpected character: U\+0000\.$/ },
+    ],
+    [
+      'lone surrogate in the document',
+      () => '{"query":"{ me \\ud800 { id } }"}',
+      { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /^Syntax Error/ },
+    ],
+    [
+      'an empty document',
+      () => '{"query":""}',
+      { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /^Syntax Error: Unexpected <EOF>\.$/ },
+    ],
+    [
+      'only a comment',
+      () => '{"query":"# nothing here"}',
+      { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /^Syntax Error: Unexpected <EOF>\.$/ },
+    ],
     ['a type definition', () => '{"query":"type Evil { a: Int }"}', UNRESOLVED],
-    ['a type definition beside a query', () => '{"query":"type Evil { a: Int } { me { id } }"}', invalid(/The "Evil" definition is not executable/)],
+    [
+      'a type definition beside a query',
+      () => '{"query":"type Evil { a: Int } { me { id } }"}',
+      invalid(/The "Evil" definition is not executable/),
+    ],
   ];
   return cases.map(([name, body, expected]) => rawPost(family, name, body, expected));
 }
@@ -516,7 +843,12 @@ function contentTypeFamily(): HostileRequest[] {
     return data;
   };
   const unsupported: Expected = { status: 415, emptyBody: true };
-  const post = (name: string, headers: Record<string, string>, body: () => string | Uint8Array<ArrayBuffer> | FormData, expected: Expected): HostileRequest => ({
+  const post = (
+    name: string,
+    headers: Record<string, string>,
+    body: () => string | Uint8Array<ArrayBuffer> | FormData,
+    expected: Expected,
+  ): HostileRequest => ({
     family,
     name,
     method: 'POST',
@@ -532,8 +864,18 @@ function contentTypeFamily(): HostileRequest[] {
     post('TEXT/PLAIN', { 'content-type': 'TEXT/PLAIN' }, () => json, CSRF_REFUSED),
     post('text/plain with a space before it', { 'content-type': ' text/plain' }, () => json, CSRF_REFUSED),
     post('Multipart/Form-Data ;boundary=x', { 'content-type': 'Multipart/Form-Data ;boundary=x' }, () => json, CSRF_REFUSED),
-    post('application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }, () => `query=${encodeURIComponent('{ me { id } }')}`, CSRF_REFUSED),
-    post('application/x-www-form-urlencoded mutation', { 'content-type': 'application/x-www-form-urlencoded' }, () => `query=${encodeURIComponent('mutation { login(username: "a", password: "b") { accessToken } }')}`, CSRF_REFUSED),
+    post(
+      'application/x-www-form-urlencoded',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      () => `query=${encodeURIComponent('{ me { id } }')}`,
+      CSRF_REFUSED,
+    ),
+    post(
+      'application/x-www-form-urlencoded mutation',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      () => `query=${encodeURIComponent('mutation { login(username: "a", password: "b") { accessToken } }')}`,
+      CSRF_REFUSED,
+    ),
     post('multipart/form-data', {}, form, CSRF_REFUSED),
     // Bytes, so that fetch adds no text/plain of its own.
     post('no content type', {}, () => new TextEncoder().encode(json), CSRF_REFUSED),
@@ -543,11 +885,29 @@ function contentTypeFamily(): HostileRequest[] {
     post('text/html', { 'content-type': 'text/html', ...CSRF }, () => json, unsupported),
     post('application/octet-stream', { 'content-type': 'application/octet-stream', ...CSRF }, () => json, unsupported),
     post('image/png', { 'content-type': 'image/png', ...CSRF }, () => json, unsupported),
-    post('unknown Content-Encoding', { 'content-type': 'application/json', 'content-encoding': 'br2', ...CSRF }, () => json, COMPRESSED_BODY),
-    post('gzip Content-Encoding over plain text', { 'content-type': 'application/json', 'content-encoding': 'gzip', ...CSRF }, () => json, COMPRESSED_BODY),
+    post(
+      'unknown Content-Encoding',
+      { 'content-type': 'application/json', 'content-encoding': 'br2', ...CSRF },
+      () => json,
+      COMPRESSED_BODY,
+    ),
+    post(
+      'gzip Content-Encoding over plain text',
+      { 'content-type': 'application/json', 'content-encoding': 'gzip', ...CSRF },
+      () => json,
+      COMPRESSED_BODY,
+    ),
     // Nothing the caller accepts: refused, and before anything runs.
-    post('Accept: application/xml only', { 'content-type': 'application/json', accept: 'application/xml' }, () => json, { status: 406, emptyBody: true }),
-    post('Accept: application/xml only, a login mutation', { 'content-type': 'application/json', accept: 'application/xml' }, () => JSON.stringify({ query: 'mutation { login(username: "ready@demo.test", password: "x") { accessToken } }' }), { status: 406, emptyBody: true }),
+    post('Accept: application/xml only', { 'content-type': 'application/json', accept: 'application/xml' }, () => json, {
+      status: 406,
+      emptyBody: true,
+    }),
+    post(
+      'Accept: application/xml only, a login mutation',
+      { 'content-type': 'application/json', accept: 'application/xml' },
+      () => JSON.stringify({ query: 'mutation { login(username: "ready@demo.test", password: "x") { accessToken } }' }),
+      { status: 406, emptyBody: true },
+    ),
   ];
 }
 
@@ -566,15 +926,45 @@ function getFamily(): HostileRequest[] {
   return [
     get('mutation', { query: login }, CSRF, notOnGet),
     get('mutation, accepting graphql-response+json', { query: login }, { ...CSRF, accept: 'application/graphql-response+json' }, notOnGet),
-    get('mutation picked by operationName', { query: `query A { __typename } ${login.replace('mutation', 'mutation B')}`, operationName: 'B' }, CSRF, notOnGet),
-    get('mutation with variables', { query: 'mutation ($u: String!) { login(username: $u, password: "x") { accessToken } }', variables: '{"u":"a"}' }, CSRF, notOnGet),
+    get(
+      'mutation picked by operationName',
+      { query: `query A { __typename } ${login.replace('mutation', 'mutation B')}`, operationName: 'B' },
+      CSRF,
+      notOnGet,
+    ),
+    get(
+      'mutation with variables',
+      { query: 'mutation ($u: String!) { login(username: $u, password: "x") { accessToken } }', variables: '{"u":"a"}' },
+      CSRF,
+      notOnGet,
+    ),
     // A GET needs no CSRF header (SECURITY.md, CSRF; its queries are answered, see
     // get-queries.test.ts): without one, what is refused with it is refused all the same.
     get('mutation without the CSRF header', { query: login }, {}, notOnGet),
-    get('mutation without the CSRF header, form content type', { query: login }, { 'content-type': 'application/x-www-form-urlencoded' }, notOnGet),
-    get('variables that are not JSON, without the CSRF header', { query: 'query ($id: ID!) { order(id: $id) { id } }', variables: '{nope' }, { accept: 'application/graphql-response+json' }, { status: 400, code: 'BAD_REQUEST', message: /variables/ }),
-    get('variables that are not JSON', { query: 'query ($id: ID!) { order(id: $id) { id } }', variables: '{nope' }, { ...CSRF, accept: 'application/graphql-response+json' }, { status: 400, code: 'BAD_REQUEST', message: /variables/ }),
-    get('extensions that are not JSON', { query: '{ me { id } }', extensions: '{nope' }, { ...CSRF, accept: 'application/graphql-response+json' }, { status: 400, code: 'BAD_REQUEST', message: /extensions/ }),
+    get(
+      'mutation without the CSRF header, form content type',
+      { query: login },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      notOnGet,
+    ),
+    get(
+      'variables that are not JSON, without the CSRF header',
+      { query: 'query ($id: ID!) { order(id: $id) { id } }', variables: '{nope' },
+      { accept: 'application/graphql-response+json' },
+      { status: 400, code: 'BAD_REQUEST', message: /variables/ },
+    ),
+    get(
+      'variables that are not JSON',
+      { query: 'query ($id: ID!) { order(id: $id) { id } }', variables: '{nope' },
+      { ...CSRF, accept: 'application/graphql-response+json' },
+      { status: 400, code: 'BAD_REQUEST', message: /variables/ },
+    ),
+    get(
+      'extensions that are not JSON',
+      { query: '{ me { id } }', extensions: '{nope' },
+      { ...CSRF, accept: 'application/graphql-response+json' },
+      { status: 400, code: 'BAD_REQUEST', message: /extensions/ },
+    ),
     {
       family,
       name: 'form POST with variables that are not JSON',
@@ -583,7 +973,12 @@ function getFamily(): HostileRequest[] {
       body: () => new URLSearchParams({ query: 'query ($id: ID!) { order(id: $id) { id } }', variables: '{nope' }).toString(),
       expected: { status: 400, code: 'BAD_REQUEST', message: /variables/ },
     },
-    get('no query, accepting graphql-response+json', {}, { ...CSRF, accept: 'application/graphql-response+json' }, badRequest(/^Must provide query string\.$/)),
+    get(
+      'no query, accepting graphql-response+json',
+      {},
+      { ...CSRF, accept: 'application/graphql-response+json' },
+      badRequest(/^Must provide query string\.$/),
+    ),
     get('a 20 KB URL', { query: `{ me { ${'id '.repeat(7_000)}} }` }, CSRF, { status: 431, emptyBody: true }),
   ];
 }
@@ -592,7 +987,12 @@ function methodFamily(): HostileRequest[] {
   const family = 'methods';
   const json = () => JSON.stringify({ query: '{ me { id } }' });
   const onlyGetPost = badRequest(/^GraphQL only supports GET and POST requests\.$/, 405);
-  const request = (method: string, headers: Record<string, string>, body: (() => string) | undefined, expected: Expected): HostileRequest => ({
+  const request = (
+    method: string,
+    headers: Record<string, string>,
+    body: (() => string) | undefined,
+    expected: Expected,
+  ): HostileRequest => ({
     family,
     name: `${method}${headers['x-graphql-yoga-csrf'] ? ' with the CSRF header' : ''}${body ? ' with a JSON body' : ''}`,
     method,
@@ -619,7 +1019,11 @@ function variableFamily(): HostileRequest[] {
   const order = 'query ($id: ID!) { order(id: $id) { id } }';
   const login = 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }';
   const payments = 'query ($f: FeeType) { orders { payments(feeType: $f) { id } } }';
-  const coercion = (variable: string): Expected => ({ status: 400, code: 'BAD_USER_INPUT', message: new RegExp(`^Variable "\\$${variable}"`) });
+  const coercion = (variable: string): Expected => ({
+    status: 400,
+    code: 'BAD_USER_INPUT',
+    message: new RegExp(`^Variable "\\$${variable}"`),
+  });
   const requests: HostileRequest[] = [];
   for (const [kind, value] of [
     ['an object', { a: 1 }],
@@ -644,15 +1048,55 @@ function variableFamily(): HostileRequest[] {
     document(family, 'FeeType given a number', payments, coercion('f'), { variables: { f: 1 } }),
     document(family, 'required ID missing', order, coercion('id')),
     document(family, 'required login variables missing', login, coercion('u'), { variables: {} }),
-    document(family, 'variables: a string', order, badRequest(/^Expected "variables" param to be empty or an object, but given string\.$/), { variables: '{"id":"1"}' }),
-    document(family, 'variables: a number', order, badRequest(/^Expected "variables" param to be empty or an object, but given number\.$/), { variables: 1 }),
-    document(family, 'variables: a list', order, badRequest(/^Expected "variables" param to be empty or an object, but given array\.$/), { variables: [{ id: '1' }] }),
-    document(family, 'extensions: a string', '{ me { id } }', badRequest(/^Expected "extensions" param to be empty or an object, but given string\.$/), { extensions: 'x' }),
-    document(family, 'undeclared variable', '{ order(id: $id) { id } }', invalid(/Variable "\$id" is not defined/), { variables: { id: '1' } }),
-    document(family, 'variable of an unknown type', 'query ($id: Nope!) { order(id: $id) { id } }', invalid(/Unknown type "Nope"/), { variables: { id: '1' } }),
-    document(family, 'variable declared twice', 'query ($id: ID!, $id: ID!) { order(id: $id) { id } }', invalid(/There can be only one variable named "\$id"/), { variables: { id: '1' } }),
-    document(family, 'default of the wrong type', 'query ($id: ID = {a: 1}) { order(id: $id) { id } }', invalid(/ID cannot represent|used in position expecting type "ID!"/)),
-    document(family, 'variable of an output type', 'query ($o: Order) { me { id } }', invalid(/Variable "\$o" cannot be non-input type "Order"/)),
+    document(
+      family,
+      'variables: a string',
+      order,
+      badRequest(/^Expected "variables" param to be empty or an object, but given string\.$/),
+      { variables: '{"id":"1"}' },
+    ),
+    document(
+      family,
+      'variables: a number',
+      order,
+      badRequest(/^Expected "variables" param to be empty or an object, but given number\.$/),
+      { variables: 1 },
+    ),
+    document(family, 'variables: a list', order, badRequest(/^Expected "variables" param to be empty or an object, but given array\.$/), {
+      variables: [{ id: '1' }],
+    }),
+    document(
+      family,
+      'extensions: a string',
+      '{ me { id } }',
+      badRequest(/^Expected "extensions" param to be empty or an object, but given string\.$/),
+      { extensions: 'x' },
+    ),
+    document(family, 'undeclared variable', '{ order(id: $id) { id } }', invalid(/Variable "\$id" is not defined/), {
+      variables: { id: '1' },
+    }),
+    document(family, 'variable of an unknown type', 'query ($id: Nope!) { order(id: $id) { id } }', invalid(/Unknown type "Nope"/), {
+      variables: { id: '1' },
+    }),
+    document(
+      family,
+      'variable declared twice',
+      'query ($id: ID!, $id: ID!) { order(id: $id) { id } }',
+      invalid(/There can be only one variable named "\$id"/),
+      { variables: { id: '1' } },
+    ),
+    document(
+      family,
+      'default of the wrong type',
+      'query ($id: ID = {a: 1}) { order(id: $id) { id } }',
+      invalid(/ID cannot represent|used in position expecting type "ID!"/),
+    ),
+    document(
+      family,
+      'variable of an output type',
+      'query ($o: Order) { me { id } }',
+      invalid(/Variable "\$o" cannot be non-input type "Order"/),
+    ),
   );
   return requests;
 }

@@ -51,7 +51,11 @@ function testSettings(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamU
 export function inProcessGateway(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>) {
   const gateway = createGateway(testSettings(config));
   const post = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
-    const response = await gateway.yoga.fetch('http://gateway/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const response = await gateway.yoga.fetch('http://gateway/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: ResponseError[] } };
   };
   return { gateway, post, close: () => gateway.close() };
@@ -86,9 +90,7 @@ export function graphqlClient(endpoint: string, token?: string | null): GraphQLC
 }
 
 /** The simulator and the gateway in front of it, both on port 0. */
-export async function startHarness(
-  options: { simulator?: SimulatorOptions; gateway?: TestGatewayConfig } = {},
-): Promise<Harness> {
+export async function startHarness(options: { simulator?: SimulatorOptions; gateway?: TestGatewayConfig } = {}): Promise<Harness> {
   const simulator = await startSimulator({ latencyMs: 0, ...options.simulator });
   const gateway = await startGateway({ upstreamUrls: simulator.urls, ...options.gateway });
   return {

@@ -33,7 +33,9 @@ export async function captureTracing(untracedPaths: readonly string[] = ['/healt
 
 /** Each exported span as text: its name, attributes, events and status. */
 export const capturedSpanTexts = () =>
-  spanExporters.flatMap((exporter) => exporter.getFinishedSpans()).map((span) => JSON.stringify({ name: span.name, attributes: span.attributes, events: span.events, status: span.status }));
+  spanExporters
+    .flatMap((exporter) => exporter.getFinishedSpans())
+    .map((span) => JSON.stringify({ name: span.name, attributes: span.attributes, events: span.events, status: span.status }));
 
 // What must never appear in a log line or a span: a JWT, a bearer header, a demo or test password.
 const SECRET_PATTERNS = [/eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}/, /Bearer\s/i, /demo-password-\d/, /wrong-password/, /opaque-access-token/];

@@ -22,7 +22,10 @@ export interface Nginx {
 export function shippedSite(servers: readonly string[], port: number): string {
   const shipped = readFileSync(join(ROOT, 'deploy/nginx/order-graph.conf'), 'utf8');
   const site = shipped
-    .replace(/(upstream order_graph \{[\s\S]*?)(\n\s*server [^\n]+;)+/, (_, head: string) => `${head}${servers.map((server) => `\n    server ${server};`).join('')}`)
+    .replace(
+      /(upstream order_graph \{[\s\S]*?)(\n\s*server [^\n]+;)+/,
+      (_, head: string) => `${head}${servers.map((server) => `\n    server ${server};`).join('')}`,
+    )
     .replace(/listen 80;/, `listen 127.0.0.1:${port};`);
   if (site.includes('order-graph-1:4000') || !site.includes(`listen 127.0.0.1:${port};`)) {
     throw new Error('deploy/nginx/order-graph.conf no longer has the upstream block or the `listen 80;` this helper replaces');

@@ -72,7 +72,12 @@ function closure(dependencies: Record<string, string>): Record<string, LockEntry
  * dependencies and peers, and the consumer's dev dependencies, must be this project's (or a
  * subset): their versions come from this project's lockfile.
  */
-export async function installOffline(consumer: string, tarball: string, packageJson: PackedManifest, { devDependencies = {}, path = PROJECT_PATH }: InstallOptions = {}): Promise<string> {
+export async function installOffline(
+  consumer: string,
+  tarball: string,
+  packageJson: PackedManifest,
+  { devDependencies = {}, path = PROJECT_PATH }: InstallOptions = {},
+): Promise<string> {
   const spec = `file:${tarball}`;
   // The tarball's own overrides (pinned versions of its dependencies' dependencies) hold for the consumer too.
   const manifest = {

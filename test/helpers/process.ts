@@ -48,7 +48,9 @@ export function startProcess(command: string, args: string[], env: Record<string
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const closed = Promise.all([child.stdout!, child.stderr!].map((stream) => new Promise<void>((resolve) => stream.once('close', () => resolve())))).then(() => undefined);
+  const closed = Promise.all(
+    [child.stdout!, child.stderr!].map((stream) => new Promise<void>((resolve) => stream.once('close', () => resolve()))),
+  ).then(() => undefined);
   return {
     child,
     exited,
@@ -102,8 +104,23 @@ export function rssMb(pid: number): number {
  * built when asked: building or packing there never touches the dist/ other tests run.
  */
 export function checkoutCopy(dir: string, { build = false } = {}): string {
-  for (const path of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'schema', 'schema.graphql', 'src', 'packages', 'examples', 'README.md', 'LICENSE']) {
-    cpSync(join(ROOT, path), join(dir, path), { recursive: true, filter: (source) => !/\/(packages|examples)\/[^/]+\/(dist|node_modules)$/.test(source) });
+  for (const path of [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'schema',
+    'schema.graphql',
+    'src',
+    'packages',
+    'examples',
+    'README.md',
+    'LICENSE',
+  ]) {
+    cpSync(join(ROOT, path), join(dir, path), {
+      recursive: true,
+      filter: (source) => !/\/(packages|examples)\/[^/]+\/(dist|node_modules)$/.test(source),
+    });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   if (build) execFileSync(join(PROJECT_NODE_BIN, 'node'), ['src/tools/build.mjs'], { cwd: dir, stdio: 'pipe' });

@@ -16,6 +16,8 @@ export function rawHead(origin: string, request: string): Promise<{ status: numb
       const head = received.slice(0, end).toLowerCase();
       resolve({ status: Number(/^http\/1\.1 (\d{3})/.exec(head)?.[1]), head });
     });
-    socket.on('error', reject).on('close', () => reject(new Error(`the connection closed before an answer's head: ${JSON.stringify(received.slice(0, 200))}`)));
+    socket
+      .on('error', reject)
+      .on('close', () => reject(new Error(`the connection closed before an answer's head: ${JSON.stringify(received.slice(0, 200))}`)));
   });
 }

@@ -43,7 +43,11 @@ export async function startRedis({ args = [] }: { args?: readonly string[] } = {
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(
+        REDIS_SERVER,
+        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       child = proc;
       let output = '';
       const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${port}:\n${output}`)), 10_000);
@@ -82,7 +86,9 @@ export async function startRedis({ args = [] }: { args?: readonly string[] } = {
 /** The arguments deploy/kubernetes/redis.yaml starts Redis with, and its container's memory limit. */
 export function shippedRedis(): { args: string[]; memoryLimit: string } {
   const text = readFileSync(new URL('../../deploy/kubernetes/redis.yaml', import.meta.url), 'utf8');
-  const deployment = parseAllDocuments(text).map((doc) => doc.toJS() as { kind: string; spec?: any }).find((object) => object.kind === 'Deployment')!;
+  const deployment = parseAllDocuments(text)
+    .map((doc) => doc.toJS() as { kind: string; spec?: any })
+    .find((object) => object.kind === 'Deployment')!;
   const container = deployment.spec.template.spec.containers[0] as { args: string[]; resources: { limits: { memory: string } } };
   return { args: container.args, memoryLimit: container.resources.limits.memory };
 }

@@ -44,9 +44,7 @@ export async function startStubUpstream(handler: StubHandler) {
     socket.on('close', () => open.delete(socket));
   });
   const base = await listen(server);
-  const urls = Object.fromEntries(
-    HOSTS.map((name) => [name, `${base}/prefix/${name.toLowerCase().replace('_url', '')}/`]),
-  ) as UpstreamUrls;
+  const urls = Object.fromEntries(HOSTS.map((name) => [name, `${base}/prefix/${name.toLowerCase().replace('_url', '')}/`])) as UpstreamUrls;
   return {
     urls,
     requests,

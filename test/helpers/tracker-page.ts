@@ -8,12 +8,16 @@ import { ROOT } from './process.js';
 
 /** Builds the page with Vite (a process of its own: the build's modules stay out of the test's). */
 export async function buildTrackerPage(outDir: string): Promise<string> {
-  await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', outDir, '--emptyOutDir'], {
-    cwd: join(ROOT, 'examples/order-tracker'),
-    // React's production build, whatever NODE_ENV the test runner set (test).
-    env: { ...process.env, NODE_ENV: 'production' },
-    timeout: 120_000,
-  });
+  await promisify(execFile)(
+    process.execPath,
+    [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', outDir, '--emptyOutDir'],
+    {
+      cwd: join(ROOT, 'examples/order-tracker'),
+      // React's production build, whatever NODE_ENV the test runner set (test).
+      env: { ...process.env, NODE_ENV: 'production' },
+      timeout: 120_000,
+    },
+  );
   return outDir;
 }
 

@@ -36,7 +36,9 @@ export async function startUpstreamProxy(simulator: Simulator, hooks: ProxyHooks
         for await (const chunk of request) chunks.push(chunk as Buffer);
         const upstream = await fetch(`${simulatorOrigin}${request.url}`, {
           method: request.method,
-          headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => ['authorization', 'content-type'].includes(name))) as Record<string, string>,
+          headers: Object.fromEntries(
+            Object.entries(request.headers).filter(([name]) => ['authorization', 'content-type'].includes(name)),
+          ) as Record<string, string>,
           ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
         });
         text = await upstream.text();
@@ -46,7 +48,9 @@ export async function startUpstreamProxy(simulator: Simulator, hooks: ProxyHooks
     })().catch((error: unknown) => response.destroy(error as Error));
   });
   const base = await listen(server);
-  const urls = Object.fromEntries(Object.entries(UPSTREAM_PATH_PREFIXES).map(([host, prefix]) => [host, `${base}${prefix}`])) as Simulator['urls'];
+  const urls = Object.fromEntries(
+    Object.entries(UPSTREAM_PATH_PREFIXES).map(([host, prefix]) => [host, `${base}${prefix}`]),
+  ) as Simulator['urls'];
   return {
     urls,
     /** Calls with this bearer in flight now. */

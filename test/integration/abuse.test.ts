@@ -79,7 +79,13 @@ function sendChunked(url: URL, headers: Record<string, string>, bytes: Uint8Arra
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, text, json: parse(text), bodyBytes: bytes.length, sentBytes: Math.min(offset, bytes.length) });
+        resolve({
+          status: res.statusCode ?? 0,
+          text,
+          json: parse(text),
+          bodyBytes: bytes.length,
+          sentBytes: Math.min(offset, bytes.length),
+        });
         req.destroy();
       });
       res.on('error', reject);
@@ -150,7 +156,10 @@ describe('the abuse corpus', () => {
           if (expected.code !== undefined) expect(answer.json!.errors![0]!.extensions?.code).toBe(expected.code ?? undefined);
           if (expected.message) {
             const messages = answer.json!.errors!.map((e) => e.message);
-            expect(messages.some((m) => expected.message!.test(m)), `${expected.message} in ${JSON.stringify(messages).slice(0, 300)}`).toBe(true);
+            expect(
+              messages.some((m) => expected.message!.test(m)),
+              `${expected.message} in ${JSON.stringify(messages).slice(0, 300)}`,
+            ).toBe(true);
           }
         }
         expect(harness.simulator.requestLog.map((e) => e.operation)).toEqual([]);
@@ -167,11 +176,17 @@ describe('shapes inside the limits: answered, without an upstream call', () => {
   const cases: Array<[string, string, Record<string, string>?]> = [
     // Depth and cost count fields, not fragments: the token limit is what bounds their
     // nesting, and the deepest it leaves room for is answered.
-    [`${NESTING_AT_TOKEN_LIMIT} nested inline fragments around __typename`, `{ ${'... on Query { '.repeat(NESTING_AT_TOKEN_LIMIT)}__typename${' }'.repeat(NESTING_AT_TOKEN_LIMIT)} }`],
+    [
+      `${NESTING_AT_TOKEN_LIMIT} nested inline fragments around __typename`,
+      `{ ${'... on Query { '.repeat(NESTING_AT_TOKEN_LIMIT)}__typename${' }'.repeat(NESTING_AT_TOKEN_LIMIT)} }`,
+    ],
     // graphql-armor does not count aliases of __typename.
     ['100 aliases of __typename', `{ ${Array.from({ length: 100 }, (_, i) => `t${i}: __typename`).join(' ')} }`],
     // Exactly LIMITS.maxDepth.
-    [`__type ofType chain of depth ${LIMITS.maxDepth}`, `{ __type(name: "Order") { fields { type { ${'ofType { '.repeat(LIMITS.maxDepth - 4)}name${' }'.repeat(LIMITS.maxDepth - 4)} } } } }`],
+    [
+      `__type ofType chain of depth ${LIMITS.maxDepth}`,
+      `{ __type(name: "Order") { fields { type { ${'ofType { '.repeat(LIMITS.maxDepth - 4)}name${' }'.repeat(LIMITS.maxDepth - 4)} } } } }`,
+    ],
     // What GraphiQL sends: the limits leave it alone.
     ['the introspection query', getIntrospectionQuery()],
     // Comments are not tokens; they still count against the body size.
@@ -181,12 +196,19 @@ describe('shapes inside the limits: answered, without an upstream call', () => {
     // graphql-js's own introspection rule stops the cycles that multiply (fields/type,
     // interfaces/possibleTypes: see the depth family); an ofType chain stays as small as the
     // schema, so this one is answered.
-    ['__schema ofType chain of depth 300 (not limited: under __schema)', `{ __schema { types { fields { type { ${'ofType { '.repeat(296)}name${' }'.repeat(296)} } } } } }`],
+    [
+      '__schema ofType chain of depth 300 (not limited: under __schema)',
+      `{ __schema { types { fields { type { ${'ofType { '.repeat(296)}name${' }'.repeat(296)} } } } } }`,
+    ],
   ];
   it.for(cases)('%s', async ([, query, extra]) => {
     harness.simulator.clearLog();
     const members = Object.entries(extra ?? {}).map(([key, raw]) => `,${JSON.stringify(key)}:${raw}`);
-    const answer = await send({ method: 'POST', headers: { ...JSON_POST }, body: () => `{"query":${JSON.stringify(query)}${members.join('')}}` });
+    const answer = await send({
+      method: 'POST',
+      headers: { ...JSON_POST },
+      body: () => `{"query":${JSON.stringify(query)}${members.join('')}}`,
+    });
     expect(answer.status).toBe(200);
     expect(answer.json?.errors).toBeUndefined();
     expect(answer.json?.data).toBeTruthy();
@@ -293,7 +315,11 @@ describe('odd but legitimate requests reach the upstream correctly', () => {
       query: wholeOrderPage(first),
       variables: first === 16 ? {} : { first: 16 },
       // The customer and the order list, then one call per per-order operation.
-      calls: { customerDetails: 1, orderDetails: 1, ...Object.fromEntries(Object.values(ORDER_FIELD_OPERATIONS).map((operation) => [operation, 1])) },
+      calls: {
+        customerDetails: 1,
+        orderDetails: 1,
+        ...Object.fromEntries(Object.values(ORDER_FIELD_OPERATIONS).map((operation) => [operation, 1])),
+      },
       check: ({ status, json }: Answer) => {
         expect(status).toBe(200);
         expect(json?.errors).toBeUndefined();
@@ -362,7 +388,11 @@ describe('a refused body does not spoil its keep-alive connection', () => {
         agent,
         method: 'POST',
         timeout: 2_000,
-        headers: { ...JSON_POST, authorization: `Bearer ${token}`, ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }) },
+        headers: {
+          ...JSON_POST,
+          authorization: `Bearer ${token}`,
+          ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }),
+        },
       });
       req.on('response', (res) => {
         res.resume();
@@ -406,18 +436,27 @@ describe('a refused body does not spoil its keep-alive connection', () => {
     });
     harness.simulator.clearLog();
     // Node's fetch needs duplex: 'half' for a stream body; its RequestInit type does not list it.
-    const init: RequestInit & { duplex: 'half' } = { method: 'POST', headers: { ...JSON_POST, authorization: `Bearer ${token}` }, body, duplex: 'half' };
+    const init: RequestInit & { duplex: 'half' } = {
+      method: 'POST',
+      headers: { ...JSON_POST, authorization: `Bearer ${token}` },
+      body,
+      duplex: 'half',
+    };
     const response = await fetch(harness.endpoint, init);
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ errors: [{ message: 'Request body too large', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }] });
+    expect(await response.json()).toEqual({
+      errors: [{ message: 'Request body too large', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }],
+    });
     expect(harness.simulator.requestLog).toEqual([]);
   });
 });
 
 describe('hostile ids in the upstream’s answers', () => {
   const order = (id: string) => ({ id, reservationId: id, userId: 'u', status: 'READY_FOR_PICKUP', product: { currencyCode: 'USD' } });
-  const WHOLE_ORDERS = '{ me { id orders { id vehicle { vin } pickup { name } estimate { total { amount } } shippingAddress { id } addresses { id } payments { id } tradeIn { id } } } }';
-  const operationsOf = (fields: readonly string[]) => new Set(fields.map((field) => ORDER_FIELD_OPERATIONS[field as keyof typeof ORDER_FIELD_OPERATIONS])).size;
+  const WHOLE_ORDERS =
+    '{ me { id orders { id vehicle { vin } pickup { name } estimate { total { amount } } shippingAddress { id } addresses { id } payments { id } tradeIn { id } } } }';
+  const operationsOf = (fields: readonly string[]) =>
+    new Set(fields.map((field) => ORDER_FIELD_OPERATIONS[field as keyof typeof ORDER_FIELD_OPERATIONS])).size;
   const addressFields = ['addresses', 'shippingAddress'];
   const everyField = Object.keys(ORDER_FIELD_OPERATIONS).sort();
 
@@ -428,29 +467,32 @@ describe('hostile ids in the upstream’s answers', () => {
     ['a lone surrogate', 'o\ud800x', everyField],
     ['a control character', 'o\u0001x', everyField],
     ['a line break (a header injected)', 'o\r\nX-Injected: 1', everyField],
-  ])('an order id of %s is never sent where it could do harm: those fields are UPSTREAM_ERROR, the other orders are whole', async (_name, hostileId, refused) => {
-    const stub = await startStubUpstream((request, res) => {
-      const { path } = request;
-      if (path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
-      if (path.endsWith('/v2/order/user')) return json(res, 200, [order('good'), order(hostileId)]);
-      if (path.endsWith('/order/estimate')) return json(res, 200, { orderId: 'o', currencyCode: 'USD', total: 1, amountDue: 1 });
-      if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
-      json(res, 404, { code: 'NOT_FOUND' });
-    });
-    const gateway = await startGateway({ upstreamUrls: stub.urls });
-    try {
-      const response = await graphqlClient(gateway.endpoint, 't').rawRequest<any>(WHOLE_ORDERS);
-      const errors = (response.errors ?? []) as unknown as ResponseError[];
-      expect(response.data.me.orders[0]).toMatchObject({ id: 'good', estimate: { total: { amount: '1.00' } }, addresses: [] });
-      expect([...new Set(errors.map((e) => e.extensions?.code))]).toEqual(['UPSTREAM_ERROR']);
-      expect(errors.map((e) => `${e.path?.[2]}.${e.path?.[3]}`).sort()).toEqual(refused.map((field) => `1.${field}`));
-      // The first wave, the good order's calls, and only the hostile order's harmless ones went out.
-      const operations = operationsOf(everyField);
-      expect(stub.requests).toHaveLength(2 + operations + (operations - operationsOf(refused)));
-      expect(stub.requests.map((r) => r.path).join(' ')).not.toMatch(/findAll\/?(\.|%2E)|\/order-address\/?( |$)/i);
-    } finally {
-      await gateway.close();
-      await stub.close();
-    }
-  });
+  ])(
+    'an order id of %s is never sent where it could do harm: those fields are UPSTREAM_ERROR, the other orders are whole',
+    async (_name, hostileId, refused) => {
+      const stub = await startStubUpstream((request, res) => {
+        const { path } = request;
+        if (path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
+        if (path.endsWith('/v2/order/user')) return json(res, 200, [order('good'), order(hostileId)]);
+        if (path.endsWith('/order/estimate')) return json(res, 200, { orderId: 'o', currencyCode: 'USD', total: 1, amountDue: 1 });
+        if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
+        json(res, 404, { code: 'NOT_FOUND' });
+      });
+      const gateway = await startGateway({ upstreamUrls: stub.urls });
+      try {
+        const response = await graphqlClient(gateway.endpoint, 't').rawRequest<any>(WHOLE_ORDERS);
+        const errors = (response.errors ?? []) as unknown as ResponseError[];
+        expect(response.data.me.orders[0]).toMatchObject({ id: 'good', estimate: { total: { amount: '1.00' } }, addresses: [] });
+        expect([...new Set(errors.map((e) => e.extensions?.code))]).toEqual(['UPSTREAM_ERROR']);
+        expect(errors.map((e) => `${e.path?.[2]}.${e.path?.[3]}`).sort()).toEqual(refused.map((field) => `1.${field}`));
+        // The first wave, the good order's calls, and only the hostile order's harmless ones went out.
+        const operations = operationsOf(everyField);
+        expect(stub.requests).toHaveLength(2 + operations + (operations - operationsOf(refused)));
+        expect(stub.requests.map((r) => r.path).join(' ')).not.toMatch(/findAll\/?(\.|%2E)|\/order-address\/?( |$)/i);
+      } finally {
+        await gateway.close();
+        await stub.close();
+      }
+    },
+  );
 });

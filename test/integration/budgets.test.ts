@@ -30,7 +30,12 @@ async function hostileUpstream(latencyMs = 20) {
       inFlight.set(bearer, inFlight.get(bearer)! - 1);
       if (res.destroyed) return;
       if (path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
-      if (path.endsWith('/v2/order/user')) return json(res, 200, Array.from({ length: Number(/orders-(\d+)/.exec(bearer)?.[1] ?? 1) }, (_, i) => order(`o${i}`)));
+      if (path.endsWith('/v2/order/user'))
+        return json(
+          res,
+          200,
+          Array.from({ length: Number(/orders-(\d+)/.exec(bearer)?.[1] ?? 1) }, (_, i) => order(`o${i}`)),
+        );
       if (path.endsWith('/order/estimate')) return json(res, 200, { orderId: 'o', currencyCode: 'USD', total: 1, amountDue: 1 });
       if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
       json(res, 404, { code: 'NOT_FOUND' });
@@ -41,7 +46,10 @@ async function hostileUpstream(latencyMs = 20) {
   return { stub, callsOf, mostInFlight: (token: string) => mostInFlight.get(`Bearer ${token}`) ?? 0 };
 }
 
-async function gatewayFor(upstream: { stub: { urls: Parameters<typeof startGateway>[0]['upstreamUrls'] } }, options: Partial<Parameters<typeof startGateway>[0]> = {}) {
+async function gatewayFor(
+  upstream: { stub: { urls: Parameters<typeof startGateway>[0]['upstreamUrls'] } },
+  options: Partial<Parameters<typeof startGateway>[0]> = {},
+) {
   const gateway = await startGateway({ upstreamUrls: upstream.stub.urls, upstreamTimeoutMs: 5000, ...options });
   cleanups.push(gateway.close);
   return gateway;
@@ -60,7 +68,9 @@ async function timed(endpoint: string, token: string, query: string, requestId?:
 const codes = (errors: ResponseError[]) => [...new Set(errors.map((e) => e.extensions?.code))];
 /** The gateway's log line for the request sent with this X-Request-Id. */
 const requestLine = (requestId: string) =>
-  capturedLogLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'request' && line.requestId === requestId);
+  capturedLogLines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((line) => line.msg === 'request' && line.requestId === requestId);
 
 describe('fan-out', () => {
   it('a 2,000-order customer: the whole order is its first page of 16 orders, within the budget of 100 calls', async () => {
@@ -77,7 +87,9 @@ describe('fan-out', () => {
     const whole = await execute(graphqlClient(gateway.endpoint, 'orders-2000b'), WholeOrderDocument);
     expect(whole.errors).toEqual([]);
     expect(whole.data?.me?.orders).toHaveLength(16);
-    console.info(`2,000-order customer, whole order (first page): ${upstream.callsOf('orders-2000')} upstream calls, ${ms.toFixed(0)} ms, heap +${heapGrowthMb.toFixed(1)} MB`);
+    console.info(
+      `2,000-order customer, whole order (first page): ${upstream.callsOf('orders-2000')} upstream calls, ${ms.toFixed(0)} ms, heap +${heapGrowthMb.toFixed(1)} MB`,
+    );
   });
 
   it('asking for 100 whole orders: at most 100 calls, 16 in flight at once; the calls past the budget are refused without a request, their fields UPSTREAM_BUDGET_EXCEEDED', async () => {
@@ -96,7 +108,9 @@ describe('fan-out', () => {
     expect(errors[0]!.message).toMatch(/budget of 100 upstream calls/);
     // The request's log line counts the calls made and those refused: 2 + 6 × 100 asked.
     expect(requestLine('hundred-orders')).toMatchObject({ upstreamCalls: 100, upstreamCallsRefused: 2 + 6 * 100 - 100 });
-    console.info(`100 whole orders asked: 100 upstream calls, at most ${upstream.mostInFlight('orders-2000')} in flight, ${refusedFields} fields UPSTREAM_BUDGET_EXCEEDED, ${ms.toFixed(0)} ms`);
+    console.info(
+      `100 whole orders asked: 100 upstream calls, at most ${upstream.mostInFlight('orders-2000')} in flight, ${refusedFields} fields UPSTREAM_BUDGET_EXCEEDED, ${ms.toFixed(0)} ms`,
+    );
   });
 
   it('three such requests at once do not hold up another customer: their one-order whole order is whole, and answered before any of them', async () => {
@@ -139,7 +153,8 @@ describe('fan-out', () => {
 });
 
 describe('credential operations', () => {
-  const aliases = (field: string, args: string) => `mutation { ${Array.from({ length: 20 }, (_, i) => `a${i}: ${field}(${args}) { accessToken }`).join(' ')} }`;
+  const aliases = (field: string, args: string) =>
+    `mutation { ${Array.from({ length: 20 }, (_, i) => `a${i}: ${field}(${args}) { accessToken }`).join(' ')} }`;
 
   it.each([
     ['login', 'username: "u@x.test", password: "p"'],
@@ -154,14 +169,20 @@ describe('credential operations', () => {
     });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { errors: ResponseError[] };
-    expect(body.errors).toEqual([expect.objectContaining({ message: 'One login or refreshTokens per request: this operation has 20.', extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' } })]);
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        message: 'One login or refreshTokens per request: this operation has 20.',
+        extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' },
+      }),
+    ]);
     expect(upstream.stub.requests).toHaveLength(0);
   });
 
   it('a fragment or a login beside a refresh counts too', async () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
-    const query = 'mutation { ...F refreshTokens(refreshToken: "r") { accessToken } } fragment F on Mutation { login(username: "u", password: "p") { accessToken } }';
+    const query =
+      'mutation { ...F refreshTokens(refreshToken: "r") { accessToken } } fragment F on Mutation { login(username: "u", password: "p") { accessToken } }';
     const { errors } = await timed(gateway.endpoint, 't', query).catch((error) => ({ errors: error.response.errors as ResponseError[] }));
     expect(codes(errors)).toEqual(['CREDENTIAL_OPERATIONS_LIMIT']);
     expect(upstream.stub.requests).toHaveLength(0);

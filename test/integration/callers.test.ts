@@ -36,12 +36,21 @@ async function setup(gateway: TestGatewayConfig = {}, latencyMs = 0) {
   const started = await startGateway({ upstreamUrls: upstream.urls, ...gateway });
   cleanups.push(started.close);
   const ws = (token: string): Client => {
-    const client = createClient({ url: started.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+    const client = createClient({
+      url: started.endpoint.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
     cleanups.push(() => client.dispose());
     return client;
   };
   const post = (token: string, headers: Record<string, string> = {}, query = WHOLE_ORDER) =>
-    fetch(started.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify({ query }) });
+    fetch(started.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+      body: JSON.stringify({ query }),
+    });
   return { simulator, upstream, gateway: started, ws, post, open, held: () => held };
 }
 
@@ -54,7 +63,8 @@ const overSocket = (client: Client, query = WHOLE_ORDER) =>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(condition: () => boolean, timeoutMs = 10_000) {
-  for (const started = Date.now(); !condition(); await sleep(10)) if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
+  for (const started = Date.now(); !condition(); await sleep(10))
+    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
 }
 
 /** Has the upstream accept the token (the caller's own record, no order list): from then on it counts as its customer. */
@@ -71,7 +81,13 @@ describe('operations in flight per caller', () => {
     await Promise.all([verify(post, token), verify(post, other)]);
     const half = (LIMITS.operations + 8) / 2;
     const client = ws(token);
-    const overHttp = Array.from({ length: half }, () => post(token).then(async (response) => ({ status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as FormattedExecutionResult<Record<string, unknown>, unknown> })));
+    const overHttp = Array.from({ length: half }, () =>
+      post(token).then(async (response) => ({
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        body: (await response.json()) as FormattedExecutionResult<Record<string, unknown>, unknown>,
+      })),
+    );
     const overWs = Array.from({ length: half }, () => overSocket(client));
     // The caller's operations that run all wait on their order list; the refused ones answer at once.
     await until(() => held() === LIMITS.operations);
@@ -110,15 +126,21 @@ describe('operations in flight per caller', () => {
     expect(answer.data!.me.orders).toHaveLength(2);
     // Each operation that ran made its own /auth/me; the refused ones none.
     expect(simulator.requestLog.filter((entry) => entry.operation === 'customerDetails' && entry.bearer === token)).toHaveLength(whole);
-    console.info(`500 whole orders on one WebSocket: ${whole} answered whole, ${refused} RATE_LIMITED; at most ${upstream.peak(token)} of its upstream calls in flight (cap ${LIMITS.upstreamCalls})`);
+    console.info(
+      `500 whole orders on one WebSocket: ${whole} answered whole, ${refused} RATE_LIMITED; at most ${upstream.peak(token)} of its upstream calls in flight (cap ${LIMITS.upstreamCalls})`,
+    );
   });
 
   it('tokens the upstream has not accepted yet count against their address, an IPv6 /64 as one (behind a trusted proxy): two addresses of one /64 share the cap, another /64 does not', async () => {
     const { simulator, post, open, held } = await setup({ trustedProxies: ['127.0.0.1'] });
     const fresh = () => demoToken(simulator, 'ready@demo.test');
     const half = (LIMITS.operations + 8) / 2;
-    const from = (address: string) => async () => (await post(await fresh(), { 'x-forwarded-for': address })).json() as Promise<FormattedExecutionResult>;
-    const sameNetwork = [...Array.from({ length: half }, () => from('2001:db8:1:2::a')), ...Array.from({ length: half }, () => from('2001:db8:1:2:ffff::b'))].map((request) => request());
+    const from = (address: string) => async () =>
+      (await post(await fresh(), { 'x-forwarded-for': address })).json() as Promise<FormattedExecutionResult>;
+    const sameNetwork = [
+      ...Array.from({ length: half }, () => from('2001:db8:1:2::a')),
+      ...Array.from({ length: half }, () => from('2001:db8:1:2:ffff::b')),
+    ].map((request) => request());
     await until(() => held() === LIMITS.operations);
     const neighbour = from('2001:db8:1:3::a')();
     await until(() => held() === LIMITS.operations + 1);
@@ -137,7 +159,14 @@ describe('a caller’s slots come back', () => {
     await verify(post, token);
     // Three at once while the order lists are held: two run, one is refused; two more go away mid-answer.
     const aborts = [new AbortController(), new AbortController()];
-    const leaving = aborts.map((abort) => fetch(gateway.endpoint, { method: 'POST', signal: abort.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: WHOLE_ORDER }) }).catch(() => 'gone'));
+    const leaving = aborts.map((abort) =>
+      fetch(gateway.endpoint, {
+        method: 'POST',
+        signal: abort.signal,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: WHOLE_ORDER }),
+      }).catch(() => 'gone'),
+    );
     await until(() => held() === operations);
     expect((await post(token)).status).toBe(429);
     aborts.forEach((abort) => abort.abort());
@@ -145,7 +174,11 @@ describe('a caller’s slots come back', () => {
     open();
     const deferred = print(WholeOrderDeferredDocument);
     for (const accept of ['multipart/mixed', 'text/event-stream', 'multipart/mixed', 'text/event-stream']) {
-      const response = await fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}` }, body: JSON.stringify({ query: deferred }) });
+      const response = await fetch(gateway.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: deferred }),
+      });
       expect(response.status).toBe(200);
       expect(await response.text()).toContain('"hasNext":false');
     }

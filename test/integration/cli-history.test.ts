@@ -12,7 +12,10 @@ beforeAll(async () => {
 afterAll(() => harness?.close());
 
 const as = (username: string, ...more: string[]) =>
-  [['--username', username, '--endpoint', harness.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: demoCustomer(harness.simulator, username).password } }] as const;
+  [
+    ['--username', username, '--endpoint', harness.endpoint, ...more],
+    { env: { ORDER_GRAPH_PASSWORD: demoCustomer(harness.simulator, username).password } },
+  ] as const;
 
 const LINE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC {2}\S+ {2}.+$/;
 
@@ -30,12 +33,17 @@ describe('--history', () => {
     const second = await order(...as('two-orders@demo.test', '--history'));
     const lines = second.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(new RegExp(`UTC  ${moving!.reservationId}  status: in transit → ready for pickup; rawStatus: IN_TRANSIT → READY_FOR_PICKUP$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`UTC  ${moving!.reservationId}  status: in transit → ready for pickup; rawStatus: IN_TRANSIT → READY_FOR_PICKUP$`),
+    );
     // Older lines keep their times: the first observation did not move.
     expect(lines.slice(1).sort()).toEqual([...firstLines].sort());
 
     const json = await order(...as('two-orders@demo.test', '--history', '--json'));
-    const events = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { orderId: string; changes: unknown[] });
+    const events = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { orderId: string; changes: unknown[] });
     expect(events.map((event) => event.changes.length > 0)).toEqual([true, false, false]);
     expect(events[0]!.orderId).toBe(moving!.id);
   });
@@ -70,7 +78,9 @@ describe('--history', () => {
     const lines = run.stdout.trimEnd().split('\n');
     // HISTORY_EVENTS_PER_ORDER (100) are kept: the newest 100 changes, in order, newest first.
     expect(lines).toHaveLength(100);
-    expect(lines.map((line) => /rawStatus: \S+ → (STEP_\d+)/.exec(line)?.[1])).toEqual(Array.from({ length: 100 }, (_, i) => `STEP_${129 - i}`));
+    expect(lines.map((line) => /rawStatus: \S+ → (STEP_\d+)/.exec(line)?.[1])).toEqual(
+      Array.from({ length: 100 }, (_, i) => `STEP_${129 - i}`),
+    );
   });
 
   it('is in the usage text', async () => {

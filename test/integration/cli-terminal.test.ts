@@ -27,7 +27,10 @@ afterAll(() => harness?.close());
 const customer = (username: string) => demoCustomer(harness.simulator, username);
 const orderOf = (username: string) => demoOrders(harness.simulator, username)[0]!;
 const as = (username: string, ...more: string[]) =>
-  [['--username', username, '--endpoint', harness.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: customer(username).password } }] as const;
+  [
+    ['--username', username, '--endpoint', harness.endpoint, ...more],
+    { env: { ORDER_GRAPH_PASSWORD: customer(username).password } },
+  ] as const;
 
 describe('the password prompt, on a terminal', () => {
   it('asks, shows nothing of what is typed (a correction included), and logs in', async () => {
@@ -99,7 +102,9 @@ describe('text from upstream reaches the terminal inert', () => {
       const added = run.output.stdout.slice(summary.length);
       expect(added).not.toMatch(ACTS_ON);
       expect(added.trimEnd().split('\n')).toHaveLength(1);
-      expect(added).toContain(`rawStatus: ORDER_CONFIRMED → BUILD_[1A[2KLOCKED  2030-01-01 00:00:00 UTC  ${moving.reservationId}  status: delivered`);
+      expect(added).toContain(
+        `rawStatus: ORDER_CONFIRMED → BUILD_[1A[2KLOCKED  2030-01-01 00:00:00 UTC  ${moving.reservationId}  status: delivered`,
+      );
     } finally {
       moving.status = saved;
       run.child.kill('SIGINT');
@@ -109,11 +114,15 @@ describe('text from upstream reaches the terminal inert', () => {
 
   it('an error message from the gateway: one inert line on stderr', async () => {
     const gateway = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: null, errors: [{ message: HOSTILE, extensions: { code: 'FORBIDDEN' } }] }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ data: null, errors: [{ message: HOSTILE, extensions: { code: 'FORBIDDEN' } }] }));
     });
     const url = `${await listen(gateway)}/graphql`;
     try {
-      const run = await order(['--username', 'ready@demo.test', '--endpoint', url], { env: { ORDER_GRAPH_PASSWORD: 'secret-for-hostile' } });
+      const run = await order(['--username', 'ready@demo.test', '--endpoint', url], {
+        env: { ORDER_GRAPH_PASSWORD: 'secret-for-hostile' },
+      });
       expect(run.code).toBe(3);
       expect(run.stderr).toBe(`order: login refused: ${SHOWN} (FORBIDDEN)\n`);
     } finally {
@@ -152,10 +161,16 @@ describe('an answer larger than --max-answer-mb is cut off as it arrives', () =>
       return true;
     });
     try {
-      const run = await order(['--username', 'ready@demo.test', '--endpoint', front.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: customer('ready@demo.test').password } });
+      const run = await order(['--username', 'ready@demo.test', '--endpoint', front.endpoint, ...more], {
+        env: { ORDER_GRAPH_PASSWORD: customer('ready@demo.test').password },
+      });
       console.info(`order ${_what}, an endless answer: ${(sent.bytes / MIB).toFixed(1)} MiB sent before the CLI closed the connection`);
       expect(run.code, run.stderr).toBe(4);
-      expect(run.stderr).toMatch(new RegExp(`^order: the answer from Order Graph at .* is larger than ${mib} MiB, the most this command reads \\(--max-answer-mb\\); it was cut off\\n$`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^order: the answer from Order Graph at .* is larger than ${mib} MiB, the most this command reads \\(--max-answer-mb\\); it was cut off\\n$`,
+        ),
+      );
       // It read that much, then let go: the rest is what the sockets' buffers took meanwhile.
       expect(sent.bytes).toBeGreaterThanOrEqual(mib * MIB);
       expect(sent.bytes).toBeLessThan((mib + 48) * MIB);
@@ -171,9 +186,13 @@ describe('an answer larger than --max-answer-mb is cut off as it arrives', () =>
       return true;
     });
     try {
-      const run = await order(['--username', 'ready@demo.test', '--endpoint', front.endpoint, '--watch', '--max-answer-mb', '1'], { env: { ORDER_GRAPH_PASSWORD: customer('ready@demo.test').password } });
+      const run = await order(['--username', 'ready@demo.test', '--endpoint', front.endpoint, '--watch', '--max-answer-mb', '1'], {
+        env: { ORDER_GRAPH_PASSWORD: customer('ready@demo.test').password },
+      });
       expect(run.code, run.stderr).toBe(4);
-      expect(run.stderr).toMatch(/\norder: an update from Order Graph at .* is larger than 1 MiB, the most this command reads \(--max-answer-mb\); watching stopped\n$/);
+      expect(run.stderr).toMatch(
+        /\norder: an update from Order Graph at .* is larger than 1 MiB, the most this command reads \(--max-answer-mb\); watching stopped\n$/,
+      );
       expect(front.count('OrderUpdates')).toBe(1);
     } finally {
       await front.close();
@@ -192,9 +211,15 @@ describe('--watch notices a stream that went silent', () => {
     const moving = orderOf('production@demo.test');
     const saved = moving.status;
     const { password } = customer('production@demo.test');
-    const run = startOrder(['--username', 'production@demo.test', '--endpoint', front.endpoint, '--watch', '--watch-timeout', '2', '--watch-interval', '0.1'], { env: { ORDER_GRAPH_PASSWORD: password } });
+    const run = startOrder(
+      ['--username', 'production@demo.test', '--endpoint', front.endpoint, '--watch', '--watch-timeout', '2', '--watch-interval', '0.1'],
+      { env: { ORDER_GRAPH_PASSWORD: password } },
+    );
     try {
-      await until(() => run.output.stderr, /order: no word from Order Graph for 2 s \(--watch-timeout\): the stream is taken as broken; subscribing again\n/);
+      await until(
+        () => run.output.stderr,
+        /order: no word from Order Graph for 2 s \(--watch-timeout\): the stream is taken as broken; subscribing again\n/,
+      );
       await until(() => String(front.count('OrderUpdates')), /^[2-9]/);
       expect(front.seen.find((entry) => entry.operation === 'OrderUpdates')!.closed).toBe(true);
       moving.status = 'IN_TRANSIT';
@@ -218,7 +243,10 @@ describe('--watch notices a stream that went silent', () => {
       pings.push(setInterval(() => response.write(':\n\n', () => kept++), 200));
       return true;
     });
-    const run = startOrder(['--username', 'ready@demo.test', '--endpoint', front.endpoint, '--watch', '--watch-timeout', '3', '--watch-interval', '0.1'], { env: { ORDER_GRAPH_PASSWORD: customer('ready@demo.test').password } });
+    const run = startOrder(
+      ['--username', 'ready@demo.test', '--endpoint', front.endpoint, '--watch', '--watch-timeout', '3', '--watch-interval', '0.1'],
+      { env: { ORDER_GRAPH_PASSWORD: customer('ready@demo.test').password } },
+    );
     try {
       await until(() => run.output.stderr, /watching your orders/);
       // Three timeouts' worth of keep-alives.

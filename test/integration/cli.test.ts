@@ -69,7 +69,10 @@ describe('--watch', () => {
     expect(run.output.stdout).toBe(summaryLines);
     const moving = orderOf('production@demo.test');
     moving.status = 'IN_TRANSIT';
-    await until(() => run.output.stdout, new RegExp(`UTC  ${moving.reservationId}  status: in production → in transit; rawStatus: IN_PRODUCTION → IN_TRANSIT\n$`));
+    await until(
+      () => run.output.stdout,
+      new RegExp(`UTC  ${moving.reservationId}  status: in production → in transit; rawStatus: IN_PRODUCTION → IN_TRANSIT\n$`),
+    );
     run.child.kill('SIGINT');
     const ended = await run.done;
     expect(ended.code, ended.stderr).toBe(0);
@@ -88,7 +91,11 @@ describe('--watch', () => {
     const lines = stdout.trimEnd().split('\n');
     const event = JSON.parse(lines.at(-1)!);
     // From the poll that saw the change, or (changed before the first poll) from the status the summary showed.
-    expect(event).toMatchObject({ orderId: moving.id, status: 'BUILD_LOCKED', changes: expect.arrayContaining([{ field: 'status', from: 'ORDER_CONFIRMED', to: 'BUILD_LOCKED' }]) });
+    expect(event).toMatchObject({
+      orderId: moving.id,
+      status: 'BUILD_LOCKED',
+      changes: expect.arrayContaining([{ field: 'status', from: 'ORDER_CONFIRMED', to: 'BUILD_LOCKED' }]),
+    });
     expect(JSON.parse(lines.slice(0, -1).join('\n')).orders[0].id).toBe(moving.id);
   });
 
@@ -96,11 +103,14 @@ describe('--watch', () => {
     const simulator = await startSimulator({ latencyMs: 0 });
     const gateway = await startGateway({ upstreamUrls: simulator.urls, live: { pollIntervalMs: 200 } });
     const { password } = demoCustomer(simulator, 'ready@demo.test');
-    const run = startOrder(['--username', 'ready@demo.test', '--endpoint', gateway.endpoint, '--watch', '--watch-interval', '0.5'], { env: { ORDER_GRAPH_PASSWORD: password } });
+    const run = startOrder(['--username', 'ready@demo.test', '--endpoint', gateway.endpoint, '--watch', '--watch-interval', '0.5'], {
+      env: { ORDER_GRAPH_PASSWORD: password },
+    });
     try {
       await until(() => run.output.stderr, /watching your orders/);
       // Every subscription has the upstream check its caller first.
-      const subscriptions = (since: number) => simulator.requestLog.filter((entry) => entry.operation === 'customerDetails' && entry.at >= since).length;
+      const subscriptions = (since: number) =>
+        simulator.requestLog.filter((entry) => entry.operation === 'customerDetails' && entry.at >= since).length;
       // The first stream is in the hub once the hub polls (the summary's own order list was the first call).
       await until(() => String(simulator.requestLog.filter((entry) => entry.operation === 'orderDetails').length), /^([2-9]|\d{2,})$/);
       const drainedAt = Date.now();
@@ -178,7 +188,9 @@ describe('exit 0', () => {
 
   it('takes the endpoint from ORDER_GRAPH_ENDPOINT', async () => {
     const username = 'ready@demo.test';
-    const run = await order(['--username', username], { env: { ORDER_GRAPH_ENDPOINT: harness.endpoint, ORDER_GRAPH_PASSWORD: passwordOf(username) } });
+    const run = await order(['--username', username], {
+      env: { ORDER_GRAPH_ENDPOINT: harness.endpoint, ORDER_GRAPH_PASSWORD: passwordOf(username) },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Stage 7 of 8');
   });
@@ -188,7 +200,16 @@ describe('exit 0', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: order-graph --username/);
     expect(run.stdout).toContain('$ORDER_GRAPH_PASSWORD');
-    for (const option of ['--endpoint', '--json', '--watch ', '--watch-interval', '--watch-timeout <s>', '--max-answer-mb <MiB>', '--password']) expect(run.stdout).toContain(option);
+    for (const option of [
+      '--endpoint',
+      '--json',
+      '--watch ',
+      '--watch-interval',
+      '--watch-timeout <s>',
+      '--max-answer-mb <MiB>',
+      '--password',
+    ])
+      expect(run.stdout).toContain(option);
   });
 });
 
@@ -213,29 +234,40 @@ describe('the password: from the environment, a prompt or stdin, not the command
   it.each([
     ['a line', '\n'],
     ['a CR LF line', '\r\n'],
-  ])('one line on stdin (printf ... | order-graph), %s: logs in, and nothing after that line is read as the password', async (_what, end) => {
-    const password = passwordOf('ready@demo.test');
-    const run = await order(['--username', 'ready@demo.test', '--endpoint', harness.endpoint], { stdin: `${password}${end}not-the-password${end}` });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toContain('Stage 7 of 8');
-  });
+  ])(
+    'one line on stdin (printf ... | order-graph), %s: logs in, and nothing after that line is read as the password',
+    async (_what, end) => {
+      const password = passwordOf('ready@demo.test');
+      const run = await order(['--username', 'ready@demo.test', '--endpoint', harness.endpoint], {
+        stdin: `${password}${end}not-the-password${end}`,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toContain('Stage 7 of 8');
+    },
+  );
 
   it('--password still works, with a one-line warning that others can read it', async () => {
     const password = passwordOf('ready@demo.test');
     const run = await order(['--username', 'ready@demo.test', '--password', password, '--endpoint', harness.endpoint]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/^order: warning: --password can be read by other users of this machine \(ps\).*; use ORDER_GRAPH_PASSWORD or the prompt\n$/);
+    expect(run.stderr).toMatch(
+      /^order: warning: --password can be read by other users of this machine \(ps\).*; use ORDER_GRAPH_PASSWORD or the prompt\n$/,
+    );
     expect(run.stdout).toContain('Stage 7 of 8');
     expect(run.stdout + run.stderr).not.toContain(password);
   });
 
-  it('npm run order with the password in the environment (as the README shows): npm\'s debug log does not hold it', async () => {
+  it("npm run order with the password in the environment (as the README shows): npm's debug log does not hold it", async () => {
     const logs = mkdtempSync(join(tmpdir(), 'order-npm-logs-'));
     try {
       const password = passwordOf('ready@demo.test');
       const env = { ORDER_GRAPH_PASSWORD: password, npm_config_logs_dir: logs, PATH: PROJECT_PATH };
-      const run = await startProcessRun('npm', ['run', '-s', 'order', '--', '--username', 'ready@demo.test', '--endpoint', harness.endpoint], env);
+      const run = await startProcessRun(
+        'npm',
+        ['run', '-s', 'order', '--', '--username', 'ready@demo.test', '--endpoint', harness.endpoint],
+        env,
+      );
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('Stage 7 of 8');
       const written = readdirSync(logs).map((name) => readFileSync(join(logs, name), 'utf8'));
@@ -252,7 +284,9 @@ describe('exit 2: bad arguments, with the usage on stderr', () => {
   it('no password anywhere (no ORDER_GRAPH_PASSWORD, stdin empty and not a terminal): says where one may come from', async () => {
     const run = await order(['--username', 'ready@demo.test', '--endpoint', harness.endpoint]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^order: no password: set ORDER_GRAPH_PASSWORD, type it when asked \(on a terminal\), or give it as one line on stdin\n/);
+    expect(run.stderr).toMatch(
+      /^order: no password: set ORDER_GRAPH_PASSWORD, type it when asked \(on a terminal\), or give it as one line on stdin\n/,
+    );
     expect(run.stderr).toContain('Usage: order-graph');
     expect(run.stdout).toBe('');
   });
@@ -290,7 +324,9 @@ describe('exit 3: authentication failed', () => {
 
 describe('exit 4: service unavailable', () => {
   it('nothing listens at the endpoint', async () => {
-    const run = await order(['--username', 'ready@demo.test', '--endpoint', NOWHERE], { env: { ORDER_GRAPH_PASSWORD: 'secret-for-nowhere' } });
+    const run = await order(['--username', 'ready@demo.test', '--endpoint', NOWHERE], {
+      env: { ORDER_GRAPH_PASSWORD: 'secret-for-nowhere' },
+    });
     expectOneLineFailure(run, 4, /^order: cannot reach Order Graph at http:\/\/127\.0\.0\.1:1\/graphql/, 'secret-for-nowhere');
   });
 
@@ -342,7 +378,9 @@ describe('exit 4: service unavailable', () => {
 
   it('the endpoint is not a GraphQL endpoint', async () => {
     const notGraphql = harness.endpoint.replace(/\/graphql$/, '/nothing-here');
-    const run = await order(['--username', 'ready@demo.test', '--endpoint', notGraphql], { env: { ORDER_GRAPH_PASSWORD: 'secret-for-404' } });
+    const run = await order(['--username', 'ready@demo.test', '--endpoint', notGraphql], {
+      env: { ORDER_GRAPH_PASSWORD: 'secret-for-404' },
+    });
     expectOneLineFailure(run, 4, /did not answer as a GraphQL endpoint \(HTTP 404/, 'secret-for-404');
   });
 });

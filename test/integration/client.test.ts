@@ -63,7 +63,13 @@ describe('createOrderClient', () => {
     });
     harness.simulator.clearLog();
 
-    const results = await Promise.all([client.wholeOrder(), client.orderSummary(), client.me(), client.wholeOrder(), client.orderSummary()]);
+    const results = await Promise.all([
+      client.wholeOrder(),
+      client.orderSummary(),
+      client.me(),
+      client.wholeOrder(),
+      client.orderSummary(),
+    ]);
 
     for (const result of results) expect(result.errors).toEqual([]);
     expect(results[0]!.data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
@@ -91,7 +97,13 @@ describe('createOrderClient', () => {
     const expired = await harness.simulator.issueAccessToken(userId, { expiresInSeconds: -60 });
     const client = createOrderClient({
       endpoint: harness.endpoint,
-      tokens: { accessToken: expired, accessTokenExpiresAt: new Date().toISOString(), idToken: null, idTokenExpiresAt: null, refreshToken: 'revoked-refresh-token' },
+      tokens: {
+        accessToken: expired,
+        accessTokenExpiresAt: new Date().toISOString(),
+        idToken: null,
+        idTokenExpiresAt: null,
+        refreshToken: 'revoked-refresh-token',
+      },
     });
     const { errors } = await client.orderSummary();
     expect(errors[0]?.extensions?.code).toBe('UNAUTHENTICATED');
@@ -116,15 +128,20 @@ describe('watchOrders when the gateway keeps ending its streams', () => {
     const server = createServer((request, response: ServerResponse) => {
       request.resume();
       if (answer === '503') return response.writeHead(503, { 'content-type': 'text/plain' }).end('unavailable');
-      const event = { data: { orderUpdates: { observedAt: '2026-01-01T00:00:00.000Z', changes: [], order: { id: 'o1', status: 'DELIVERED' } } } };
-      response.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: next\ndata: ${JSON.stringify(event)}\n\nevent: complete\ndata:\n\n`);
+      const event = {
+        data: { orderUpdates: { observedAt: '2026-01-01T00:00:00.000Z', changes: [], order: { id: 'o1', status: 'DELIVERED' } } },
+      };
+      response
+        .writeHead(200, { 'content-type': 'text/event-stream' })
+        .end(`event: next\ndata: ${JSON.stringify(event)}\n\nevent: complete\ndata:\n\n`);
     });
     const endpoint = `${await listen(server)}/graphql`;
     const stop = new AbortController();
     /** Watches with the options until `stop` aborts; resolves to the results it yielded. */
     const watch = async (options: Parameters<ReturnType<typeof createOrderClient>['watchOrders']>[0] = {}) => {
       const results = [];
-      for await (const result of createOrderClient({ endpoint, fetch: noted }).watchOrders({ ...options, signal: stop.signal })) results.push(result);
+      for await (const result of createOrderClient({ endpoint, fetch: noted }).watchOrders({ ...options, signal: stop.signal }))
+        results.push(result);
       return results;
     };
     return {
@@ -145,7 +162,9 @@ describe('watchOrders when the gateway keeps ending its streams', () => {
     await sleep(3500);
     await gateway.close();
     const results = await watching;
-    console.info(`SDK, default options, a gateway that ends each stream after one event: ${gateway.subscribedAt.length} subscriptions in 3.5 s`);
+    console.info(
+      `SDK, default options, a gateway that ends each stream after one event: ${gateway.subscribedAt.length} subscriptions in 3.5 s`,
+    );
     expect(gateway.subscribedAt).toHaveLength(1);
     expect(results).toHaveLength(1);
   });
@@ -168,12 +187,15 @@ describe('watchOrders when the gateway keeps ending its streams', () => {
   it('streams that end without an update: the waits double from retryDelayMs', async () => {
     const gateway = await endingGateway('503');
     const watching = gateway.watch({ minIntervalMs: 0, retryDelayMs: 100 });
-    for (const started = Date.now(); gateway.subscribedAt.length < 5 && Date.now() - started < 20_000; ) await sleep(20);
+    for (const started = Date.now(); gateway.subscribedAt.length < 5 && Date.now() - started < 20_000;) await sleep(20);
     await gateway.close();
     await watching;
     console.info(`SDK, retryDelayMs 100, a gateway answering 503: subscriptions ${gateway.gaps().join(', ')} ms apart`);
     expect(gateway.subscribedAt.length).toBeGreaterThanOrEqual(5);
-    gateway.gaps().slice(0, 4).forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(100 * 2 ** i - 50));
+    gateway
+      .gaps()
+      .slice(0, 4)
+      .forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(100 * 2 ** i - 50));
   });
 
   it('refuses an interval that is not a number of milliseconds', async () => {

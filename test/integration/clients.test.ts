@@ -69,7 +69,11 @@ async function sdkWholeOrder(username: string) {
 function withoutTypename<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withoutTypename) as T;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== '__typename').map(([key, field]) => [key, withoutTypename(field)])) as T;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== '__typename')
+      .map(([key, field]) => [key, withoutTypename(field)]),
+  ) as T;
 }
 
 /** What console.warn and console.error are given while a test runs (Apollo's cache warnings go there). */
@@ -146,7 +150,11 @@ const apollo = (authorization: string, cache = new InMemoryCache()) =>
 
 /** urql with its default exchanges and the bearer. */
 const urql = (authorization: string) =>
-  new UrqlClient({ url: harness.endpoint, exchanges: [cacheExchange, fetchExchange], fetchOptions: () => ({ headers: { authorization } }) });
+  new UrqlClient({
+    url: harness.endpoint,
+    exchanges: [cacheExchange, fetchExchange],
+    fetchOptions: () => ({ headers: { authorization } }),
+  });
 
 describe('Apollo Client 4 with InMemoryCache (the whole order needs nothing beyond its defaults)', () => {
   beforeEach(() => {
@@ -172,9 +180,18 @@ describe('Apollo Client 4 with InMemoryCache (the whole order needs nothing beyo
       'ROOT_QUERY',
       ...keyed('Customer', [me]),
       ...keyed('Order', orders),
-      ...keyed('Payment', orders.flatMap((order) => order.payments ?? [])),
-      ...keyed('TradeIn', orders.map((order) => order.tradeIn)),
-      ...keyed('Address', [me.address, ...orders.flatMap((order) => [order.shippingAddress, order.pickup?.address, ...(order.addresses ?? [])])]),
+      ...keyed(
+        'Payment',
+        orders.flatMap((order) => order.payments ?? []),
+      ),
+      ...keyed(
+        'TradeIn',
+        orders.map((order) => order.tradeIn),
+      ),
+      ...keyed('Address', [
+        me.address,
+        ...orders.flatMap((order) => [order.shippingAddress, order.pickup?.address, ...(order.addresses ?? [])]),
+      ]),
     ]);
     expect(entities.size).toBeGreaterThan(orders.length + 3);
     expect(Object.keys(cache.extract()).sort()).toEqual([...entities].sort());
@@ -207,37 +224,40 @@ describe('Apollo Client 4 with InMemoryCache (the whole order needs nothing beyo
 });
 
 describe('Apollo Client 4 @defer over multipart (needs its documented incremental handler: nothing more)', () => {
-  it.each(CUSTOMERS)('%s: the deferred whole order arrives in parts; the final data is the whole order’s, with no cache warning', async (username) => {
-    const warnings = consoleWarnings();
-    const { expected, authorization } = await sdkWholeOrder(username);
-    const fetches = vi.spyOn(globalThis, 'fetch');
-    cleanups.push(() => fetches.mockRestore());
-    const client = new ApolloClient({
-      link: new HttpLink({ uri: harness.endpoint, headers: { authorization } }),
-      cache: new InMemoryCache(),
-      incrementalHandler: new Defer20220824Handler(),
-    });
+  it.each(CUSTOMERS)(
+    '%s: the deferred whole order arrives in parts; the final data is the whole order’s, with no cache warning',
+    async (username) => {
+      const warnings = consoleWarnings();
+      const { expected, authorization } = await sdkWholeOrder(username);
+      const fetches = vi.spyOn(globalThis, 'fetch');
+      cleanups.push(() => fetches.mockRestore());
+      const client = new ApolloClient({
+        link: new HttpLink({ uri: harness.endpoint, headers: { authorization } }),
+        cache: new InMemoryCache(),
+        incrementalHandler: new Defer20220824Handler(),
+      });
 
-    const results = queue<ApolloClient.QueryResult<unknown> & { dataState: string }>();
-    const seen: Array<{ dataState: string; data: unknown }> = [];
-    const subscription = client.watchQuery({ query: WholeOrderDeferredDocument }).subscribe((result) => results.push(result));
-    cleanups.push(() => subscription.unsubscribe());
-    for (let result = await results.next(); ; result = await results.next()) {
-      seen.push({ dataState: result.dataState, data: result.data });
-      if (result.dataState === 'complete') break;
-    }
+      const results = queue<ApolloClient.QueryResult<unknown> & { dataState: string }>();
+      const seen: Array<{ dataState: string; data: unknown }> = [];
+      const subscription = client.watchQuery({ query: WholeOrderDeferredDocument }).subscribe((result) => results.push(result));
+      cleanups.push(() => subscription.unsubscribe());
+      for (let result = await results.next(); ; result = await results.next()) {
+        seen.push({ dataState: result.dataState, data: result.data });
+        if (result.dataState === 'complete') break;
+      }
 
-    // One request, answered as multipart: the handler merged the parts, not the server.
-    expect(fetches).toHaveBeenCalledOnce();
-    expect((await fetches.mock.results[0]!.value as Response).headers.get('content-type')).toMatch(/^multipart\/mixed/);
-    // The first data came before the per-order parts: the customer and the order records only.
-    const streaming = seen.filter((result) => result.dataState === 'streaming');
-    expect(streaming.length).toBeGreaterThan(0);
-    const first = withoutTypename(streaming[0]!.data as WholeOrderQuery);
-    expect(first.me!.orders!.every((order) => !('vehicle' in order) && !('payments' in order))).toBe(true);
-    expect(withoutTypename(seen.at(-1)!.data)).toEqual(expected);
-    expect(warnings).toEqual([]);
-  });
+      // One request, answered as multipart: the handler merged the parts, not the server.
+      expect(fetches).toHaveBeenCalledOnce();
+      expect(((await fetches.mock.results[0]!.value) as Response).headers.get('content-type')).toMatch(/^multipart\/mixed/);
+      // The first data came before the per-order parts: the customer and the order records only.
+      const streaming = seen.filter((result) => result.dataState === 'streaming');
+      expect(streaming.length).toBeGreaterThan(0);
+      const first = withoutTypename(streaming[0]!.data as WholeOrderQuery);
+      expect(first.me!.orders!.every((order) => !('vehicle' in order) && !('payments' in order))).toBe(true);
+      expect(withoutTypename(seen.at(-1)!.data)).toEqual(expected);
+      expect(warnings).toEqual([]);
+    },
+  );
 });
 
 describe('graphql-sse client, distinct connections mode (needs nothing beyond its defaults and an auth header)', () => {
@@ -342,14 +362,17 @@ async function throughEveryClient(authorization: string, expected: WholeOrderQue
 }
 
 describe('a stage not reached is data: the whole order through every client’s defaults, for every customer', () => {
-  it.each(EVERY_CUSTOMER)('%s: data and no error from the SDK, Apollo Client, urql and graphql-request; each order’s availability is its stage’s', async (username) => {
-    const { sdk, authorization } = await signIn(username);
-    const { data, errors } = await sdk.wholeOrder();
-    expect(errors).toEqual([]);
-    const orders = demoOrders(harness.simulator, username);
-    expect(data!.me!.orders!.map((order) => order.availability)).toEqual(orders.map((order) => availabilityAt(order.status)));
-    await throughEveryClient(authorization, data!);
-  });
+  it.each(EVERY_CUSTOMER)(
+    '%s: data and no error from the SDK, Apollo Client, urql and graphql-request; each order’s availability is its stage’s',
+    async (username) => {
+      const { sdk, authorization } = await signIn(username);
+      const { data, errors } = await sdk.wholeOrder();
+      expect(errors).toEqual([]);
+      const orders = demoOrders(harness.simulator, username);
+      expect(data!.me!.orders!.map((order) => order.availability)).toEqual(orders.map((order) => availabilityAt(order.status)));
+      await throughEveryClient(authorization, data!);
+    },
+  );
 
   it('one order taken through every status (and one this API does not know): the same at each, a part present exactly when available', async () => {
     const { sdk, authorization } = await signIn('ready@demo.test');
@@ -362,7 +385,8 @@ describe('a stage not reached is data: the whole order through every client’s 
       expect(errors, status).toEqual([]);
       const answered = data!.me!.orders![0]!;
       expect(answered.availability, status).toEqual(availabilityAt(status));
-      for (const { part, available } of answered.availability) expect(answered[part.toLowerCase() as 'vehicle' | 'pickup' | 'estimate'] !== null, `${status} ${part}`).toBe(available);
+      for (const { part, available } of answered.availability)
+        expect(answered[part.toLowerCase() as 'vehicle' | 'pickup' | 'estimate'] !== null, `${status} ${part}`).toBe(available);
       await throughEveryClient(authorization, data!);
     }
   });
@@ -385,6 +409,7 @@ describe('the project’s SDK', () => {
   it('is the reference: its whole order has every part of each order', async () => {
     const { expected } = await sdkWholeOrder('ready@demo.test');
     const [order] = expected.me!.orders!;
-    for (const part of ['vehicle', 'pickup', 'estimate', 'shippingAddress', 'payments', 'tradeIn'] as const) expect(order![part]).toBeTruthy();
+    for (const part of ['vehicle', 'pickup', 'estimate', 'shippingAddress', 'payments', 'tradeIn'] as const)
+      expect(order![part]).toBeTruthy();
   });
 });

@@ -14,7 +14,13 @@ afterEach(async () => {
 
 // 16 orders whose model names are 90 kB each: 1.4 MB from the upstream, inside its answer cap.
 const BIG = 'x'.repeat(90_000);
-const ORDERS = Array.from({ length: 16 }, (_, i) => ({ id: `o${i}`, reservationId: `R${i}`, userId: 'u', status: 'BOOKED', product: { model: BIG, currencyCode: 'USD' } }));
+const ORDERS = Array.from({ length: 16 }, (_, i) => ({
+  id: `o${i}`,
+  reservationId: `R${i}`,
+  userId: 'u',
+  status: 'BOOKED',
+  product: { model: BIG, currencyCode: 'USD' },
+}));
 
 async function gatewayWithBigOrders(config: TestGatewayConfig = {}) {
   const stub = await startStubUpstream((req, res) => {
@@ -78,7 +84,9 @@ async function untilMetric(origin: string, name: string, value: number) {
 
 describe('slow readers', () => {
   it('a client that stops reading is cut, whatever the answer: JSON, multipart (@defer) and SSE; counted in metrics', async () => {
-    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000, maxUnsentBytesPerAddress: 1024 ** 3 } });
+    const gateway = await gatewayWithBigOrders({
+      slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000, maxUnsentBytesPerAddress: 1024 ** 3 },
+    });
     const clients = [
       nonReader(gateway.origin, 'application/json', PLAIN),
       nonReader(gateway.origin, 'multipart/mixed', DEFERRED),
@@ -93,11 +101,19 @@ describe('slow readers', () => {
   }, 60_000);
 
   it('a client that reads gets the whole answer, however long it is', async () => {
-    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000, maxUnsentBytesPerAddress: 1024 ** 3 } });
-    const response = await fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' }, body: JSON.stringify({ query: PLAIN }) });
+    const gateway = await gatewayWithBigOrders({
+      slowReader: { maxUnsentBytes: 1024 * 1024, timeoutMs: 1000, maxUnsentBytesPerAddress: 1024 ** 3 },
+    });
+    const response = await fetch(gateway.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+      body: JSON.stringify({ query: PLAIN }),
+    });
     const body = (await response.json()) as { data: Record<string, { product: { model: string } }[]> };
     expect(Object.keys(body.data)).toHaveLength(20);
-    expect(Object.values(body.data).every((orders) => orders.length === 16 && orders.every((order) => order.product.model === BIG))).toBe(true);
+    expect(Object.values(body.data).every((orders) => orders.length === 16 && orders.every((order) => order.product.model === BIG))).toBe(
+      true,
+    );
     expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}')).toBe(0);
   }, 60_000);
 });
@@ -106,7 +122,9 @@ describe('unsent data per client address', () => {
   it('one address’s connections together hold at most SLOW_READER_BYTES_PER_ADDRESS: those holding the most are cut until the rest fit; another address is not touched', async () => {
     const perAddress = 40 * 1024 * 1024;
     // Each answer is about 29 MB; no one connection is past its own limit, none is cut for time.
-    const gateway = await gatewayWithBigOrders({ slowReader: { maxUnsentBytes: 1024 ** 3, timeoutMs: 600_000, maxUnsentBytesPerAddress: perAddress } });
+    const gateway = await gatewayWithBigOrders({
+      slowReader: { maxUnsentBytes: 1024 ** 3, timeoutMs: 600_000, maxUnsentBytesPerAddress: perAddress },
+    });
     const sameAddress = [0, 1, 2].map(() => nonReader(gateway.origin, 'application/json', PLAIN));
     const other = nonReader(gateway.origin, 'application/json', PLAIN, '127.0.0.2');
     await untilMetric(gateway.origin, 'order_graph_connections_cut_total{reason="unsent_per_address"}', 2);
@@ -114,7 +132,10 @@ describe('unsent data per client address', () => {
     expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="unsent_per_address"}')).toBe(2);
     // The one left, and the other address's, get their whole answers once they read.
     const received = await Promise.all([...sameAddress, other].map((client) => client.drain()));
-    expect(received.filter((bytes) => bytes > 28_000_000), String(received)).toHaveLength(2);
+    expect(
+      received.filter((bytes) => bytes > 28_000_000),
+      String(received),
+    ).toHaveLength(2);
   }, 60_000);
 });
 
@@ -122,10 +143,14 @@ describe('unsent data per client address', () => {
 async function silentSockets(origin: string, count: number): Promise<Socket[]> {
   const { port } = new URL(origin);
   const sockets = await Promise.all(
-    Array.from({ length: count }, () => new Promise<Socket>((resolve) => {
-      const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
-      socket.on('error', () => resolve(socket));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve) => {
+          const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
+          socket.on('error', () => resolve(socket));
+        }),
+    ),
   );
   cleanups.push(() => sockets.forEach((socket) => socket.destroy()));
   return sockets;
@@ -173,7 +198,9 @@ describe('connections per client address', () => {
         const received: string[] = [];
         answers.push(received);
         const socket = connect(Number(port), '127.0.0.1', () =>
-          socket.write('POST /graphql HTTP/1.1\r\nHost: gateway\r\nX-Forwarded-For: 198.51.100.7\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n'),
+          socket.write(
+            'POST /graphql HTTP/1.1\r\nHost: gateway\r\nX-Forwarded-For: 198.51.100.7\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n',
+          ),
         );
         cleanups.push(() => socket.destroy());
         socket.setEncoding('utf8').on('data', (chunk: string) => {

@@ -75,13 +75,21 @@ beforeAll(async () => {
   const { tarball, manifest } = await packClient(work);
   app = join(work, 'app');
   mkdirSync(join(app, 'src'), { recursive: true });
-  const project = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; overrides: Record<string, string> };
+  const project = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+    overrides: Record<string, string>;
+  };
   const tools = ['@graphql-codegen/cli', '@graphql-codegen/client-preset', 'typescript'];
   // Offline, from npm's cache: the suite never reaches the registry. The tools come at this
   // project's locked versions, so this project's overrides hold for them too.
-  await installOffline(app, tarball, { ...manifest, overrides: project.overrides }, {
-    devDependencies: Object.fromEntries(tools.map((name) => [name, project.devDependencies[name]!])),
-  });
+  await installOffline(
+    app,
+    tarball,
+    { ...manifest, overrides: project.overrides },
+    {
+      devDependencies: Object.fromEntries(tools.map((name) => [name, project.devDependencies[name]!])),
+    },
+  );
   config = readmeCodegenConfig(readFileSync(join(ROOT, 'README.md'), 'utf8'));
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ files: [], references: [{ path: './tsconfig.app.json' }] }, null, 2));
   writeFileSync(join(app, 'tsconfig.app.json'), JSON.stringify(VITE_APP_TSCONFIG, null, 2));
@@ -130,7 +138,9 @@ describe("the README's frontend recipe, verbatim", () => {
     expect(graphql).toMatch(/^import type /m);
     // The SDK's documents come out under the hashes the gateway registers (TRUSTED_DOCUMENTS).
     const hashes = JSON.parse(readFileSync(join(app, 'src', 'gql', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
-    const registered = JSON.parse(readFileSync(join(app, 'node_modules', '@order-graph', 'client', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
+    const registered = JSON.parse(
+      readFileSync(join(app, 'node_modules', '@order-graph', 'client', 'persisted-documents.json'), 'utf8'),
+    ) as Record<string, string>;
     expect(hashes).toEqual(registered);
     expect(await tscBuild()).toBe('');
   });
@@ -144,7 +154,9 @@ describe("the README's frontend recipe, verbatim", () => {
 
   it('codegen from the running endpoint (introspection, as the block says) gives the same types', async () => {
     const fromFile = await codegen(config);
-    const fromEndpoint = await codegen(config.replace("schema: 'node_modules/@order-graph/client/schema.graphql'", `schema: '${harness.endpoint}'`));
+    const fromEndpoint = await codegen(
+      config.replace("schema: 'node_modules/@order-graph/client/schema.graphql'", `schema: '${harness.endpoint}'`),
+    );
     expect(fromEndpoint).toBe(fromFile);
   });
 });

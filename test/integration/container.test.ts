@@ -42,7 +42,11 @@ const only = (steps: { keyword: string; args: string }[], keyword: string) => st
 
 describe('the Dockerfile', () => {
   it('passes the linter (dockerfile-utils)', () => {
-    const output = execFileSync('node', [join(ROOT, 'node_modules/dockerfile-utils/bin/dockerfile-utils'), 'lint', 'Dockerfile'], { cwd: ROOT, encoding: 'utf8', env: { PATH: PROJECT_PATH } });
+    const output = execFileSync('node', [join(ROOT, 'node_modules/dockerfile-utils/bin/dockerfile-utils'), 'lint', 'Dockerfile'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { PATH: PROJECT_PATH },
+    });
     expect(output.trim()).toBe('');
   });
 
@@ -51,7 +55,10 @@ describe('the Dockerfile', () => {
     expect([build?.name, dependencies?.name, runtime?.name]).toEqual(['build', 'production-dependencies', undefined]);
     expect(stages().every((stage) => stage.from === '${NODE_IMAGE}')).toBe(true);
     expect(only(dependencies!.steps, 'RUN')).toEqual([expect.stringMatching(/^npm ci --omit=dev --engine-strict /)]);
-    expect(only(runtime!.steps, 'COPY')).toEqual(['--from=production-dependencies /app/node_modules ./node_modules', '--from=build /app/dist ./dist']);
+    expect(only(runtime!.steps, 'COPY')).toEqual([
+      '--from=production-dependencies /app/node_modules ./node_modules',
+      '--from=build /app/dist ./dist',
+    ]);
     expect(only(runtime!.steps, 'USER')).toEqual(['node']);
     expect(only(runtime!.steps, 'ENV')[0]).toContain('NODE_ENV=production');
     const [cmd] = only(runtime!.steps, 'CMD');
@@ -77,46 +84,61 @@ describe('the Dockerfile’s steps, run as it runs them', () => {
   });
   afterEach(killStarted);
 
-  it('build stage → production install → node as PID 1, unprivileged, read-only: healthy, serves, drains on SIGTERM', { timeout: 120_000 }, () => {
-    // The build stage: what its COPY lines copy (from the checkout, as the build context has
-    // them), its dependencies (the checkout's, standing in for its `npm ci`), and its last RUN
-    // line as written.
-    const buildDir = join(work, 'build');
-    for (const copy of only(build!.steps, 'COPY')) {
-      const [destination, ...sources] = copy.split(/\s+/).reverse();
-      for (const source of sources) {
-        const target = destination!.endsWith('/') ? join(buildDir, destination!, basename(source)) : join(buildDir, destination!);
-        cpSync(join(ROOT, source), target, { recursive: true, filter: (path) => !/\/(node_modules|dist)(\/|$)/.test(path.slice(ROOT.length)) });
+  it(
+    'build stage → production install → node as PID 1, unprivileged, read-only: healthy, serves, drains on SIGTERM',
+    { timeout: 120_000 },
+    () => {
+      // The build stage: what its COPY lines copy (from the checkout, as the build context has
+      // them), its dependencies (the checkout's, standing in for its `npm ci`), and its last RUN
+      // line as written.
+      const buildDir = join(work, 'build');
+      for (const copy of only(build!.steps, 'COPY')) {
+        const [destination, ...sources] = copy.split(/\s+/).reverse();
+        for (const source of sources) {
+          const target = destination!.endsWith('/') ? join(buildDir, destination!, basename(source)) : join(buildDir, destination!);
+          cpSync(join(ROOT, source), target, {
+            recursive: true,
+            filter: (path) => !/\/(node_modules|dist)(\/|$)/.test(path.slice(ROOT.length)),
+          });
+        }
       }
-    }
-    symlinkSync(join(ROOT, 'node_modules'), join(buildDir, 'node_modules'));
-    const buildStep = only(build!.steps, 'RUN').at(-1)!;
-    expect(buildStep).toBe('node src/tools/build.mjs');
-    execFileSync('sh', ['-c', buildStep], { cwd: buildDir, env: { PATH: PROJECT_PATH }, stdio: 'pipe' });
-    // The order-tracker page is part of the image, and so are its trusted documents.
-    expect(existsSync(join(buildDir, 'dist/tracker/index.html'))).toBe(true);
-    expect(existsSync(join(buildDir, 'dist/examples/order-tracker/src/gql/persisted-documents.json'))).toBe(true);
+      symlinkSync(join(ROOT, 'node_modules'), join(buildDir, 'node_modules'));
+      const buildStep = only(build!.steps, 'RUN').at(-1)!;
+      expect(buildStep).toBe('node src/tools/build.mjs');
+      execFileSync('sh', ['-c', buildStep], { cwd: buildDir, env: { PATH: PROJECT_PATH }, stdio: 'pipe' });
+      // The order-tracker page is part of the image, and so are its trusted documents.
+      expect(existsSync(join(buildDir, 'dist/tracker/index.html'))).toBe(true);
+      expect(existsSync(join(buildDir, 'dist/examples/order-tracker/src/gql/persisted-documents.json'))).toBe(true);
 
-    // The production-dependencies stage: package files only, then its RUN line on Node 24.
-    const depsDir = join(work, 'deps');
-    for (const path of ['package.json', 'package-lock.json']) cpSync(join(ROOT, path), join(depsDir, path));
-    const [installStep] = only(dependencies!.steps, 'RUN');
-    // From npm's cache where it has the packages (an image build would fetch them).
-    const npmEnv = { PATH: PROJECT_PATH, HOME: process.env.HOME ?? work, npm_config_prefer_offline: 'true' };
-    execFileSync('sh', ['-c', installStep!], { cwd: depsDir, env: npmEnv, stdio: 'pipe' });
-    const installed = execFileSync('npm', ['ls', '--omit=dev', '--depth=0', '--parseable'], { cwd: depsDir, env: { PATH: PROJECT_PATH }, encoding: 'utf8' });
-    expect(installed).not.toMatch(/node_modules\/(tsx|typescript|vitest|esbuild|node)$/m);
+      // The production-dependencies stage: package files only, then its RUN line on Node 24.
+      const depsDir = join(work, 'deps');
+      for (const path of ['package.json', 'package-lock.json']) cpSync(join(ROOT, path), join(depsDir, path));
+      const [installStep] = only(dependencies!.steps, 'RUN');
+      // From npm's cache where it has the packages (an image build would fetch them).
+      const npmEnv = { PATH: PROJECT_PATH, HOME: process.env.HOME ?? work, npm_config_prefer_offline: 'true' };
+      execFileSync('sh', ['-c', installStep!], { cwd: depsDir, env: npmEnv, stdio: 'pipe' });
+      const installed = execFileSync('npm', ['ls', '--omit=dev', '--depth=0', '--parseable'], {
+        cwd: depsDir,
+        env: { PATH: PROJECT_PATH },
+        encoding: 'utf8',
+      });
+      expect(installed).not.toMatch(/node_modules\/(tsx|typescript|vitest|esbuild|node)$/m);
 
-    // The final image: its two COPY lines, owned by root and not writable by the user it runs as.
-    const appDir = join(work, 'app');
-    cpSync(join(depsDir, 'node_modules'), join(appDir, 'node_modules'), { recursive: true });
-    cpSync(join(buildDir, 'dist'), join(appDir, 'dist'), { recursive: true });
-    execFileSync('chmod', ['-R', 'a-w,a+rX', appDir]);
-    return runImage(appDir);
-  });
+      // The final image: its two COPY lines, owned by root and not writable by the user it runs as.
+      const appDir = join(work, 'app');
+      cpSync(join(depsDir, 'node_modules'), join(appDir, 'node_modules'), { recursive: true });
+      cpSync(join(buildDir, 'dist'), join(appDir, 'dist'), { recursive: true });
+      execFileSync('chmod', ['-R', 'a-w,a+rX', appDir]);
+      return runImage(appDir);
+    },
+  );
 
   async function runImage(appDir: string) {
-    const env = Object.fromEntries(only(runtime!.steps, 'ENV')[0]!.split(/\s+/).map((pair) => pair.split('=') as [string, string]));
+    const env = Object.fromEntries(
+      only(runtime!.steps, 'ENV')[0]!
+        .split(/\s+/)
+        .map((pair) => pair.split('=') as [string, string]),
+    );
     const [command, ...args] = exec(only(runtime!.steps, 'CMD')[0]!);
     // PID 1 of a new process namespace, as the image's non-root user would be.
     const started = startProcess(
@@ -131,7 +153,9 @@ describe('the Dockerfile’s steps, run as it runs them', () => {
     // compiled entry: the server is unshare's child, PID 1 inside.
     const [server] = childrenOf(started.child.pid!);
     expect(`${command} ${args.join(' ')}`).toBe('node dist/src/tools/start.mjs');
-    expect(server!.command).toMatch(/^node --max-semi-space-size=\d+ --heap-growing-percent=50( --max-old-space-size=\d+)? dist\/src\/server\/main\.js$/);
+    expect(server!.command).toMatch(
+      /^node --max-semi-space-size=\d+ --heap-growing-percent=50( --max-old-space-size=\d+)? dist\/src\/server\/main\.js$/,
+    );
     expect(readFileSync(`/proc/${server!.pid}/status`, 'utf8')).toMatch(/^NSpid:\s+\d+\s+1$/m);
 
     const healthcheck = exec(only(runtime!.steps, 'HEALTHCHECK')[0]!.split(' CMD ')[1]!);

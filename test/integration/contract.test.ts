@@ -9,7 +9,15 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MOVING_CUSTOMER, MOVING_STAGES, startSimulator, type Simulator } from '../../src/simulator/server.js';
-import { CONTRACT, HOSTS, OPERATION_NAMES, ORDER_STAGES, ORDER_STATUSES, operationUrl, type OperationName } from '../../src/upstream/contract.js';
+import {
+  CONTRACT,
+  HOSTS,
+  OPERATION_NAMES,
+  ORDER_STAGES,
+  ORDER_STATUSES,
+  operationUrl,
+  type OperationName,
+} from '../../src/upstream/contract.js';
 import { SHAPES } from '../../src/upstream/shapes.js';
 import { demoCustomer } from '../helpers/demo.js';
 
@@ -19,7 +27,8 @@ const openapi = parse(readFileSync(new URL('../../upstream/openapi.yaml', import
 /** The YAML's operations, by operationId. */
 const yamlOperations = new Map<string, { path: string; method: string; spec: Json }>();
 for (const [path, methods] of Object.entries(openapi.paths as Json)) {
-  for (const [method, spec] of Object.entries(methods as Json)) yamlOperations.set(spec.operationId, { path, method: method.toUpperCase(), spec });
+  for (const [method, spec] of Object.entries(methods as Json))
+    yamlOperations.set(spec.operationId, { path, method: method.toUpperCase(), spec });
 }
 
 describe('the contract table matches upstream/openapi.yaml', () => {
@@ -52,17 +61,29 @@ describe('the contract table matches upstream/openapi.yaml', () => {
 });
 
 /** The YAML types each kind of shapes.ts reads (Money, a number in major units, is an amount). */
-const TYPES_OF_KIND: Record<string, string[]> = { text: ['string'], flag: ['boolean'], number: ['number', 'integer'], epoch: ['integer'], amount: ['Money', 'number'] };
+const TYPES_OF_KIND: Record<string, string[]> = {
+  text: ['string'],
+  flag: ['boolean'],
+  number: ['number', 'integer'],
+  epoch: ['integer'],
+  amount: ['Money', 'number'],
+};
 
 /** Each field of a YAML schema with its type, by path (a list's items as `[]`). */
 function yamlFields(node: Json, prefix = ''): [string, string][] {
   if (node.$ref === '#/components/schemas/Money') return [[prefix, 'Money']];
   if (node.$ref) return yamlFields(openapi.components.schemas[node.$ref.split('/').at(-1)], prefix);
-  if (node.oneOf) return yamlFields(node.oneOf.find((branch: Json) => branch.type !== 'null'), prefix);
+  if (node.oneOf)
+    return yamlFields(
+      node.oneOf.find((branch: Json) => branch.type !== 'null'),
+      prefix,
+    );
   const type = [node.type].flat().find((candidate) => candidate !== 'null');
   if (type === 'array') return yamlFields(node.items, `${prefix}[]`);
   if (type !== 'object') return [[prefix, type]];
-  return Object.entries(node.properties as Json).flatMap(([key, property]) => yamlFields(property as Json, prefix ? `${prefix}.${key}` : key));
+  return Object.entries(node.properties as Json).flatMap(([key, property]) =>
+    yamlFields(property as Json, prefix ? `${prefix}.${key}` : key),
+  );
 }
 
 /** Each leaf of a shape with its kind, by path. */
@@ -74,7 +95,8 @@ function shapeFields(shape: unknown, prefix = ''): [string, string][] {
 }
 
 describe('the shapes every upstream body is read through (src/upstream/shapes.ts) match the YAML', () => {
-  const schemaOf = (operation: OperationName) => yamlOperations.get(operation)!.spec.responses['200'].content['application/json'].schema as Json;
+  const schemaOf = (operation: OperationName) =>
+    yamlOperations.get(operation)!.spec.responses['200'].content['application/json'].schema as Json;
   const shapeOf: Record<OperationName, { shape: (typeof SHAPES)[keyof typeof SHAPES]; list: boolean }> = {
     login: { shape: SHAPES.tokenSet, list: false },
     refreshTokens: { shape: SHAPES.tokenSet, list: false },
@@ -98,7 +120,11 @@ describe('the shapes every upstream body is read through (src/upstream/shapes.ts
 
   it.each(OPERATION_NAMES)('%s: what the answer cannot be without is what the YAML requires, or less', (operation) => {
     const schema = schemaOf(operation);
-    const required = (schema.$ref ? openapi.components.schemas[schema.$ref.split('/').at(-1)] : openapi.components.schemas[schema.items.$ref.split('/').at(-1)]).required as string[];
+    const required = (
+      schema.$ref
+        ? openapi.components.schemas[schema.$ref.split('/').at(-1)]
+        : openapi.components.schemas[schema.items.$ref.split('/').at(-1)]
+    ).required as string[];
     for (const field of shapeOf[operation].shape.required ?? []) expect(required).toContain(field);
   });
 });
@@ -112,7 +138,10 @@ function strict(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(strict);
   if (typeof node !== 'object' || node === null) return node;
   const copy: Json = Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [key, key === '$ref' ? String(value).replace('#/components/schemas/', 'contract#/$defs/') : strict(value)]),
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === '$ref' ? String(value).replace('#/components/schemas/', 'contract#/$defs/') : strict(value),
+    ]),
   );
   if (copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false;
   return copy;
@@ -137,11 +166,18 @@ beforeAll(async () => {
 afterAll(() => simulator.close());
 
 /** Calls the simulator (or another) and checks the answer against the contract; resolves to the parsed body. */
-async function call(operation: OperationName, init: { params?: Record<string, string>; bearer?: string; json?: unknown }, target = simulator) {
+async function call(
+  operation: OperationName,
+  init: { params?: Record<string, string>; bearer?: string; json?: unknown },
+  target = simulator,
+) {
   const { method } = CONTRACT[operation];
   const response = await fetch(operationUrl(target.urls, operation, init.params), {
     method,
-    headers: { ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}), ...(init.json ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}),
+      ...(init.json ? { 'content-type': 'application/json' } : {}),
+    },
     body: init.json ? JSON.stringify(init.json) : undefined,
   });
   const body = (await response.json()) as unknown;
@@ -180,7 +216,10 @@ describe('every simulator answer matches the contract', () => {
     record('login', (await call('login', { json: { username: 'ready@demo.test', password: 'wrong' } })).status);
     record('customerDetails', (await call('customerDetails', {})).status);
     record('refreshTokens', (await call('refreshTokens', { bearer: 'spent', json: { refresh_token: 'spent' } })).status);
-    record('orderPayments', (await call('orderPayments', { params: { order_id: 'x', fee_type: 'OTHER' }, bearer: await simulator.issueAccessToken('u') })).status);
+    record(
+      'orderPayments',
+      (await call('orderPayments', { params: { order_id: 'x', fee_type: 'OTHER' }, bearer: await simulator.issueAccessToken('u') })).status,
+    );
 
     // Each operation was seen answering, and the stage rules and absences were met too.
     for (const operation of OPERATION_NAMES) expect(statuses.get(operation), operation).toContain(200);
@@ -210,14 +249,20 @@ describe("the demo's moving order answers within the contract at every stage", (
           ['vehicleProductionDetails', { order_id: id, reservation_id: reservationId }],
           ['nearestPickupCenter', { orderId: id }],
           ['priceEstimate', { orderID: id }],
-        ] as const) answers[operation] = await call(operation, { params, bearer: accessToken }, moving);
-        seen[`${step}:${order!.status}`] = Object.fromEntries(Object.entries(answers).map(([operation, { status }]) => [operation, status]));
+        ] as const)
+          answers[operation] = await call(operation, { params, bearer: accessToken }, moving);
+        seen[`${step}:${order!.status}`] = Object.fromEntries(
+          Object.entries(answers).map(([operation, { status }]) => [operation, status]),
+        );
         const delivered = order!.status === 'DELIVERED';
         // What the stage sets: completion, the final bill, the pickup centre's availability.
         expect(order).toMatchObject({ vehicleDelivered: delivered, completedAt: delivered ? order!.updatedAt : null });
         const { total } = answers.priceEstimate!.body;
-        expect(answers.priceEstimate!.body).toMatchObject(delivered ? { isEstimate: false, paidTotal: total, amountDue: 0 } : { isEstimate: true, paidTotal: 250 });
-        if (answers.nearestPickupCenter!.status === 200) expect(answers.nearestPickupCenter!.body.pickupAvailable).toBe(order!.status === 'READY_FOR_PICKUP');
+        expect(answers.priceEstimate!.body).toMatchObject(
+          delivered ? { isEstimate: false, paidTotal: total, amountDue: 0 } : { isEstimate: true, paidTotal: 250 },
+        );
+        if (answers.nearestPickupCenter!.status === 200)
+          expect(answers.nearestPickupCenter!.body.pickupAvailable).toBe(order!.status === 'READY_FOR_PICKUP');
         expect(answers.vehicleProductionDetails!.body.lastUpdatedAt).toBe(order!.updatedAt);
       }
       // The vehicle and the estimate answer throughout; pickup from IN_TRANSIT, as x-active-from says.

@@ -33,7 +33,11 @@ async function gatewayOver(handler: StubHandler, config: TestGatewayConfig) {
 function answerFirstWave(request: { path: string; authorization?: string | undefined }, res: Parameters<StubHandler>[1]) {
   if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
   const count = Number(/orders-(\d+)/.exec(request.authorization ?? '')?.[1] ?? 1);
-  return json(res, 200, Array.from({ length: count }, (_, i) => order(`o${i}`)));
+  return json(
+    res,
+    200,
+    Array.from({ length: count }, (_, i) => order(`o${i}`)),
+  );
 }
 
 async function ask(endpoint: string, token: string, query: string) {
@@ -50,7 +54,12 @@ describe('the request deadline', () => {
   it('cuts a hung upstream call at REQUEST_DEADLINE_MS, not at the longer per-call timeout, retries or not; the rest of the order is answered', async () => {
     const simulator = await startSimulator({ latencyMs: 0 });
     cleanups.push(() => simulator.close());
-    const gateway = await startGateway({ upstreamUrls: simulator.urls, upstreamTimeoutMs: 5_000, upstreamRetries: 3, requestDeadlineMs: 300 });
+    const gateway = await startGateway({
+      upstreamUrls: simulator.urls,
+      upstreamTimeoutMs: 5_000,
+      upstreamRetries: 3,
+      requestDeadlineMs: 300,
+    });
     cleanups.push(gateway.close);
     const token = await demoToken(simulator, 'ready@demo.test');
     simulator.setFault('priceEstimate', 'hang');
@@ -80,7 +89,9 @@ describe('the request deadline', () => {
       // within it however busy the machine.)
       { requestDeadlineMs: 2000, upstreamTimeoutMs: 600_000 },
     );
-    const results = await Promise.all(['orders-150a', 'orders-150b', 'orders-150c'].map((token) => ask(gateway.endpoint, token, WHOLE_ORDERS(100))));
+    const results = await Promise.all(
+      ['orders-150a', 'orders-150b', 'orders-150c'].map((token) => ask(gateway.endpoint, token, WHOLE_ORDERS(100))),
+    );
     for (const { ms, errors } of results) {
       expect(ms).toBeGreaterThanOrEqual(2000 - 50);
       // The fields whose calls were cut, and (past the budget of 100 calls) those never asked.
@@ -89,12 +100,15 @@ describe('the request deadline', () => {
     // Each held call was cut by the gateway (none answered, none left open).
     while (closed < held) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(held).toBeGreaterThan(0);
-    console.info(`deadline 2,000 ms, per-order calls never answered, three 100-order requests: answered after ${results.map((r) => r.ms.toFixed(0)).join(', ')} ms, ${held} calls cut`);
+    console.info(
+      `deadline 2,000 ms, per-order calls never answered, three 100-order requests: answered after ${results.map((r) => r.ms.toFixed(0)).join(', ')} ms, ${held} calls cut`,
+    );
   });
 
   it('time spent waiting for a turn counts against it, and no call starts once it has passed: one call at a time, 200 ms each, a 500 ms deadline makes at most 3 of the 6', async () => {
     const { stub, gateway } = await gatewayOver(
-      (request, res) => (isFirstWave(request.path) ? answerFirstWave(request, res) : setTimeout(() => !res.destroyed && json(res, 404, {}), 200)),
+      (request, res) =>
+        isFirstWave(request.path) ? answerFirstWave(request, res) : setTimeout(() => !res.destroyed && json(res, 404, {}), 200),
       { requestDeadlineMs: 500, upstreamTimeoutMs: 5_000, upstreamBudget: { calls: 100, concurrency: 1, retries: 4 } },
     );
     const { data, errors } = await ask(gateway.endpoint, 't', WHOLE_ORDERS(1));
@@ -109,13 +123,18 @@ describe('the request deadline', () => {
   });
 
   it('no retry that would not fit before it: a 503 is not retried when a whole further attempt (UPSTREAM_TIMEOUT_MS) would end past the deadline', async () => {
-    const { stub, gateway } = await gatewayOver((request, res) => (isFirstWave(request.path) ? answerFirstWave(request, res) : json(res, 503, {})), {
-      requestDeadlineMs: 600,
-      upstreamTimeoutMs: 1000,
-      upstreamRetries: 3,
-    });
+    const { stub, gateway } = await gatewayOver(
+      (request, res) => (isFirstWave(request.path) ? answerFirstWave(request, res) : json(res, 503, {})),
+      {
+        requestDeadlineMs: 600,
+        upstreamTimeoutMs: 1000,
+        upstreamRetries: 3,
+      },
+    );
     const { errors } = await ask(gateway.endpoint, 't', '{ me { orders { estimate { total { amount } } } } }');
-    expect(errors.map((e) => [e.path?.at(-1), e.extensions?.code, e.extensions?.upstreamStatus])).toEqual([['estimate', 'UPSTREAM_ERROR', 503]]);
+    expect(errors.map((e) => [e.path?.at(-1), e.extensions?.code, e.extensions?.upstreamStatus])).toEqual([
+      ['estimate', 'UPSTREAM_ERROR', 503],
+    ]);
     expect(stub.requests.filter((request) => request.path.endsWith('/order/estimate'))).toHaveLength(1);
   });
 });

@@ -60,7 +60,12 @@ describe('WholeOrderDeferred', () => {
       expect(results[withEstimate - 1]!.parts.sort()).toEqual(PER_ORDER_FIELDS.filter((field) => field !== 'estimate').sort());
       const last = results.at(-1)!.result;
       expect(last.data!.me!.orders![0]).toMatchObject({ estimate: null });
-      expect(last.errors).toEqual([expect.objectContaining({ path: ['me', 'orders', 0, 'estimate'], extensions: expect.objectContaining({ code: 'UPSTREAM_TIMEOUT', operation: 'priceEstimate' }) })]);
+      expect(last.errors).toEqual([
+        expect.objectContaining({
+          path: ['me', 'orders', 0, 'estimate'],
+          extensions: expect.objectContaining({ code: 'UPSTREAM_TIMEOUT', operation: 'priceEstimate' }),
+        }),
+      ]);
     } finally {
       harness.simulator.clearFaults();
     }

@@ -77,7 +77,9 @@ describe('distinct documents, no token', () => {
         else normalFailures += 1;
       }
     })();
-    const statuses = await flood(10_000, 8, (i) => (i < 5_000 ? post(documentNumber(i)) : post(documentNumber(5_000 + Math.floor((i - 5_000) / 2)))));
+    const statuses = await flood(10_000, 8, (i) =>
+      i < 5_000 ? post(documentNumber(i)) : post(documentNumber(5_000 + Math.floor((i - 5_000) / 2))),
+    );
     flooding = false;
     await normal;
     // The in-process simulator logs every call the normal client made: not the gateway's heap.
@@ -92,6 +94,8 @@ describe('distinct documents, no token', () => {
     // over several collections: about 4 MB, measured; SECURITY.md) and what a collection
     // leaves behind. Without the budget this flood grew the heap by 54 MB.
     expect(grownMb).toBeLessThan(BUDGET / MB + 10);
-    console.info(`10,000 distinct documents: heap +${grownMb.toFixed(1)} MB after GC (budget ${BUDGET / MB} MB); ${normalAnswers} whole orders answered meanwhile`);
+    console.info(
+      `10,000 distinct documents: heap +${grownMb.toFixed(1)} MB after GC (budget ${BUDGET / MB} MB); ${normalAnswers} whole orders answered meanwhile`,
+    );
   }, 600_000);
 });

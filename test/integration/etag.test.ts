@@ -28,7 +28,11 @@ const QUERY = JSON.stringify({ query: 'query Mine { orders { id reservationId } 
 /** The query sent with these headers; its status, ETag, body and how many upstream calls it made. */
 async function ask(headers: Record<string, string>) {
   simulator.clearLog();
-  const response = await fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: QUERY });
+  const response = await fetch(gateway.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: QUERY,
+  });
   const body = await response.text();
   return { status: response.status, etag: response.headers.get('etag'), body, upstreamCalls: simulator.requestLog.length };
 }
@@ -58,7 +62,9 @@ describe('the response cache’s ETag is bound to its caller', () => {
     expect(b.status).toBe(200);
     expect(b.upstreamCalls).toBeGreaterThan(0);
     expect(b.body).not.toBe(answerA);
-    expect(JSON.parse(b.body)).toEqual({ data: { orders: expect.arrayContaining([expect.objectContaining({ reservationId: expect.any(String) })]) } });
+    expect(JSON.parse(b.body)).toEqual({
+      data: { orders: expect.arrayContaining([expect.objectContaining({ reservationId: expect.any(String) })]) },
+    });
     // And B's own ETag is B's to revalidate.
     expect((await ask({ ...bearer(tokens.b), 'if-none-match': b.etag! })).status).toBe(304);
   });

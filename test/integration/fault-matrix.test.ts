@@ -66,7 +66,10 @@ function probeFor(operation: OperationName): Probe {
 async function run(endpoint: string, probe: Probe) {
   const variables = probe.variables ? await probe.variables() : undefined;
   const started = Date.now();
-  const response = await graphqlClient(endpoint, probe.authenticated ? token : null).rawRequest<Record<string, unknown>>(probe.query, variables);
+  const response = await graphqlClient(endpoint, probe.authenticated ? token : null).rawRequest<Record<string, unknown>>(
+    probe.query,
+    variables,
+  );
   return { data: response.data ?? null, errors: (response.errors ?? []) as unknown as ResponseError[], ms: Date.now() - started };
 }
 
@@ -103,7 +106,12 @@ afterAll(async () => {
   await simulator.close();
 });
 
-function expectFault(operation: OperationName, mode: FaultMode | 'refused', result: Awaited<ReturnType<typeof run>>, nulled = probeFor(operation).nulled) {
+function expectFault(
+  operation: OperationName,
+  mode: FaultMode | 'refused',
+  result: Awaited<ReturnType<typeof run>>,
+  nulled = probeFor(operation).nulled,
+) {
   const { data, errors, ms } = result;
   // A hang or a drip never ends by itself: an answer at all is the timeout's and the
   // deadline's doing. Bounded structurally (ten deadlines), not as a speed claim that load could break.
@@ -124,17 +132,20 @@ function expectFault(operation: OperationName, mode: FaultMode | 'refused', resu
 }
 
 describe(`fault matrix: ${FAULT_MODES.length} simulator faults × ${OPERATION_NAMES.length} operations`, () => {
-  it.each(OPERATION_NAMES.flatMap((operation) => FAULT_MODES.map((mode) => [operation, mode] as const)))('%s: %s', async (operation, mode) => {
-    simulator.clearFaults();
-    simulator.setFault(operation, mode);
-    try {
-      const result = await run(gateway.endpoint, probeFor(operation));
-      expectFault(operation, mode, result);
-      for (const error of result.errors) expect(error.extensions?.operation).toBe(operation);
-    } finally {
+  it.each(OPERATION_NAMES.flatMap((operation) => FAULT_MODES.map((mode) => [operation, mode] as const)))(
+    '%s: %s',
+    async (operation, mode) => {
       simulator.clearFaults();
-    }
-  });
+      simulator.setFault(operation, mode);
+      try {
+        const result = await run(gateway.endpoint, probeFor(operation));
+        expectFault(operation, mode, result);
+        for (const error of result.errors) expect(error.extensions?.operation).toBe(operation);
+      } finally {
+        simulator.clearFaults();
+      }
+    },
+  );
 });
 
 describe('connection refused, per host (every operation of that host fails, the others stay)', () => {

@@ -38,7 +38,14 @@ beforeAll(async () => {
   const schema = buildSubgraphSchema([
     {
       typeDefs: parse(DELIVERIES_SDL),
-      resolvers: { Query: { deliveries: () => [{ id: 'd1', order: { id: own.id } }, { id: 'd2', order: { id: foreign.id } }] } },
+      resolvers: {
+        Query: {
+          deliveries: () => [
+            { id: 'd1', order: { id: own.id } },
+            { id: 'd2', order: { id: foreign.id } },
+          ],
+        },
+      },
     },
   ]);
   deliveries = createServer(createYoga({ schema, logging: false }));
@@ -109,7 +116,10 @@ describe('SUBGRAPH=on', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ query: '{ deliveries { id order { id status pickup { name } } } }' }),
       });
-      const { data, errors } = (await response.json()) as { data: { deliveries: { id: string; order: unknown }[] }; errors?: { path: unknown[] }[] };
+      const { data, errors } = (await response.json()) as {
+        data: { deliveries: { id: string; order: unknown }[] };
+        errors?: { path: unknown[] }[];
+      };
       // The other customer's order is null from our subgraph; the gateway says so on the field it
       // could not fill, and nulls the order.
       expect(errors?.map((error) => error.path)).toEqual([['deliveries', 1, 'order', 'status']]);

@@ -89,7 +89,11 @@ let requestsSent = 0;
 function shapeOf(sent: Sent): string {
   let query: unknown;
   try {
-    query = sent.search ? new URLSearchParams(sent.search).get('query') : typeof sent.body === 'string' ? (JSON.parse(sent.body) as { query?: unknown })?.query : undefined;
+    query = sent.search
+      ? new URLSearchParams(sent.search).get('query')
+      : typeof sent.body === 'string'
+        ? (JSON.parse(sent.body) as { query?: unknown })?.query
+        : undefined;
   } catch {
     query = undefined;
   }
@@ -167,12 +171,20 @@ async function exchange(sent: Sent): Promise<{ executed: boolean } | undefined> 
 
 function report(): string {
   return [...findings.entries()]
-    .map(([kind, { count, examples }]) => [`${kind}: ${count}×`, ...[...examples.entries()].map(([shape, example]) => `  [${shape}] ${example}`)].join('\n'))
+    .map(([kind, { count, examples }]) =>
+      [`${kind}: ${count}×`, ...[...examples.entries()].map(([shape, example]) => `  [${shape}] ${example}`)].join('\n'),
+    )
     .join('\n');
 }
 
 // No text/html: a GET accepting it is the GraphiQL page (9 MB), not the API.
-const ACCEPTS = ['application/graphql-response+json', 'application/json', '*/*', 'application/graphql-response+json, application/json;q=0.9', 'application/xml'];
+const ACCEPTS = [
+  'application/graphql-response+json',
+  'application/json',
+  '*/*',
+  'application/graphql-response+json, application/json;q=0.9',
+  'application/xml',
+];
 
 // ---------------------------------------------------------------------------------------
 // (a) Arbitrary bodies with several content types
@@ -198,7 +210,10 @@ const nearJson = fc
     fc.constantFrom(
       JSON.stringify({ query: '{ me { id } }' }),
       JSON.stringify({ query: 'query ($id: ID!) { order(id: $id) { id status } }', variables: { id: 'x' } }),
-      JSON.stringify({ query: 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }', variables: { u: 'a', p: 'b' } }),
+      JSON.stringify({
+        query: 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }',
+        variables: { u: 'a', p: 'b' },
+      }),
       JSON.stringify({ query: '{ orders { id vehicle { vin } } }', operationName: null, extensions: {} }),
     ),
     fc.nat(),
@@ -226,7 +241,11 @@ const sendableBody = fc.record({
   auth: fc.boolean(),
   body: bodyArbitrary,
   search: fc.option(
-    fc.dictionary(fc.constantFrom('query', 'variables', 'extensions', 'operationName', 'x'), fc.oneof(fc.string({ maxLength: 60 }), nearJson, fc.json({ maxDepth: 2 })), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.constantFrom('query', 'variables', 'extensions', 'operationName', 'x'),
+      fc.oneof(fc.string({ maxLength: 60 }), nearJson, fc.json({ maxDepth: 2 })),
+      { maxKeys: 4 },
+    ),
     { nil: undefined },
   ),
 });
@@ -251,7 +270,13 @@ type Selection =
 // resolvers; every choice still has its invalid alternatives.
 const directiveArbitrary: fc.Arbitrary<Directive> = fc.oneof(
   { arbitrary: fc.constant(null), weight: 8 },
-  { arbitrary: fc.record({ name: fc.constantFrom('include' as const, 'skip' as const), argument: fc.constantFrom('true' as const, 'false' as const, 'variable' as const) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      name: fc.constantFrom('include' as const, 'skip' as const),
+      argument: fc.constantFrom('true' as const, 'false' as const, 'variable' as const),
+    }),
+    weight: 2,
+  },
   {
     arbitrary: fc.record({
       name: fc.constantFrom('include' as const, 'skip' as const, 'foo' as const, 'deprecated' as const),
@@ -270,7 +295,10 @@ const argumentArbitrary: fc.Arbitrary<Argument> = fc.record({
   raw: fc.jsonValue({ maxDepth: 3 }),
   variableType: fc.nat(),
 });
-const aliasArbitrary = fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.constantFrom('a', 'b', 'me', 'orders', 'id', '__typename', 'x1'), weight: 1 });
+const aliasArbitrary = fc.oneof(
+  { arbitrary: fc.constant(null), weight: 3 },
+  { arbitrary: fc.constantFrom('a', 'b', 'me', 'orders', 'id', '__typename', 'x1'), weight: 1 },
+);
 
 const { selection } = fc.letrec<{ selection: Selection }>((tie) => ({
   selection: fc.oneof(
@@ -296,8 +324,17 @@ const { selection } = fc.letrec<{ selection: Selection }>((tie) => ({
       }),
       weight: 1,
     },
-    { arbitrary: fc.record({ kind: fc.constant('spread' as const), fragment: fc.nat({ max: 4 }), directive: directiveArbitrary }), weight: 1 },
-    { arbitrary: fc.record({ kind: fc.constant('stray' as const), name: fc.constantFrom(...allFieldNames, '__schema', '__type', 'nope', '') }), weight: 1 },
+    {
+      arbitrary: fc.record({ kind: fc.constant('spread' as const), fragment: fc.nat({ max: 4 }), directive: directiveArbitrary }),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('stray' as const),
+        name: fc.constantFrom(...allFieldNames, '__schema', '__type', 'nope', ''),
+      }),
+      weight: 1,
+    },
   ),
 }));
 
@@ -308,21 +345,38 @@ const operationArbitrary = fc.record({
     { arbitrary: fc.constant('mutation' as const), weight: 2 },
     { arbitrary: fc.constant('subscription' as const), weight: 1 },
   ),
-  name: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.constantFrom('Q', 'WholeOrder', '__schema', '__type', 'IntrospectionQuery'), weight: 2 }),
+  name: fc.oneof(
+    { arbitrary: fc.constant(null), weight: 3 },
+    { arbitrary: fc.constantFrom('Q', 'WholeOrder', '__schema', '__type', 'IntrospectionQuery'), weight: 2 },
+  ),
   selections: fc.array(selection, { minLength: 1, maxLength: 5 }),
 });
 
 const planArbitrary = fc.record({
   /** Half the documents as drawn (mostly invalid), half with every choice made valid. */
   sloppy: fc.boolean(),
-  operations: fc.oneof({ arbitrary: fc.array(operationArbitrary, { minLength: 1, maxLength: 1 }), weight: 3 }, { arbitrary: fc.array(operationArbitrary, { minLength: 2, maxLength: 3 }), weight: 1 }),
+  operations: fc.oneof(
+    { arbitrary: fc.array(operationArbitrary, { minLength: 1, maxLength: 1 }), weight: 3 },
+    { arbitrary: fc.array(operationArbitrary, { minLength: 2, maxLength: 3 }), weight: 1 },
+  ),
   fragments: fc.oneof(
     { arbitrary: fc.constant<Array<{ on: number; selections: Selection[] }>>([]), weight: 1 },
-    { arbitrary: fc.array(fc.record({ on: fc.nat(), selections: fc.array(selection, { minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 3 }), weight: 1 },
+    {
+      arbitrary: fc.array(fc.record({ on: fc.nat(), selections: fc.array(selection, { minLength: 1, maxLength: 3 }) }), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      weight: 1,
+    },
   ),
-  operationName: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.constantFrom('Q', 'WholeOrder', '__schema', 'missing'), weight: 1 }),
+  operationName: fc.oneof(
+    { arbitrary: fc.constant(null), weight: 6 },
+    { arbitrary: fc.constantFrom('Q', 'WholeOrder', '__schema', 'missing'), weight: 1 },
+  ),
   /** Per declared variable: the JSON sent, or (null) a value of the declared type. */
-  variableValues: fc.array(fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 1 }), { maxLength: 4 }),
+  variableValues: fc.array(fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 1 }), {
+    maxLength: 4,
+  }),
   accept: fc.constantFrom(...ACCEPTS),
   auth: fc.constantFrom('token' as const, 'token' as const, 'token' as const, 'token' as const, 'none' as const, 'garbage' as const),
   viaGet: fc.boolean(),
@@ -380,9 +434,11 @@ function renderArguments(field: GraphQLField<unknown, unknown>, args: Argument[]
   const parts: string[] = [];
   field.args.forEach((definition, index) => {
     const drawn = args[index];
-    const choice = drawn && !context.sloppy && (drawn.mode === 'wrong' || drawn.mode === 'omit') ? { ...drawn, mode: 'valid' as const } : drawn;
+    const choice =
+      drawn && !context.sloppy && (drawn.mode === 'wrong' || drawn.mode === 'omit') ? { ...drawn, mode: 'valid' as const } : drawn;
     if (!choice) {
-      if (!context.sloppy && isNonNullType(definition.type)) parts.push(`${definition.name}: ${renderValue(validValue(definition.type, false))}`);
+      if (!context.sloppy && isNonNullType(definition.type))
+        parts.push(`${definition.name}: ${renderValue(validValue(definition.type, false))}`);
       return;
     }
     if (choice.mode === 'omit') return;
@@ -390,7 +446,10 @@ function renderArguments(field: GraphQLField<unknown, unknown>, args: Argument[]
     else if (choice.mode === 'wrong') parts.push(`${definition.name}: ${literal(choice.raw)}`);
     else {
       const name = `v${context.variables.length}`;
-      const declared = context.sloppy && choice.variableType % 3 === 0 ? VARIABLE_TYPES[choice.variableType % VARIABLE_TYPES.length]! : String(definition.type);
+      const declared =
+        context.sloppy && choice.variableType % 3 === 0
+          ? VARIABLE_TYPES[choice.variableType % VARIABLE_TYPES.length]!
+          : String(definition.type);
       const sent = context.sloppy ? context.plan.variableValues[context.variables.length] : null;
       context.variables.push({ name, type: declared, value: sent ?? validValue(definition.type, true) });
       parts.push(`${definition.name}: $${name}`);
@@ -405,7 +464,10 @@ function renderDirective(drawn: Directive, context: RenderContext): string {
   if (!drawn) return '';
   const directive: NonNullable<Directive> = context.sloppy
     ? drawn
-    : { name: drawn.name === 'skip' ? 'skip' : 'include', argument: drawn.argument === 'none' || drawn.argument === 'string' ? 'true' : drawn.argument };
+    : {
+        name: drawn.name === 'skip' ? 'skip' : 'include',
+        argument: drawn.argument === 'none' || drawn.argument === 'string' ? 'true' : drawn.argument,
+      };
   switch (directive.argument) {
     case 'none':
       return ` @${directive.name}`;
@@ -413,7 +475,11 @@ function renderDirective(drawn: Directive, context: RenderContext): string {
       return ` @${directive.name}(if: "yes")`;
     case 'variable': {
       const name = `v${context.variables.length}`;
-      context.variables.push({ name, type: 'Boolean!', value: (context.sloppy ? context.plan.variableValues[context.variables.length] : null) ?? true });
+      context.variables.push({
+        name,
+        type: 'Boolean!',
+        value: (context.sloppy ? context.plan.variableValues[context.variables.length] : null) ?? true,
+      });
       return ` @${directive.name}(if: $${name})`;
     }
     default:
@@ -442,7 +508,8 @@ function renderSelection(selection: Selection, type: GraphQLNamedType | undefine
       return leaves.length === 0 ? '__typename' : leaves[selection.pick % leaves.length]!.name;
     }
     case 'spread':
-      if (!context.sloppy) return renderSelection({ kind: 'inline', other: null, directive: selection.directive, children: [] }, type, context, root);
+      if (!context.sloppy)
+        return renderSelection({ kind: 'inline', other: null, directive: selection.directive, children: [] }, type, context, root);
       return `...F${selection.fragment % (context.fragments + 1)}${renderDirective(selection.directive, context)}`;
     case 'inline': {
       const on = selection.other === null || !context.sloppy ? type : compositeTypes[selection.other % compositeTypes.length];
@@ -459,7 +526,10 @@ function renderSelection(selection: Selection, type: GraphQLNamedType | undefine
       // Unique aliases when not sloppy: no two fields may then conflict.
       const alias = context.sloppy ? selection.alias : selection.alias !== null || field.args.length > 0 ? `f${context.aliases++}` : null;
       const head = `${alias ? `${alias}: ` : ''}${field.name}${renderArguments(field, selection.args, context)}${renderDirective(selection.directive, context)}`;
-      if (isLeafType(named)) return context.sloppy && selection.children.length > 0 && selection.pick % 5 === 0 ? `${head} ${renderSelections(selection.children, named, context)}` : head;
+      if (isLeafType(named))
+        return context.sloppy && selection.children.length > 0 && selection.pick % 5 === 0
+          ? `${head} ${renderSelections(selection.children, named, context)}`
+          : head;
       return `${head} ${renderSelections(selection.children.length > 0 ? selection.children : [{ kind: 'leaf', pick: selection.pick }], named, context)}`;
     }
   }
@@ -493,16 +563,31 @@ function authHeader(auth: 'token' | 'none' | 'garbage'): Record<string, string> 
 // ---------------------------------------------------------------------------------------
 // (c) Random JSON in variables, extensions and operationName around the SDK's documents
 
-const sdkDocuments = [WholeOrderDocument, MeDocument, OrderSummaryDocument, OrderByIdDocument, LoginDocument, RefreshTokensDocument].map((d) => print(d));
+const sdkDocuments = [WholeOrderDocument, MeDocument, OrderSummaryDocument, OrderByIdDocument, LoginDocument, RefreshTokensDocument].map(
+  (d) => print(d),
+);
 const parameterArbitrary = fc.record({
   document: fc.nat({ max: sdkDocuments.length - 1 }),
   variables: fc.oneof(
     fc.jsonValue({ maxDepth: 4 }),
-    fc.record({ id: fc.jsonValue({ maxDepth: 2 }), username: fc.jsonValue({ maxDepth: 2 }), password: fc.jsonValue({ maxDepth: 1 }), refreshToken: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        id: fc.jsonValue({ maxDepth: 2 }),
+        username: fc.jsonValue({ maxDepth: 2 }),
+        password: fc.jsonValue({ maxDepth: 1 }),
+        refreshToken: fc.jsonValue({ maxDepth: 1 }),
+      },
+      { requiredKeys: [] },
+    ),
   ),
   extensions: fc.oneof(
     fc.jsonValue({ maxDepth: 4 }),
-    fc.record({ persistedQuery: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.record({ version: fc.jsonValue({ maxDepth: 1 }), sha256Hash: fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-f]{64}$/)) })) }),
+    fc.record({
+      persistedQuery: fc.oneof(
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.record({ version: fc.jsonValue({ maxDepth: 1 }), sha256Hash: fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-f]{64}$/)) }),
+      ),
+    }),
   ),
   operationName: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('WholeOrder', 'Login', 'Me', 'Nope', '')),
   omit: fc.subarray(['variables', 'extensions', 'operationName'] as const),
@@ -549,7 +634,11 @@ describe('fuzzing the gateway', () => {
               search: `?${new URLSearchParams({ query, variables: JSON.stringify(variables), ...(operationName ? { operationName } : {}) })}`,
               headers: { ...headers, 'x-graphql-yoga-csrf': '1' },
             }
-          : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables, operationName }) };
+          : {
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify({ query, variables, operationName }),
+            };
         const before = harness.simulator.requestLog.length;
         if ((await exchange(sent))?.executed) executed++;
         if (harness.simulator.requestLog.length > before) reachedUpstream++;
@@ -564,9 +653,18 @@ describe('fuzzing the gateway', () => {
   it(`(c) ${RUNS.parameters} random variables, extensions and operationName around the SDK documents`, async () => {
     await fc.assert(
       fc.asyncProperty(parameterArbitrary, async (input) => {
-        const body: Record<string, unknown> = { query: sdkDocuments[input.document], variables: input.variables, extensions: input.extensions, operationName: input.operationName };
+        const body: Record<string, unknown> = {
+          query: sdkDocuments[input.document],
+          variables: input.variables,
+          extensions: input.extensions,
+          operationName: input.operationName,
+        };
         for (const key of input.omit) delete body[key];
-        await exchange({ method: 'POST', headers: { ...authHeader('token'), 'content-type': 'application/json', accept: input.accept }, body: JSON.stringify(body) });
+        await exchange({
+          method: 'POST',
+          headers: { ...authHeader('token'), 'content-type': 'application/json', accept: input.accept },
+          body: JSON.stringify(body),
+        });
       }),
       { numRuns: RUNS.parameters },
     );

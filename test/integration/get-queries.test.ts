@@ -28,12 +28,18 @@ type Answer = { status: number; body: { data?: any; errors?: Array<{ message: st
 
 /** A GET as urql and Apollo's `useGETForQueries` send it: parameters in the URL, a bearer, no CSRF header. */
 async function get(mode: 'off' | 'only', params: Record<string, string>, accept = 'application/graphql-response+json'): Promise<Answer> {
-  const response = await fetch(`${gateways[mode].endpoint}?${new URLSearchParams(params)}`, { headers: { accept, authorization: `Bearer ${token}` } });
+  const response = await fetch(`${gateways[mode].endpoint}?${new URLSearchParams(params)}`, {
+    headers: { accept, authorization: `Bearer ${token}` },
+  });
   return { status: response.status, body: await response.json() };
 }
 
 async function post(mode: 'off' | 'only', headers: Record<string, string>, body: string): Promise<Answer & { text: string }> {
-  const response = await fetch(gateways[mode].endpoint, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...headers }, body });
+  const response = await fetch(gateways[mode].endpoint, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    body,
+  });
   const text = await response.text();
   return { status: response.status, text, body: text ? JSON.parse(text) : {} };
 }
@@ -42,7 +48,11 @@ const authCalls = () => callCounts(simulator).login ?? 0;
 
 describe('GET queries without a CSRF header', () => {
   it('the whole order, as either media type: the same data a JSON POST gets', async () => {
-    const posted = await post('off', { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, JSON.stringify({ query: wholeOrder }));
+    const posted = await post(
+      'off',
+      { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      JSON.stringify({ query: wholeOrder }),
+    );
     expect(posted.body.data.me.orders[0].estimate.total.amount).toBeTruthy();
     for (const accept of ['application/graphql-response+json', 'application/json']) {
       const answer = await get('off', { query: wholeOrder }, accept);
@@ -53,7 +63,11 @@ describe('GET queries without a CSRF header', () => {
 
   it('with variables and an operation name', async () => {
     const [order] = demoOrders(simulator, 'ready@demo.test');
-    const answer = await get('off', { query: print(OrderByIdDocument), variables: JSON.stringify({ id: order!.id }), operationName: 'OrderById' });
+    const answer = await get('off', {
+      query: print(OrderByIdDocument),
+      variables: JSON.stringify({ id: order!.id }),
+      operationName: 'OrderById',
+    });
     expect(answer.status).toBe(200);
     expect(answer.body.errors).toBeUndefined();
     expect(answer.body.data.order).toMatchObject({ id: order!.id, vehicle: expect.any(Object), estimate: expect.any(Object) });

@@ -48,17 +48,27 @@ describe('GraphQL over HTTP (graphql-http serverAudits)', () => {
   it('a client without the CSRF header (GET queries need none): every audit passes', async () => {
     const results = await audit(harness.endpoint);
     expect(results.length).toBeGreaterThanOrEqual(60);
-    expect(results.filter((r) => r.status !== 'ok').map((r) => ({ id: r.id, name: r.name, status: r.status, reason: 'reason' in r ? r.reason : '' }))).toEqual([]);
+    expect(
+      results
+        .filter((r) => r.status !== 'ok')
+        .map((r) => ({ id: r.id, name: r.name, status: r.status, reason: 'reason' in r ? r.reason : '' })),
+    ).toEqual([]);
   });
 
   it('a client that sends the CSRF header: every audit passes', async () => {
     const results = await audit(harness.endpoint, withCsrfHeader);
-    expect(results.filter((r) => r.status !== 'ok').map((r) => ({ id: r.id, name: r.name, status: r.status, reason: 'reason' in r ? r.reason : '' }))).toEqual([]);
+    expect(
+      results
+        .filter((r) => r.status !== 'ok')
+        .map((r) => ({ id: r.id, name: r.name, status: r.status, reason: 'reason' in r ? r.reason : '' })),
+    ).toEqual([]);
   });
 
   it('the production configuration (GraphiQL and introspection off): only the audits that need introspection fail', async () => {
     const results = await audit(production.endpoint);
-    const failing = Object.fromEntries(results.filter((r) => r.status !== 'ok').map((r) => [r.id, { status: r.status, reason: 'reason' in r ? r.reason : '' }]));
+    const failing = Object.fromEntries(
+      results.filter((r) => r.status !== 'ok').map((r) => [r.id, { status: r.status, reason: 'reason' in r ? r.reason : '' }]),
+    );
     expect(failing).toEqual(INTROSPECTION_OFF_FAILURES);
   });
 });

@@ -32,7 +32,15 @@ async function setup(gateway: TestGatewayConfig = {}) {
   const connect = (connectionParams?: Record<string, string>): Client => {
     const codes: number[] = [];
     closes.push(codes);
-    const client = createClient({ url, webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: false, onNonLazyError: () => {}, on: { closed: (event) => void codes.push((event as { code: number }).code) } });
+    const client = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      connectionParams,
+      retryAttempts: 0,
+      lazy: false,
+      onNonLazyError: () => {},
+      on: { closed: (event) => void codes.push((event as { code: number }).code) },
+    });
     cleanups.push(() => client.dispose());
     return client;
   };
@@ -44,23 +52,32 @@ async function setup(gateway: TestGatewayConfig = {}) {
 function reader<T>(iterator: AsyncIterableIterator<FormattedExecutionResult<T, unknown>>) {
   return {
     async next(timeoutMs = 5000): Promise<FormattedExecutionResult<T, unknown>> {
-      const result = await Promise.race([iterator.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no result within ${timeoutMs} ms`)), timeoutMs))]);
+      const result = await Promise.race([
+        iterator.next(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no result within ${timeoutMs} ms`)), timeoutMs)),
+      ]);
       if (result.done) throw new Error('the operation completed');
       return result.value;
     },
     async ends(timeoutMs = 5000): Promise<boolean> {
-      const result = await Promise.race([iterator.next(), new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs))]);
+      const result = await Promise.race([
+        iterator.next(),
+        new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs)),
+      ]);
       return result !== 'timeout' && result.done === true;
     },
     /** The errors of an `error` message (graphql-ws throws them from the iterator). */
-    failure: () => iterator.next().then(
-      () => undefined,
-      (errors: unknown) => errors as Array<{ message: string; extensions?: { code?: string } }>,
-    ),
+    failure: () =>
+      iterator.next().then(
+        () => undefined,
+        (errors: unknown) => errors as Array<{ message: string; extensions?: { code?: string } }>,
+      ),
   };
 }
 
-type Update = { orderUpdates: { changes: { field: string; from: string | null; to: string | null }[]; order: { id: string; status: string } } };
+type Update = {
+  orderUpdates: { changes: { field: string; from: string | null; to: string | null }[]; order: { id: string; status: string } };
+};
 const codeOf = (result: FormattedExecutionResult<unknown, unknown>) => result.errors?.[0]?.extensions?.code;
 
 /** A raw WebSocket speaking the protocol's subprotocol: resolves to its close code. */
@@ -72,7 +89,9 @@ function rawSocket(url: string, headers: Record<string, string> = {}) {
     socket.once('open', () => resolve());
     socket.once('error', reject);
   });
-  const refused = new Promise<number>((resolve) => socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0)));
+  const refused = new Promise<number>((resolve) =>
+    socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0)),
+  );
   return { socket, opened, closed, refused };
 }
 
@@ -126,7 +145,11 @@ describe('graphql-ws on /graphql', () => {
     const bearer = await token('ready@demo.test');
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
-    const sse = createStreamTransport({ endpoint: gateway.endpoint, fetch, accessToken: () => bearer })(OrderUpdatesDocument, {}, abort.signal);
+    const sse = createStreamTransport({ endpoint: gateway.endpoint, fetch, accessToken: () => bearer })(
+      OrderUpdatesDocument,
+      {},
+      abort.signal,
+    );
     expect((await sse.next()).value!.errors).toEqual([]);
     const client = connect({ authorization: `Bearer ${bearer}` });
     const second = reader(client.iterate({ query: ORDER_UPDATES }));
@@ -204,7 +227,11 @@ describe('graphql-ws on /graphql', () => {
     const { url } = await setup({ corsOrigins: ['https://app.example.com'] });
     const foreign = rawSocket(url, { origin: 'https://evil.example.com' });
     expect(await foreign.refused).toBe(403);
-    for (const headers of [{} as Record<string, string>, { origin: 'https://app.example.com' }, { origin: new URL(url.replace(/^ws/, 'http')).origin }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { origin: 'https://app.example.com' },
+      { origin: new URL(url.replace(/^ws/, 'http')).origin },
+    ]) {
       const taken = rawSocket(url, headers);
       await taken.opened;
       taken.socket.close(1000);
@@ -217,7 +244,10 @@ describe('graphql-ws on /graphql', () => {
     const seen: string[] = [];
     const client = connect({ authorization: `Bearer ${await token('ready@demo.test')}` });
     const first = new Promise<void>((resolve) =>
-      client.subscribe({ query: ORDER_UPDATES }, { next: () => resolve(void seen.push('next')), error: () => seen.push('error'), complete: () => seen.push('complete') }),
+      client.subscribe(
+        { query: ORDER_UPDATES },
+        { next: () => resolve(void seen.push('next')), error: () => seen.push('error'), complete: () => seen.push('complete') },
+      ),
     );
     client.on('closed', (event) => void seen.push(`closed ${(event as { code: number }).code}`));
     await first;
@@ -267,7 +297,10 @@ describe('graphql-ws on /graphql', () => {
     const pinging = rawSocket(url);
     await pinging.opened;
     pinging.socket.send(JSON.stringify({ type: 'connection_init' }));
-    const pings = setInterval(() => pinging.socket.readyState === pinging.socket.OPEN && pinging.socket.send(JSON.stringify({ type: 'ping' })), 100);
+    const pings = setInterval(
+      () => pinging.socket.readyState === pinging.socket.OPEN && pinging.socket.send(JSON.stringify({ type: 'ping' })),
+      100,
+    );
     cleanups.push(() => clearInterval(pings));
     const watching = connect({ authorization: `Bearer ${await token('ready@demo.test')}` });
     const events = reader(watching.iterate<Update>({ query: ORDER_UPDATES }));
@@ -290,7 +323,11 @@ describe('graphql-ws on /graphql', () => {
         const socket = new WebSocket(url, 'graphql-transport-ws', { localAddress });
         cleanups.push(() => socket.terminate());
         socket.on('error', () => undefined);
-        return { socket, closed: new Promise<number>((resolve) => socket.once('close', (code) => resolve(code))), opened: new Promise<void>((resolve) => socket.once('open', () => resolve())) };
+        return {
+          socket,
+          closed: new Promise<number>((resolve) => socket.once('close', (code) => resolve(code))),
+          opened: new Promise<void>((resolve) => socket.once('open', () => resolve())),
+        };
       }),
     );
     await Promise.all(held.map(({ opened }) => opened));

@@ -50,7 +50,11 @@ describe('response headers and request ids', () => {
 
   it('a missing or unsafe X-Request-Id is replaced by a generated one, used upstream too', async () => {
     const { stub, gateway } = await stubGateway();
-    const response = await post(gateway.endpoint, { query: '{ orders { id } }' }, { authorization: 'Bearer t', 'x-request-id': 'bad id\twith spaces' });
+    const response = await post(
+      gateway.endpoint,
+      { query: '{ orders { id } }' },
+      { authorization: 'Bearer t', 'x-request-id': 'bad id\twith spaces' },
+    );
     const id = response.headers.get('x-request-id')!;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(stub.requests[0]!.headers['x-request-id']).toBe(id);
@@ -80,12 +84,16 @@ function rawClient(origin: string, send?: (socket: Socket) => void) {
   socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
   socket.on('error', () => undefined);
   if (send) socket.once('connect', () => send(socket));
-  const closed = new Promise<{ afterMs: number; received: string }>((resolve) => socket.on('close', () => resolve({ afterMs: Date.now() - openedAt, received })));
+  const closed = new Promise<{ afterMs: number; received: string }>((resolve) =>
+    socket.on('close', () => resolve({ afterMs: Date.now() - openedAt, received })),
+  );
   return { socket, closed };
 }
 
 const warnLines = (pattern: RegExp) =>
-  capturedLogLines.map((line) => JSON.parse(line) as { level: number; msg: string; connections?: number }).filter((line) => line.level === 40 && pattern.test(line.msg));
+  capturedLogLines
+    .map((line) => JSON.parse(line) as { level: number; msg: string; connections?: number })
+    .filter((line) => line.level === 40 && pattern.test(line.msg));
 
 describe('slow and excess clients', () => {
   it('headers not finished in HEADERS_TIMEOUT_MS, or a body not in REQUEST_TIMEOUT_MS: 408 and cut, logged at warn', async () => {
@@ -108,8 +116,15 @@ describe('slow and excess clients', () => {
     }
     expect(bodyCut).toBeGreaterThanOrEqual(2000);
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the warn line is a summary per second
-    expect(warnLines(/client cut: its request did not arrive within 1000 ms \(headers\) or 2000 ms/).reduce((n, line) => n + line.connections!, 0)).toBe(3);
-    console.info(`slow clients cut after: silent ${silentCut} ms, unfinished headers ${headersCut} ms (limit 1000), slow body ${bodyCut} ms (limit 2000)`);
+    expect(
+      warnLines(/client cut: its request did not arrive within 1000 ms \(headers\) or 2000 ms/).reduce(
+        (n, line) => n + line.connections!,
+        0,
+      ),
+    ).toBe(3);
+    console.info(
+      `slow clients cut after: silent ${silentCut} ms, unfinished headers ${headersCut} ms (limit 1000), slow body ${bodyCut} ms (limit 2000)`,
+    );
   });
 
   it('beyond MAX_CONNECTIONS a new connection is closed on arrival and logged at warn; the others are served', async () => {
@@ -133,7 +148,10 @@ describe('slow and excess clients', () => {
 describe('CORS', () => {
   const preflight = (origin: string, corsOrigins: GatewayConfig['corsOrigins']) =>
     stubGateway({ corsOrigins }).then(({ gateway }) =>
-      fetch(gateway.endpoint, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } }),
+      fetch(gateway.endpoint, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      }),
     );
 
   it('development default: local origins only, never with credentials', async () => {
@@ -151,7 +169,11 @@ describe('CORS', () => {
     expect((await preflight('https://app.example.com', listed)).headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect((await preflight('https://other.example.com', listed)).headers.get('access-control-allow-origin')).toBeNull();
     const { gateway } = await stubGateway({ corsOrigins: listed });
-    const answer = await post(gateway.endpoint, { query: '{ orders { id } }' }, { authorization: 'Bearer t', origin: 'https://app.example.com' });
+    const answer = await post(
+      gateway.endpoint,
+      { query: '{ orders { id } }' },
+      { authorization: 'Bearer t', origin: 'https://app.example.com' },
+    );
     expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(answer.headers.get('access-control-expose-headers')).toBe('x-request-id');
   });
@@ -172,7 +194,12 @@ describe('a client that goes away', () => {
     const gateway = await startGateway({ upstreamUrls: stub.urls });
     cleanups.push(stub.close, gateway.close);
     const client = new AbortController();
-    const query = post(gateway.endpoint, { query: '{ me { id orders { id vehicle { vin } pickup { name } } } }' }, { authorization: 'Bearer t' }, client.signal);
+    const query = post(
+      gateway.endpoint,
+      { query: '{ me { id orders { id vehicle { vin } pickup { name } } } }' },
+      { authorization: 'Bearer t' },
+      client.signal,
+    );
     await new Promise((resolve) => setTimeout(resolve, 150));
     client.abort();
     await expect(query).rejects.toThrow();
@@ -187,11 +214,15 @@ describe('ALLOWED_HOSTS', () => {
   /** A request with the given Host, over node:http (fetch may not set Host): its status and code. */
   const withHost = (origin: string, host: string, path = '/graphql', headers: Record<string, string> = {}) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(`${origin}${path}`, { method: 'POST', headers: { host, 'content-type': 'application/json', ...headers } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        `${origin}${path}`,
+        { method: 'POST', headers: { host, 'content-type': 'application/json', ...headers } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on('error', reject).end(JSON.stringify({ query: '{ __typename }' }));
     });
   const upgrade = (origin: string, host: string) =>
@@ -230,9 +261,10 @@ describe('GraphiQL’s page', () => {
     const scriptSources = /script-src ([^;]+)/.exec(policy)![1]!.trim().split(/\s+/);
     expect(scriptSources.length).toBeGreaterThanOrEqual(2);
     expect(scriptSources.every((source) => /^'sha256-[\w+/=]+'$/.test(source))).toBe(true);
-    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`);
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+      (match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`,
+    );
     expect(new Set(scripts)).toEqual(new Set(scriptSources));
     expect(page.headers.get('x-frame-options')).toBe('DENY');
   });
 });
-

@@ -16,7 +16,13 @@ let token: string;
 beforeAll(async () => {
   simulator = await startSimulator({ latencyMs: 0 });
   // As behind nginx: one forwarded client may hold one request at a time (the 429 below).
-  gateway = await startGateway({ upstreamUrls: simulator.urls, graphiql: true, metricsPath: '/metrics', trustedProxies: ['127.0.0.1'], maxConnectionsPerAddress: 1 });
+  gateway = await startGateway({
+    upstreamUrls: simulator.urls,
+    graphiql: true,
+    metricsPath: '/metrics',
+    trustedProxies: ['127.0.0.1'],
+    maxConnectionsPerAddress: 1,
+  });
   token = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
 });
 afterAll(async () => {
@@ -25,7 +31,11 @@ afterAll(async () => {
 });
 
 const post = (body: string, headers: Record<string, string> = {}) =>
-  fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body });
+  fetch(gateway.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+    body,
+  });
 
 /** Each kind of answer, with the status it must have. */
 const ANSWERS: Array<[string, number, () => Promise<Response>]> = [
@@ -34,13 +44,27 @@ const ANSWERS: Array<[string, number, () => Promise<Response>]> = [
   ['an Accept nothing satisfies', 406, () => post('{"query":"{ __typename }"}', { accept: 'text/plain' })],
   ['a body over the limit', 413, () => post(JSON.stringify({ query: `{ __typename } #${'x'.repeat(200_000)}` }))],
   ['a compressed body', 415, () => post('{"query":"{ __typename }"}', { 'content-encoding': 'gzip' })],
-  ['a form POST without the CSRF header', 403, () => fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D' })],
+  [
+    'a form POST without the CSRF header',
+    403,
+    () =>
+      fetch(gateway.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'query=%7B__typename%7D',
+      }),
+  ],
   ['an unknown path', 404, () => fetch(`${gateway.origin}/nope`)],
   ['/healthz', 200, () => fetch(`${gateway.origin}/healthz`)],
   ['/readyz', 200, () => fetch(`${gateway.origin}/readyz`)],
   ['/metrics', 200, () => fetch(`${gateway.origin}/metrics`)],
   ['GraphiQL’s page', 200, () => fetch(gateway.endpoint, { headers: { accept: 'text/html' } })],
-  ['a CORS preflight', 204, () => fetch(gateway.endpoint, { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' } })],
+  [
+    'a CORS preflight',
+    204,
+    () =>
+      fetch(gateway.endpoint, { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' } }),
+  ],
 ];
 
 describe('X-Content-Type-Options: nosniff on every answer', () => {
@@ -62,7 +86,9 @@ describe('X-Content-Type-Options: nosniff on every answer', () => {
     // One forwarded client's request held open (its body never comes), then a second one.
     const { hostname, port } = new URL(gateway.origin);
     const held = connect(Number(port), hostname, () =>
-      held.write('POST /graphql HTTP/1.1\r\nHost: gateway\r\nX-Forwarded-For: 198.51.100.7\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n'),
+      held.write(
+        'POST /graphql HTTP/1.1\r\nHost: gateway\r\nX-Forwarded-For: 198.51.100.7\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n',
+      ),
     );
     try {
       // Sent once the first is in: the server answers in order of arrival on each socket, not across them.
@@ -80,7 +106,11 @@ describe('X-Content-Type-Options: nosniff on every answer', () => {
 
   it.each([
     ['a request Node cannot parse (400, written to the socket)', 'NOT HTTP AT ALL\r\n\r\n', 400],
-    ['an Expect header Node does not know (417, written by Node)', 'GET /healthz HTTP/1.1\r\nHost: gateway\r\nExpect: something-else\r\n\r\n', 417],
+    [
+      'an Expect header Node does not know (417, written by Node)',
+      'GET /healthz HTTP/1.1\r\nHost: gateway\r\nExpect: something-else\r\n\r\n',
+      417,
+    ],
   ])('%s', async (_, request, status) => {
     const answer = await rawHead(gateway.origin, request);
     expect(answer.status).toBe(status);
@@ -89,7 +119,11 @@ describe('X-Content-Type-Options: nosniff on every answer', () => {
 });
 
 /** The tokens of a Vary header, lowercased. */
-const varyOf = (response: Response) => (response.headers.get('vary') ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+const varyOf = (response: Response) =>
+  (response.headers.get('vary') ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
 
 describe('Vary: Origin wherever the origin is reflected (and on the answers that do not reflect it)', () => {
   const gateways: Gateway[] = [];
@@ -105,12 +139,26 @@ describe('Vary: Origin wherever the origin is reflected (and on the answers that
   const cases: Array<[string, string[], string, string | null]> = [
     ['CORS_ORIGINS=*: any origin reflected', ['*'], 'https://anyone.example', 'https://anyone.example'],
     ['one allowed origin', ['https://app.example.com'], 'https://app.example.com', 'https://app.example.com'],
-    ['one of two allowed origins', ['https://app.example.com', 'https://admin.example.com'], 'https://admin.example.com', 'https://admin.example.com'],
-    ['an origin not allowed (no CORS header: still an answer that depends on Origin)', ['https://app.example.com'], 'https://evil.example', null],
+    [
+      'one of two allowed origins',
+      ['https://app.example.com', 'https://admin.example.com'],
+      'https://admin.example.com',
+      'https://admin.example.com',
+    ],
+    [
+      'an origin not allowed (no CORS header: still an answer that depends on Origin)',
+      ['https://app.example.com'],
+      'https://evil.example',
+      null,
+    ],
   ];
   it.each(cases)('%s: the answer and its preflight vary by Origin and Authorization, each once', async (_, origins, origin, allowed) => {
     const { endpoint } = await start(origins);
-    const answer = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: '{"query":"{ __typename }"}' });
+    const answer = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: '{"query":"{ __typename }"}',
+    });
     const preflight = await fetch(endpoint, {
       method: 'OPTIONS',
       headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' },

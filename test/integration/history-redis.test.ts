@@ -45,7 +45,8 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(condition: () => boolean | Promise<boolean>) {
-  for (const started = Date.now(); !(await condition()); await sleep(20)) if (Date.now() - started > 5000) throw new Error('the condition did not hold within 5 s');
+  for (const started = Date.now(); !(await condition()); await sleep(20))
+    if (Date.now() - started > 5000) throw new Error('the condition did not hold within 5 s');
 }
 
 async function replica(options: TestGatewayConfig = {}) {
@@ -53,7 +54,10 @@ async function replica(options: TestGatewayConfig = {}) {
   cleanups.push(started.close);
   await until(async () => ((await (await fetch(`${started.origin}/readyz`)).json()) as { redis?: string }).redis === 'available');
   const history = async (token: string) =>
-    (await graphqlClient(started.endpoint, token).rawRequest(HISTORY)) as { data?: { orders: { id: string; history: { observedAt: string; changes: unknown[]; cursor: string }[] }[] } | null; errors?: unknown[] };
+    (await graphqlClient(started.endpoint, token).rawRequest(HISTORY)) as {
+      data?: { orders: { id: string; history: { observedAt: string; changes: unknown[]; cursor: string }[] }[] } | null;
+      errors?: unknown[];
+    };
   return { ...started, history };
 }
 
@@ -62,7 +66,8 @@ function advance(order: Order, status: string) {
   order.updatedAt = new Date(Date.parse(order.updatedAt ?? '2026-01-01T00:00:00Z') + 60_000).toISOString();
 }
 
-const ignoredLines = () => capturedLogLines.slice(linesBefore).filter((line) => line.includes('"kind":"order history"') && line.includes('ignored'));
+const ignoredLines = () =>
+  capturedLogLines.slice(linesBefore).filter((line) => line.includes('"kind":"order history"') && line.includes('ignored'));
 
 describe.skipIf(!haveRedis)('Order.history in Redis', () => {
   it('is shared by two replicas, in one key per customer that expires with HISTORY_MAX_AGE_DAYS', async () => {
@@ -84,16 +89,27 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
     // What is kept: order ids, the record's fields as text, times and changes; nothing of the customer's own record.
     const stored = (await reader.get(key))!;
     const user = simulator.data.users.find(({ user: candidate }) => candidate.id === order!.userId)!.user;
-    for (const personal of [user.email, user.firstName, user.lastName, user.phoneNumber]) if (personal) expect(stored).not.toContain(personal);
+    for (const personal of [user.email, user.firstName, user.lastName, user.phoneNumber])
+      if (personal) expect(stored).not.toContain(personal);
   });
 
   it('no event is lost when replicas record the same customer at once (compare-and-set)', async () => {
     const connections: RedisConnection[] = [0, 1, 2].map(() => connectRedis(redis.url, { commandTimeoutMs: 2000 }));
     cleanups.push(() => Promise.all(connections.map((connection) => connection.close())));
     await until(() => connections.every((connection) => connection.available()));
-    const histories = connections.map((connection) => createHistory({ store: redisStoryStore(connection, { customerBytes: 1_000_000, totalBytes: 10_000_000, maxAgeMs: 60_000 }), bounds: { ...DEFAULTS.bounds, customerBytes: 1_000_000 } }));
+    const histories = connections.map((connection) =>
+      createHistory({
+        store: redisStoryStore(connection, { customerBytes: 1_000_000, totalBytes: 10_000_000, maxAgeMs: 60_000 }),
+        bounds: { ...DEFAULTS.bounds, customerBytes: 1_000_000 },
+      }),
+    );
     // 30 orders of one customer, each first seen by one of three "replicas", all at once.
-    const orders: Order[] = Array.from({ length: 30 }, (_, i) => ({ id: `o${i}`, reservationId: `r${i}`, userId: 'u1', status: 'RESERVED' }));
+    const orders: Order[] = Array.from({ length: 30 }, (_, i) => ({
+      id: `o${i}`,
+      reservationId: `r${i}`,
+      userId: 'u1',
+      status: 'RESERVED',
+    }));
     await Promise.all(orders.map((order, i) => histories[i % 3]!.observe([order], new Date().toISOString())));
     const kept = await Promise.all(orders.map((order) => histories[0]!.events(order, 10, null)));
     expect(kept.map((events) => events.length)).toEqual(orders.map(() => 1));
@@ -111,8 +127,19 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
 
   for (const [what, write] of [
     ['text that is not JSON', (key: string) => reader.set(key, 'not json {')],
-    ['JSON of another shape', (key: string) => reader.set(key, JSON.stringify({ orders: [{ id: 'x', fields: { status: 'call +1 555 0100' }, next: 'a', events: [] }] }))],
-    ['a story with another customer’s order in it, its events forged', (key: string) => reader.set(key, JSON.stringify({ orders: [{ id: 'forged', fields: {}, next: 1, events: [{ n: 0, at: 'yesterday', changes: [] }] }] }))],
+    [
+      'JSON of another shape',
+      (key: string) =>
+        reader.set(key, JSON.stringify({ orders: [{ id: 'x', fields: { status: 'call +1 555 0100' }, next: 'a', events: [] }] })),
+    ],
+    [
+      'a story with another customer’s order in it, its events forged',
+      (key: string) =>
+        reader.set(
+          key,
+          JSON.stringify({ orders: [{ id: 'forged', fields: {}, next: 1, events: [{ n: 0, at: 'yesterday', changes: [] }] }] }),
+        ),
+    ],
     ['a hash', (key: string) => reader.hset(key, 'orders', '[]')],
     ['a string over HISTORY_CUSTOMER_BYTES', (key: string) => reader.set(key, 'x'.repeat(DEFAULTS.bounds.customerBytes + 1))],
   ] as const) {
@@ -154,11 +181,16 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
     const gateway = await replica({ history: { ...DEFAULTS, totalBytes }, responseCacheTtlMs: 60_000, live: { pollIntervalMs: 200 } });
     // What else the gateway keeps in Redis: a failed login's counters, a cached answer, a live poll's lease and snapshot.
     const two = demoCustomer(simulator, 'two-orders@demo.test');
-    await graphqlClient(gateway.endpoint).rawRequest(`mutation { login(username: "${two.username}", password: "wrong-password") { accessToken } }`).catch(() => undefined);
+    await graphqlClient(gateway.endpoint)
+      .rawRequest(`mutation { login(username: "${two.username}", password: "wrong-password") { accessToken } }`)
+      .catch(() => undefined);
     const token = await demoToken(simulator, 'ready@demo.test');
     await gateway.history(token);
     const watching = new AbortController();
-    const client = createOrderClient({ endpoint: gateway.endpoint, tokens: { accessToken: token, accessTokenExpiresAt: '', idToken: '', idTokenExpiresAt: '', refreshToken: '' } });
+    const client = createOrderClient({
+      endpoint: gateway.endpoint,
+      tokens: { accessToken: token, accessTokenExpiresAt: '', idToken: '', idTokenExpiresAt: '', refreshToken: '' },
+    });
     let events = 0;
     const watched = (async () => {
       for await (const _event of client.watchOrders({ signal: watching.signal })) events += 1;
@@ -175,10 +207,22 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
     const connection = connectRedis(redis.url, { commandTimeoutMs: 2000 });
     cleanups.push(() => connection.close());
     await until(() => connection.available());
-    const history = createHistory({ store: redisStoryStore(connection, { customerBytes: DEFAULTS.bounds.customerBytes, totalBytes, maxAgeMs: DEFAULTS.bounds.maxAgeMs }), bounds: DEFAULTS.bounds });
+    const history = createHistory({
+      store: redisStoryStore(connection, { customerBytes: DEFAULTS.bounds.customerBytes, totalBytes, maxAgeMs: DEFAULTS.bounds.maxAgeMs }),
+      bounds: DEFAULTS.bounds,
+    });
     const customers = Array.from({ length: 300 }, (_, i) => `flood-${String(i).padStart(3, '0')}`);
     for (const customer of customers) {
-      await history.observe(Array.from({ length: 4 }, (_, i) => ({ id: `${customer}-o${i}`, reservationId: `r${i}`, userId: customer, status: 'IN_PRODUCTION', updatedAt: new Date().toISOString() })), new Date().toISOString());
+      await history.observe(
+        Array.from({ length: 4 }, (_, i) => ({
+          id: `${customer}-o${i}`,
+          reservationId: `r${i}`,
+          userId: customer,
+          status: 'IN_PRODUCTION',
+          updatedAt: new Date().toISOString(),
+        })),
+        new Date().toISOString(),
+      );
     }
     const stories = await reader.keys(`${PREFIX}*`);
     const bytes = (await Promise.all(stories.map((key) => reader.strlen(key)))).reduce((sum, n) => sum + n, 0);

@@ -39,7 +39,12 @@ const ONE_ORDER = `query One($id: ID!, $first: Int, $after: String) { order(id: 
 async function setup(gateway: TestGatewayConfig = {}, simulator?: Simulator) {
   const upstream = simulator ?? (await startSimulator({ latencyMs: 0 }));
   if (!simulator) cleanups.push(upstream.close);
-  const started = await startGateway({ upstreamUrls: upstream.urls, live: { pollIntervalMs: POLL_MS }, metricsPath: '/metrics', ...gateway });
+  const started = await startGateway({
+    upstreamUrls: upstream.urls,
+    live: { pollIntervalMs: POLL_MS },
+    metricsPath: '/metrics',
+    ...gateway,
+  });
   cleanups.push(started.close);
   /** The caller's orders with a page of each one's history. */
   const history = async (token: string, variables: { first?: number; after?: string } = {}) =>
@@ -62,7 +67,10 @@ function advance(order: Order, status: string) {
 function reader<T>(stream: AsyncGenerator<OrderResult<T>>) {
   const iterator = stream[Symbol.asyncIterator]();
   return async (): Promise<OrderResult<T>> => {
-    const result = await Promise.race([iterator.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no result within 5 s')), 5000))]);
+    const result = await Promise.race([
+      iterator.next(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no result within 5 s')), 5000)),
+    ]);
     if (result.done) throw new Error('the stream ended');
     return result.value;
   };
@@ -71,7 +79,9 @@ function reader<T>(stream: AsyncGenerator<OrderResult<T>>) {
 interface Update {
   orderUpdates: { observedAt: string; changes: Event['changes']; order: { id: string; history: { observedAt: string }[] } };
 }
-const UPDATES = parse('subscription { orderUpdates { observedAt changes { field from to } order { id history(first: 1) { observedAt } } } }') as TypedDocumentNode<Update, Record<string, never>>;
+const UPDATES = parse(
+  'subscription { orderUpdates { observedAt changes { field from to } order { id history(first: 1) { observedAt } } } }',
+) as TypedDocumentNode<Update, Record<string, never>>;
 
 function subscribe(endpoint: string, token: string) {
   const abort = new AbortController();
@@ -103,7 +113,10 @@ describe('Order.history, recorded from queries', () => {
     expect(callCounts(simulator)).toEqual({ orderDetails: 2 });
     const story = second.data!.orders.find((order) => order.id === moving.id)!.history;
     expect(story.map((event) => event.changes)).toEqual([
-      [...STATUS_CHANGE('IN_TRANSIT', 'READY_FOR_PICKUP'), { field: 'updatedAt', from: new Date(before).toISOString(), to: moving.updatedAt }],
+      [
+        ...STATUS_CHANGE('IN_TRANSIT', 'READY_FOR_PICKUP'),
+        { field: 'updatedAt', from: new Date(before).toISOString(), to: moving.updatedAt },
+      ],
       [],
     ]);
     expect(Date.parse(story[0]!.observedAt)).toBeGreaterThan(Date.parse(story[1]!.observedAt));
@@ -129,9 +142,17 @@ describe('Order.history, recorded from queries', () => {
       await history(token);
     }
     const all = (await history(token, { first: 100 })).data!.orders.find((o) => o.id === order!.id)!.history;
-    expect(all.map((event) => event.changes.find((change) => change.field === 'rawStatus')?.to ?? null)).toEqual(['D', 'C', 'B', 'A', null]);
+    expect(all.map((event) => event.changes.find((change) => change.field === 'rawStatus')?.to ?? null)).toEqual([
+      'D',
+      'C',
+      'B',
+      'A',
+      null,
+    ]);
     const page = async (variables: { first: number; after?: string }, id = order!.id) =>
-      (await graphqlClient(gateway.endpoint, token).rawRequest(ONE_ORDER, { id, ...variables })) as Result<{ order: { history: Event[] } | null }>;
+      (await graphqlClient(gateway.endpoint, token).rawRequest(ONE_ORDER, { id, ...variables })) as Result<{
+        order: { history: Event[] } | null;
+      }>;
     const page1 = (await page({ first: 2 })).data!.order!.history;
     expect(page1).toEqual(all.slice(0, 2));
     const page2 = (await page({ first: 2, after: page1[1]!.cursor })).data!.order!.history;
@@ -140,12 +161,16 @@ describe('Order.history, recorded from queries', () => {
 
     for (const first of [0, 101, -1]) {
       const refused = await page({ first });
-      expect(refused.errors!.map((error) => [error.extensions?.code, error.message])).toEqual([['BAD_USER_INPUT', 'first must be from 1 to 100.']]);
+      expect(refused.errors!.map((error) => [error.extensions?.code, error.message])).toEqual([
+        ['BAD_USER_INPUT', 'first must be from 1 to 100.'],
+      ]);
     }
     const otherCursor = (await page({ first: 1 }, other!.id)).data!.order!.history[0]!.cursor;
     for (const after of [otherCursor, 'not-a-cursor', Buffer.from(`1:${order!.id}x`).toString('base64url'), `${page1[1]!.cursor}=`]) {
       const refused = await page({ first: 5, after });
-      expect(refused.errors!.map((error) => [error.extensions?.code, error.message])).toEqual([['BAD_USER_INPUT', "after must be the cursor of one of this order's events."]]);
+      expect(refused.errors!.map((error) => [error.extensions?.code, error.message])).toEqual([
+        ['BAD_USER_INPUT', "after must be the cursor of one of this order's events."],
+      ]);
     }
   });
 });
@@ -202,10 +227,17 @@ describe('Order.history, each customer’s own', () => {
     await history(ready);
 
     const theirs = (await history(two)).data!.orders;
-    expect(theirs.map((order) => order.id).sort()).toEqual(demoOrders(simulator, 'two-orders@demo.test').map((order) => order.id).sort());
+    expect(theirs.map((order) => order.id).sort()).toEqual(
+      demoOrders(simulator, 'two-orders@demo.test')
+        .map((order) => order.id)
+        .sort(),
+    );
     expect(theirs.every((order) => order.history.length === 1 && order.history[0]!.changes.length === 0)).toBe(true);
     // order(id:) of another customer's order is null: no history reaches them either way.
-    const other = (await graphqlClient((await setupEndpoint(simulator)).endpoint, two).rawRequest(`query($id: ID!) { order(id: $id) { history { observedAt } } }`, { id: readyOrder!.id })) as Result<{ order: unknown }>;
+    const other = (await graphqlClient((await setupEndpoint(simulator)).endpoint, two).rawRequest(
+      `query($id: ID!) { order(id: $id) { history { observedAt } } }`,
+      { id: readyOrder!.id },
+    )) as Result<{ order: unknown }>;
     expect(other.data!.order).toBeNull();
 
     const forged = await new SignJWT({ sub: demoCustomer(simulator, 'ready@demo.test').userId })
@@ -278,7 +310,14 @@ describe('Order.history, bounded', () => {
   it('keeps the stories within HISTORY_BYTES in all, the least recently used customers evicted', async () => {
     const totalBytes = 6_000;
     const { simulator, history, metric } = await setup({ history: { ...DEFAULTS, totalBytes } });
-    const users = ['early@demo.test', 'confirmed@demo.test', 'production@demo.test', 'ready@demo.test', 'two-orders@demo.test', 'cancelled@demo.test'];
+    const users = [
+      'early@demo.test',
+      'confirmed@demo.test',
+      'production@demo.test',
+      'ready@demo.test',
+      'two-orders@demo.test',
+      'cancelled@demo.test',
+    ];
     for (const user of users) await history(await demoToken(simulator, user));
     expect(await metric('order_graph_history_bytes')).toBeLessThanOrEqual(totalBytes);
     const kept = await metric('order_graph_history_customers');

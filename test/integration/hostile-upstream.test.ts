@@ -28,7 +28,10 @@ interface Schema {
 }
 
 const contract = parseYaml(readFileSync(join(ROOT, 'upstream/openapi.yaml'), 'utf8')) as {
-  paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>
+  >;
   components: { schemas: Record<string, Schema> };
 };
 
@@ -45,13 +48,18 @@ type Path = (string | number)[];
 function fieldPaths(schema: Schema, prefix: Path = []): Path[] {
   const resolvedSchema = resolved(schema);
   if (resolvedSchema.items) return fieldPaths(resolvedSchema.items, [...prefix, 0]);
-  return Object.entries(resolvedSchema.properties ?? {}).flatMap(([key, property]) => [[...prefix, key], ...fieldPaths(property, [...prefix, key])]);
+  return Object.entries(resolvedSchema.properties ?? {}).flatMap(([key, property]) => [
+    [...prefix, key],
+    ...fieldPaths(property, [...prefix, key]),
+  ]);
 }
 
 /** Each operation's answer, as the contract describes it. */
 const ANSWERS = new Map(
   Object.values(contract.paths).flatMap((methods) =>
-    Object.values(methods).map((spec) => [spec.operationId as OperationName, spec.responses['200']!.content!['application/json']!.schema] as const),
+    Object.values(methods).map(
+      (spec) => [spec.operationId as OperationName, spec.responses['200']!.content!['application/json']!.schema] as const,
+    ),
   ),
 );
 
@@ -108,13 +116,21 @@ function compare(before: unknown, after: unknown, path: Path = [], lost: Path[] 
   if (after === null) lost.push(path);
   else if (typeof before === 'object' && before !== null && typeof after === 'object') {
     const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-    for (const key of keys) compare((before as Record<string, unknown>)[key], (after as Record<string, unknown>)[key], [...path, Array.isArray(after) ? Number(key) : key], lost, changed);
+    for (const key of keys)
+      compare(
+        (before as Record<string, unknown>)[key],
+        (after as Record<string, unknown>)[key],
+        [...path, Array.isArray(after) ? Number(key) : key],
+        lost,
+        changed,
+      );
   } else changed.push(path);
   return { lost, changed };
 }
 
 /** Whether the error is the reason the path was lost: the field's own, or one below it that a non-null field carried up. */
-const covers = (error: ResponseError, path: Path) => !!error.path && path.every((step, i) => i >= error.path!.length || step === error.path![i]);
+const covers = (error: ResponseError, path: Path) =>
+  !!error.path && path.every((step, i) => i >= error.path!.length || step === error.path![i]);
 
 let simulator: Simulator;
 let upstream: Awaited<ReturnType<typeof startUpstreamProxy>>;
@@ -126,7 +142,11 @@ const errorLines = () => capturedLogLines.filter((line) => (JSON.parse(line) as 
 beforeAll(async () => {
   simulator = await startSimulator({ latencyMs: 0 });
   const ready = demoCustomer(simulator, 'ready@demo.test');
-  const login = await fetch(`${simulator.urls.AUTH_URL}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ready.username, password: ready.password }) });
+  const login = await fetch(`${simulator.urls.AUTH_URL}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: ready.username, password: ready.password }),
+  });
   // The upstream poisons the answer of the case a call belongs to (its X-Request-Id, which the
   // gateway forwards); token sets come from one real login's answer, so the mutations can run
   // any number of times.
@@ -153,7 +173,10 @@ const LOGIN = print(LoginDocument);
 const REFRESH = print(RefreshTokensDocument);
 const WHOLE_ORDER = print(WholeOrderDocument);
 const documentFor = (operation: OperationName) => (operation === 'login' ? LOGIN : operation === 'refreshTokens' ? REFRESH : WHOLE_ORDER);
-const VARIABLES: Record<string, Record<string, string>> = { [LOGIN]: { username: 'ready@demo.test', password: 'any' }, [REFRESH]: { refreshToken: 'any' } };
+const VARIABLES: Record<string, Record<string, string>> = {
+  [LOGIN]: { username: 'ready@demo.test', password: 'any' },
+  [REFRESH]: { refreshToken: 'any' },
+};
 
 /** Runs the document for the case (`id`) with the registered text (graphql-jit) and a text of its own (the standard executor). */
 async function run(operation: OperationName, id: string) {
@@ -164,59 +187,78 @@ async function run(operation: OperationName, id: string) {
 }
 
 describe('a hostile upstream, every field of every answer the contract lists', () => {
-  it('answers every time, with no error log and no polluted prototype; a value of no field\'s shape costs exactly the fields that read it (UPSTREAM_ERROR)', { timeout: 600_000 }, async () => {
-    const baselines = new Map<string, unknown>();
-    for (const operation of ['login', 'refreshTokens', 'orderDetails'] as const) {
-      const answers = await run(operation, `baseline-${operation}`);
-      for (const { status, body } of answers) {
-        expect(status).toBe(200);
-        expect(body.errors ?? []).toEqual([]);
-        expect(body.data).toEqual(answers[0]!.body.data);
+  it(
+    "answers every time, with no error log and no polluted prototype; a value of no field's shape costs exactly the fields that read it (UPSTREAM_ERROR)",
+    { timeout: 600_000 },
+    async () => {
+      const baselines = new Map<string, unknown>();
+      for (const operation of ['login', 'refreshTokens', 'orderDetails'] as const) {
+        const answers = await run(operation, `baseline-${operation}`);
+        for (const { status, body } of answers) {
+          expect(status).toBe(200);
+          expect(body.errors ?? []).toEqual([]);
+          expect(body.data).toEqual(answers[0]!.body.data);
+        }
+        baselines.set(documentFor(operation), answers[0]!.body.data);
       }
-      baselines.set(documentFor(operation), answers[0]!.body.data);
-    }
-    const all: (Case & { strict: boolean; name: string })[] = OPERATION_NAMES.flatMap((operation) => [
-      ...fieldPaths(ANSWERS.get(operation)!, resolved(ANSWERS.get(operation)!).items ? [0] : []).flatMap((path) => HOSTILE.map(({ name, json, strict }) => ({ operation, path, json, strict, name }))),
-      ...objectPaths(operation).map((path) => ({ operation, path, json: '{"polluted":true}', proto: true, strict: true, name: 'a __proto__ key' })),
-    ]);
-    const errorsBefore = errorLines().length;
-    const violations: string[] = [];
-    let upstreamErrors = 0;
-    // Eight cases at a time, each told apart upstream by its request id; logins one at a time
-    // (more at once from one address would be the login throttle's business).
-    for (let start = 0; start < all.length; ) {
-      const width = documentFor(all[start]!.operation) === WHOLE_ORDER ? 8 : 1;
-      const batch = all.slice(start, start + width).filter((hostile) => documentFor(hostile.operation) === documentFor(all[start]!.operation));
-      const first = start;
-      start += batch.length;
-      await Promise.all(
-        batch.map(async (hostile, i) => {
-          const id = `hostile-${first + i}`;
-          cases.set(id, hostile);
-          const label = `${hostile.operation} ${hostile.path.join('.')}${hostile.proto ? '.__proto__' : ''} = ${hostile.name}`;
-          for (const { status, body } of await run(hostile.operation, id)) {
-            const errors = body.errors ?? [];
-            if (status !== 200 || body.data === undefined) violations.push(`${label}: status ${status}, no data`);
-            const foreign = errors.filter((error) => error.extensions?.code !== 'UPSTREAM_ERROR');
-            if (foreign.length > 0) violations.push(`${label}: ${foreign.map((error) => `${String(error.extensions?.code)} ${error.message}`).join('; ')}`);
-            upstreamErrors += errors.length;
-            if (!hostile.strict) continue;
-            const { lost, changed } = compare(baselines.get(documentFor(hostile.operation)), body.data);
-            const uncovered = lost.filter((path) => !errors.some((error) => covers(error, path)));
-            if (changed.length > 0 || uncovered.length > 0) violations.push(`${label}: changed ${JSON.stringify(changed)}, lost without an error ${JSON.stringify(uncovered)}`);
-          }
-          cases.delete(id);
-        }),
+      const all: (Case & { strict: boolean; name: string })[] = OPERATION_NAMES.flatMap((operation) => [
+        ...fieldPaths(ANSWERS.get(operation)!, resolved(ANSWERS.get(operation)!).items ? [0] : []).flatMap((path) =>
+          HOSTILE.map(({ name, json, strict }) => ({ operation, path, json, strict, name })),
+        ),
+        ...objectPaths(operation).map((path) => ({
+          operation,
+          path,
+          json: '{"polluted":true}',
+          proto: true,
+          strict: true,
+          name: 'a __proto__ key',
+        })),
+      ]);
+      const errorsBefore = errorLines().length;
+      const violations: string[] = [];
+      let upstreamErrors = 0;
+      // Eight cases at a time, each told apart upstream by its request id; logins one at a time
+      // (more at once from one address would be the login throttle's business).
+      for (let start = 0; start < all.length;) {
+        const width = documentFor(all[start]!.operation) === WHOLE_ORDER ? 8 : 1;
+        const batch = all
+          .slice(start, start + width)
+          .filter((hostile) => documentFor(hostile.operation) === documentFor(all[start]!.operation));
+        const first = start;
+        start += batch.length;
+        await Promise.all(
+          batch.map(async (hostile, i) => {
+            const id = `hostile-${first + i}`;
+            cases.set(id, hostile);
+            const label = `${hostile.operation} ${hostile.path.join('.')}${hostile.proto ? '.__proto__' : ''} = ${hostile.name}`;
+            for (const { status, body } of await run(hostile.operation, id)) {
+              const errors = body.errors ?? [];
+              if (status !== 200 || body.data === undefined) violations.push(`${label}: status ${status}, no data`);
+              const foreign = errors.filter((error) => error.extensions?.code !== 'UPSTREAM_ERROR');
+              if (foreign.length > 0)
+                violations.push(`${label}: ${foreign.map((error) => `${String(error.extensions?.code)} ${error.message}`).join('; ')}`);
+              upstreamErrors += errors.length;
+              if (!hostile.strict) continue;
+              const { lost, changed } = compare(baselines.get(documentFor(hostile.operation)), body.data);
+              const uncovered = lost.filter((path) => !errors.some((error) => covers(error, path)));
+              if (changed.length > 0 || uncovered.length > 0)
+                violations.push(`${label}: changed ${JSON.stringify(changed)}, lost without an error ${JSON.stringify(uncovered)}`);
+            }
+            cases.delete(id);
+          }),
+        );
+      }
+      expect(violations).toEqual([]);
+      expect(errorLines().slice(errorsBefore)).toEqual([]);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      // The wrong shapes did reach fields that read them.
+      expect(upstreamErrors).toBeGreaterThan(all.length / 2);
+      console.info(
+        `hostile upstream: ${all.length} cases × 2 executors over ${OPERATION_NAMES.length} operations, ${upstreamErrors} fields answered UPSTREAM_ERROR`,
       );
-    }
-    expect(violations).toEqual([]);
-    expect(errorLines().slice(errorsBefore)).toEqual([]);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    // The wrong shapes did reach fields that read them.
-    expect(upstreamErrors).toBeGreaterThan(all.length / 2);
-    console.info(`hostile upstream: ${all.length} cases × 2 executors over ${OPERATION_NAMES.length} operations, ${upstreamErrors} fields answered UPSTREAM_ERROR`);
-    // And it still answers as before.
-    const [after] = await run('orderDetails', 'after');
-    expect(after!.body).toEqual({ data: baselines.get(WHOLE_ORDER) });
-  });
+      // And it still answers as before.
+      const [after] = await run('orderDetails', 'after');
+      expect(after!.body).toEqual({ data: baselines.get(WHOLE_ORDER) });
+    },
+  );
 });

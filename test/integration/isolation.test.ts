@@ -13,7 +13,11 @@ function cloneCustomer(data: SeedData, username: string, n: number) {
   // New ids that share no substring with the originals, so a leak cannot hide in a match.
   const rename = (id: string) => createHash('sha256').update(`${n}:${id}`).digest('hex').slice(0, 32);
   const userId = rename(source.user.id);
-  data.users.push({ ...structuredClone(source), username: `clone${n}-${username}`, user: { ...structuredClone(source.user), id: userId, email: `clone${n}-${username}` } });
+  data.users.push({
+    ...structuredClone(source),
+    username: `clone${n}-${username}`,
+    user: { ...structuredClone(source.user), id: userId, email: `clone${n}-${username}` },
+  });
   for (const order of data.orders.filter((o) => o.userId === source.user.id)) {
     const [id, reservationId] = [rename(order.id), rename(order.reservationId)];
     data.orders.push({ ...structuredClone(order), id, reservationId, userId });
@@ -25,7 +29,9 @@ function cloneCustomer(data: SeedData, username: string, n: number) {
     data.addresses.push(...byOrder(data.addresses).map((a) => ({ ...a, id: rename(a.id) })));
     data.payments.push(...byOrder(data.payments).map((p) => ({ ...p, id: rename(p.id) })));
     data.tradeIns.push(
-      ...data.tradeIns.filter((t) => t.reservationId === order.reservationId).map((t) => ({ ...structuredClone(t), id: rename(t.id), reservationId, orderId: id })),
+      ...data.tradeIns
+        .filter((t) => t.reservationId === order.reservationId)
+        .map((t) => ({ ...structuredClone(t), id: rename(t.id), reservationId, orderId: id })),
     );
   }
   return userId;
@@ -38,7 +44,12 @@ beforeAll(async () => {
   // All 1,000 come from this one address: the per-address limits must not be what is measured.
   harness = await startHarness({
     simulator: { latencyMs: 2, jitterMs: 8 },
-    gateway: { upstreamTimeoutMs: 60_000, requestDeadlineMs: 120_000, maxConnectionsPerAddress: 2_000, callerLimits: { operations: 2_000, upstreamCalls: 20_000 } },
+    gateway: {
+      upstreamTimeoutMs: 60_000,
+      requestDeadlineMs: 120_000,
+      maxConnectionsPerAddress: 2_000,
+      callerLimits: { operations: 2_000, upstreamCalls: 20_000 },
+    },
   });
 });
 afterAll(() => harness.close());
@@ -47,7 +58,9 @@ describe(`isolation under load: ${CUSTOMERS} customers × ${REQUESTS_PER_CUSTOME
   it('zero responses with another customer data; zero upstream calls with another request token', { timeout: 180_000 }, async () => {
     const { simulator } = harness;
     const seeded = simulator.customers.map((c) => c.userId);
-    const clones = ['ready@demo.test', 'two-orders@demo.test', 'production@demo.test'].map((u, i) => cloneCustomer(simulator.data, u, i + 1));
+    const clones = ['ready@demo.test', 'two-orders@demo.test', 'production@demo.test'].map((u, i) =>
+      cloneCustomer(simulator.data, u, i + 1),
+    );
     const userIds = [...seeded, ...clones].slice(0, CUSTOMERS);
     expect(new Set(userIds).size).toBe(CUSTOMERS);
 

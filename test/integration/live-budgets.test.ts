@@ -67,13 +67,23 @@ async function hostileUpstream({ latencyMs = 5, trim = 'Long Range All-Wheel Dri
 }
 
 async function gatewayFor(upstream: Awaited<ReturnType<typeof hostileUpstream>>, options: TestGatewayConfig = {}) {
-  const gateway = await startGateway({ upstreamUrls: upstream.stub.urls, upstreamTimeoutMs: 5000, ...options, live: { pollIntervalMs: POLL_MS, ...options.live } });
+  const gateway = await startGateway({
+    upstreamUrls: upstream.stub.urls,
+    upstreamTimeoutMs: 5000,
+    ...options,
+    live: { pollIntervalMs: POLL_MS, ...options.live },
+  });
   cleanups.push(gateway.close);
   return gateway;
 }
 
 interface Event {
-  data: { orderUpdates: { changes: { field: string; from: string | null; to: string | null }[]; order: Record<string, unknown> & { id: string; updatedAt: string } } } | null;
+  data: {
+    orderUpdates: {
+      changes: { field: string; from: string | null; to: string | null }[];
+      order: Record<string, unknown> & { id: string; updatedAt: string };
+    };
+  } | null;
   errors?: { message: string; extensions?: { code?: string } }[];
 }
 
@@ -142,7 +152,9 @@ async function subscribe(endpoint: string, token: string, query: string) {
  */
 function expectOnlyPollFailures(failures: Event[]) {
   for (const failure of failures) {
-    expect(failure.errors).toEqual([expect.objectContaining({ extensions: { code: expect.stringMatching(/^UPSTREAM_(TIMEOUT|ERROR)$/), operation: 'orderDetails' } })]);
+    expect(failure.errors).toEqual([
+      expect.objectContaining({ extensions: { code: expect.stringMatching(/^UPSTREAM_(TIMEOUT|ERROR)$/), operation: 'orderDetails' } }),
+    ]);
   }
 }
 
@@ -187,10 +199,14 @@ describe('a 2,000-order customer', () => {
     upstream.bump();
     const changed = await stream.readUntil(() => stream.updates.length >= 2 * ORDERS);
     const polled = upstream.calls(mark);
-    console.info(`2,000-order subscription, a poll that changed every order: ${changed ? ORDERS : stream.updates.length - ORDERS} change events read; ${polled.perOrder} per-order calls beside ${polled.poll} polls`);
+    console.info(
+      `2,000-order subscription, a poll that changed every order: ${changed ? ORDERS : stream.updates.length - ORDERS} change events read; ${polled.perOrder} per-order calls beside ${polled.poll} polls`,
+    );
     expect(changed).toBe(true);
     const changes = stream.updates.slice(ORDERS, 2 * ORDERS);
-    expect(changes.map((event) => event.data!.orderUpdates.changes)).toEqual(Array(ORDERS).fill([{ field: 'updatedAt', from: upstream.updatedAt(0), to: upstream.updatedAt(1) }]));
+    expect(changes.map((event) => event.data!.orderUpdates.changes)).toEqual(
+      Array(ORDERS).fill([{ field: 'updatedAt', from: upstream.updatedAt(0), to: upstream.updatedAt(1) }]),
+    );
     expect(codesOf(changes)).toEqual(['UPSTREAM_BUDGET_EXCEEDED']);
     // The poll that saw the change and its events share one budget; the other polls found nothing to send.
     expect(1 + polled.perOrder).toBeLessThanOrEqual(100);
@@ -220,10 +236,13 @@ describe('a 2,000-order customer', () => {
     upstream.bump();
     const changed = await Promise.all(streams.map((stream) => stream.readUntil(() => stream.updates.length >= 2 * ORDERS)));
     const polled = upstream.calls(mark);
-    console.info(`ten 2,000-order subscriptions, a poll that changed every order: ${polled.perOrder} per-order calls for all ten streams beside ${polled.poll} polls`);
+    console.info(
+      `ten 2,000-order subscriptions, a poll that changed every order: ${polled.perOrder} per-order calls for all ten streams beside ${polled.poll} polls`,
+    );
     expect(changed).toEqual(Array(10).fill(true));
     for (const stream of streams) expectOnlyPollFailures(stream.failures());
-    for (const stream of streams) expect(stream.updates.slice(ORDERS).every((event) => event.data!.orderUpdates.changes.length === 1)).toBe(true);
+    for (const stream of streams)
+      expect(stream.updates.slice(ORDERS).every((event) => event.data!.orderUpdates.changes.length === 1)).toBe(true);
     expect(1 + polled.perOrder).toBeLessThanOrEqual(100);
     expect(streams.some((stream) => stream.ended())).toBe(false);
   }, 180_000);
@@ -248,11 +267,14 @@ describe('a 2,000-order customer', () => {
     const latest = new Map<string, string>();
     let seen = 0;
     const caughtUp = await stream.readUntil(() => {
-      for (const event of stream.updates.slice(seen)) latest.set(event.data!.orderUpdates.order.id, event.data!.orderUpdates.order.updatedAt);
+      for (const event of stream.updates.slice(seen))
+        latest.set(event.data!.orderUpdates.order.id, event.data!.orderUpdates.order.updatedAt);
       seen = stream.updates.length;
       return latest.size === ORDERS && [...latest.values()].every((at) => at === upstream.updatedAt(3));
     });
-    console.info(`a reader that paused while 2,000 orders changed three times: ${stream.updates.length} events once caught up (not ${ORDERS * 4})`);
+    console.info(
+      `a reader that paused while 2,000 orders changed three times: ${stream.updates.length} events once caught up (not ${ORDERS * 4})`,
+    );
     expect(caughtUp).toBe(true);
     expect(stream.ended()).toBe(false);
     expectOnlyPollFailures(stream.failures());
@@ -281,11 +303,16 @@ describe('live snapshots are bounded in bytes', () => {
 
     const large = await subscribe(gateway.endpoint, 'orders-2000', SMALL_UPDATES);
     await large.readUntil(() => large.ended(), 10_000);
-    console.info(`LIVE_SNAPSHOT_BYTES 200,000: a 2,000-order stream got ${large.events.length} events (${codesOf(large.events).join(', ') || 'no error'})${large.ended() ? ', then ended' : ''}`);
+    console.info(
+      `LIVE_SNAPSHOT_BYTES 200,000: a 2,000-order stream got ${large.events.length} events (${codesOf(large.events).join(', ') || 'no error'})${large.ended() ? ', then ended' : ''}`,
+    );
     expect(large.events).toHaveLength(1);
     expect(large.events[0]!.data).toBeNull();
     expect(large.events[0]!.errors).toEqual([
-      expect.objectContaining({ message: expect.stringMatching(/too large to follow live/), extensions: expect.objectContaining({ code: 'RATE_LIMITED' }) }),
+      expect.objectContaining({
+        message: expect.stringMatching(/too large to follow live/),
+        extensions: expect.objectContaining({ code: 'RATE_LIMITED' }),
+      }),
     ]);
     expect(large.ended()).toBe(true);
     expect(capturedLogLines.some((line) => /"level":40/.test(line) && /live snapshot refused/.test(line))).toBe(true);
@@ -293,7 +320,9 @@ describe('live snapshots are bounded in bytes', () => {
     // The small customer's stream is untouched: its next change arrives.
     upstream.bump(1);
     expect(await small.readUntil(() => small.updates.length >= 11)).toBe(true);
-    expect(small.updates[10]!.data!.orderUpdates.changes).toEqual([{ field: 'updatedAt', from: upstream.updatedAt(0), to: upstream.updatedAt(1) }]);
+    expect(small.updates[10]!.data!.orderUpdates.changes).toEqual([
+      { field: 'updatedAt', from: upstream.updatedAt(0), to: upstream.updatedAt(1) },
+    ]);
     expectOnlyPollFailures(small.failures());
     expect(small.ended()).toBe(false);
   });

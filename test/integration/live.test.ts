@@ -40,7 +40,11 @@ async function setup(gateway: TestGatewayConfig = {}) {
   const subscribe = <T, V extends Record<string, unknown>>(token: string, document: TypedDocumentNode<T, V>, variables?: V) => {
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
-    const stream = createStreamTransport({ endpoint: started.endpoint, fetch, accessToken: () => token })(document, variables, abort.signal);
+    const stream = createStreamTransport({ endpoint: started.endpoint, fetch, accessToken: () => token })(
+      document,
+      variables,
+      abort.signal,
+    );
     return { results: reader(stream), stop: () => abort.abort() };
   };
   return { simulator, gateway: started, customer, signIn, subscribe };
@@ -65,13 +69,17 @@ function reader<T>(stream: AsyncGenerator<OrderResult<T>>) {
     /** Resolves true when the stream ends (within the timeout) without another result. */
     async ends(timeoutMs = 5000): Promise<boolean> {
       if (done) return true;
-      const result = await Promise.race([iterator.next(), new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs))]);
+      const result = await Promise.race([
+        iterator.next(),
+        new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs)),
+      ]);
       return result !== 'timeout' && result.done === true;
     },
   };
 }
 
-const pollsAfter = (simulator: Simulator, since: number) => simulator.requestLog.filter((entry) => entry.operation === 'orderDetails' && entry.at >= since).length;
+const pollsAfter = (simulator: Simulator, since: number) =>
+  simulator.requestLog.filter((entry) => entry.operation === 'orderDetails' && entry.at >= since).length;
 /** Resolves once the condition holds (checked every 20 ms), failing after 5 s. */
 async function until(condition: () => boolean) {
   for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 20))) {
@@ -117,7 +125,9 @@ describe('orderUpdates', () => {
     ]);
     expect(Date.parse(update.observedAt)).toBeGreaterThanOrEqual(changedAt - 1000);
     // The change came with the first poll after it (observed before any second poll began).
-    const pollsSince = simulator.requestLog.filter((entry) => entry.operation === 'orderDetails' && entry.at >= changedAt).map((entry) => entry.at);
+    const pollsSince = simulator.requestLog
+      .filter((entry) => entry.operation === 'orderDetails' && entry.at >= changedAt)
+      .map((entry) => entry.at);
     expect(pollsSince.length).toBeGreaterThanOrEqual(1);
     expect(Date.parse(update.observedAt)).toBeLessThan(pollsSince[1] ?? Infinity);
   });
@@ -126,9 +136,10 @@ describe('orderUpdates', () => {
     const { simulator, signIn, subscribe } = await setup();
     const client = await signIn('ready@demo.test');
     const [order] = demoOrders(simulator, 'ready@demo.test');
-    const document: TypedDocumentNode<{ orderUpdates: { changes: { field: string }[]; order: { id: string; vehicle: { vin: string } | null } } }, { id: string }> = parse(
-      'subscription ($id: ID) { orderUpdates(orderId: $id) { changes { field } order { id vehicle { vin } } } }',
-    );
+    const document: TypedDocumentNode<
+      { orderUpdates: { changes: { field: string }[]; order: { id: string; vehicle: { vin: string } | null } } },
+      { id: string }
+    > = parse('subscription ($id: ID) { orderUpdates(orderId: $id) { changes { field } order { id vehicle { vin } } } }');
     const vehicleCalls = () => simulator.requestLog.filter((entry) => entry.operation === 'vehicleProductionDetails').length;
     const events = subscribe(client.tokens!.accessToken, document, { id: order!.id }).results;
 
@@ -150,12 +161,25 @@ describe('orderUpdates', () => {
     const client = await signIn('ready@demo.test');
     const [order] = demoOrders(simulator, 'ready@demo.test');
     advance(order!, ORDER_STAGES[0]);
-    type Event = { orderUpdates: { order: { status: string; availability: { part: string; available: boolean }[]; vehicle: unknown; pickup: unknown; estimate: unknown } } };
+    type Event = {
+      orderUpdates: {
+        order: {
+          status: string;
+          availability: { part: string; available: boolean }[];
+          vehicle: unknown;
+          pickup: unknown;
+          estimate: unknown;
+        };
+      };
+    };
     const document: TypedDocumentNode<Event, { id: string }> = parse(
       'subscription ($id: ID) { orderUpdates(orderId: $id) { order { status availability { part available } vehicle { vin } pickup { name } estimate { total { amount } } } } }',
     );
     const events = subscribe(client.tokens!.accessToken, document, { id: order!.id }).results;
-    const has = (part: string) => ({ VEHICLE: simulator.data.vehicleDetails, PICKUP: simulator.data.pickupCenters, ESTIMATE: simulator.data.estimates })[part]!.some((record) => record.orderId === order!.id);
+    const has = (part: string) =>
+      ({ VEHICLE: simulator.data.vehicleDetails, PICKUP: simulator.data.pickupCenters, ESTIMATE: simulator.data.estimates })[part]!.some(
+        (record) => record.orderId === order!.id,
+      );
     expect(['VEHICLE', 'PICKUP', 'ESTIMATE'].every(has)).toBe(true);
 
     for (const [index, stage] of ORDER_STAGES.entries()) {
@@ -164,8 +188,14 @@ describe('orderUpdates', () => {
       expect(event.errors, stage).toEqual([]);
       const { status, availability, ...parts } = event.data!.orderUpdates.order;
       expect(status).toBe(stage);
-      expect(availability, stage).toEqual((Object.keys(AVAILABLE_FROM) as (keyof typeof AVAILABLE_FROM)[]).map((field) => ({ part: field.toUpperCase(), available: isActiveAt(ORDER_FIELD_OPERATIONS[field], stage) })));
-      for (const { part, available } of availability) expect(parts[part.toLowerCase() as keyof typeof parts] !== null, `${stage} ${part}`).toBe(available);
+      expect(availability, stage).toEqual(
+        (Object.keys(AVAILABLE_FROM) as (keyof typeof AVAILABLE_FROM)[]).map((field) => ({
+          part: field.toUpperCase(),
+          available: isActiveAt(ORDER_FIELD_OPERATIONS[field], stage),
+        })),
+      );
+      for (const { part, available } of availability)
+        expect(parts[part.toLowerCase() as keyof typeof parts] !== null, `${stage} ${part}`).toBe(available);
     }
   });
 
@@ -187,7 +217,10 @@ describe('orderUpdates', () => {
   it('polling stops when the last stream ends', async () => {
     const { simulator, signIn, subscribe } = await setup();
     const client = await signIn('ready@demo.test');
-    const streams = [subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {}), subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {})];
+    const streams = [
+      subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {}),
+      subscribe(client.tokens!.accessToken, OrderUpdatesDocument, {}),
+    ];
     await Promise.all(streams.map((stream) => stream.results.next()));
     for (const stream of streams) stream.stop();
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -229,7 +262,10 @@ describe('orderUpdates', () => {
 
     // The SDK, holding a refresh token beside the short-lived access token.
     const signedIn = await signIn('ready@demo.test');
-    const client = createOrderClient({ endpoint: gateway.endpoint, tokens: { ...signedIn.tokens!, accessToken: await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 2 }) } });
+    const client = createOrderClient({
+      endpoint: gateway.endpoint,
+      tokens: { ...signedIn.tokens!, accessToken: await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 2 }) },
+    });
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
     const events = reader(client.watchOrders({ signal: abort.signal, minIntervalMs: POLL_MS }));
@@ -270,7 +306,9 @@ describe('orderUpdates', () => {
     advance(demoOrders(simulator, 'ready@demo.test')[0]!, 'DELIVERED');
     expect((await second.next(POLL_MS * 4)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
     // Once the polls are made with the fresh token, they are its check: none of its own.
-    expect(simulator.requestLog.filter((entry) => entry.bearer === fresh && entry.operation === 'customerDetails' && entry.at >= revokedAt)).toEqual([]);
+    expect(
+      simulator.requestLog.filter((entry) => entry.bearer === fresh && entry.operation === 'customerDetails' && entry.at >= revokedAt),
+    ).toEqual([]);
   });
 
   it('a poll whose order list carries a field nested 5,000 arrays deep: the stream stays open, that field alone is UPSTREAM_ERROR, and it is no change', async () => {
@@ -279,12 +317,17 @@ describe('orderUpdates', () => {
     // The upstream sends the order list's createdAt nested 5,000 arrays deep while `hostile` is set.
     let hostile = false;
     const upstream = await startUpstreamProxy(simulator, {
-      rewrite: (operation, _request, text) => (hostile && operation === 'orderDetails' ? text.replace(/"createdAt":"[^"]*"/g, `"createdAt":${'['.repeat(5000)}${']'.repeat(5000)}`) : text),
+      rewrite: (operation, _request, text) =>
+        hostile && operation === 'orderDetails'
+          ? text.replace(/"createdAt":"[^"]*"/g, `"createdAt":${'['.repeat(5000)}${']'.repeat(5000)}`)
+          : text,
     });
     cleanups.push(upstream.close);
     const gateway = await startGateway({ upstreamUrls: upstream.urls, live: { pollIntervalMs: POLL_MS } });
     cleanups.push(gateway.close);
-    const query = parse('subscription { orderUpdates { changes { field from to } order { id status createdAt updatedAt } } }') as TypedDocumentNode<{ orderUpdates: { changes: { field: string }[]; order: Record<string, unknown> } }, Record<string, never>>;
+    const query = parse(
+      'subscription { orderUpdates { changes { field from to } order { id status createdAt updatedAt } } }',
+    ) as TypedDocumentNode<{ orderUpdates: { changes: { field: string }[]; order: Record<string, unknown> } }, Record<string, never>>;
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
     const token = await demoToken(simulator, 'ready@demo.test');
@@ -294,7 +337,9 @@ describe('orderUpdates', () => {
     hostile = true;
     advance(order!, 'DELIVERED');
     const event = await stream.next(POLL_MS * 4);
-    expect(event.errors.map((error) => [error.path?.join('.'), error.extensions?.code])).toEqual([['orderUpdates.order.createdAt', 'UPSTREAM_ERROR']]);
+    expect(event.errors.map((error) => [error.path?.join('.'), error.extensions?.code])).toEqual([
+      ['orderUpdates.order.createdAt', 'UPSTREAM_ERROR'],
+    ]);
     expect(event.data!.orderUpdates.order).toMatchObject({ status: 'DELIVERED', createdAt: null });
     expect(event.data!.orderUpdates.changes.map((change) => change.field)).toEqual(['status', 'rawStatus', 'updatedAt']);
     hostile = false;
@@ -315,7 +360,9 @@ describe('orderUpdates', () => {
     // Past three more polls, the stream's next event is the change, not its end.
     advance(demoOrders(simulator, 'ready@demo.test')[0]!, 'DELIVERED');
     const next = await events.next(POLL_MS * 8);
-    console.info(`a 40-day token's stream: its next event after ${Date.now() - subscribedAt} ms and ${pollsAfter(simulator, 0) - polls} polls: ${next.errors[0]?.message ?? 'the change'}`);
+    console.info(
+      `a 40-day token's stream: its next event after ${Date.now() - subscribedAt} ms and ${pollsAfter(simulator, 0) - polls} polls: ${next.errors[0]?.message ?? 'the change'}`,
+    );
     expect(next.errors).toEqual([]);
     expect(next.data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
   });

@@ -51,7 +51,10 @@ const post = (endpoint: string, from: string, query: string, variables: Record<s
     body: JSON.stringify({ query, variables }),
   }).then((r) => r.json() as Promise<Answer>);
 const login = (endpoint: string, from: string, username: string, password: string) =>
-  post(endpoint, from, 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }', { u: username, p: password });
+  post(endpoint, from, 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }', {
+    u: username,
+    p: password,
+  });
 const refresh = (endpoint: string, from: string, refreshToken: string) =>
   post(endpoint, from, 'mutation ($r: String!) { refreshTokens(refreshToken: $r) { accessToken } }', { r: refreshToken });
 
@@ -144,19 +147,38 @@ describe('failed logins', () => {
 
   it('variants of a username count as one (case, fullwidth, zero-width space, soft hyphen, BOM, a trailing dot); the upstream gets the username as typed', async () => {
     const { endpoint, logins } = await setup();
-    const variants = ['victim@example.test', 'VICTIM@example.test', 'ｖｉｃｔｉｍ@example.test', 'vic\u200btim@example.test', 'vic\u00adtim@example.test', '\ufeffvictim@example.test', 'victim@example.test.', ' victim@example.test '];
+    const variants = [
+      'victim@example.test',
+      'VICTIM@example.test',
+      'ｖｉｃｔｉｍ@example.test',
+      'vic\u200btim@example.test',
+      'vic\u00adtim@example.test',
+      '\ufeffvictim@example.test',
+      'victim@example.test.',
+      ' victim@example.test ',
+    ];
     const codes: string[] = [];
-    for (const variant of variants) for (let i = 0; i < 2; i++) codes.push(code(await login(endpoint, STRANGER, variant, 'wrong')) as string);
-    console.info(`${variants.length * 2} guesses under ${variants.length} variants of one username: ${logins().length} reached the upstream`);
+    for (const variant of variants)
+      for (let i = 0; i < 2; i++) codes.push(code(await login(endpoint, STRANGER, variant, 'wrong')) as string);
+    console.info(
+      `${variants.length * 2} guesses under ${variants.length} variants of one username: ${logins().length} reached the upstream`,
+    );
     expect(codes).toEqual([...Array(5).fill('UNAUTHENTICATED'), ...Array(variants.length * 2 - 5).fill('RATE_LIMITED')]);
-    expect(logins().map((request) => (JSON.parse(request.body) as { username: string }).username)).toEqual(['victim@example.test', 'victim@example.test', 'VICTIM@example.test', 'VICTIM@example.test', 'ｖｉｃｔｉｍ@example.test']);
+    expect(logins().map((request) => (JSON.parse(request.body) as { username: string }).username)).toEqual([
+      'victim@example.test',
+      'victim@example.test',
+      'VICTIM@example.test',
+      'VICTIM@example.test',
+      'ｖｉｃｔｉｍ@example.test',
+    ]);
   });
 
   it('per username from all addresses: a ceiling (100) only many addresses reach; past it everyone waits for the window', async () => {
     const { endpoint, logins } = await setup();
     const codes: string[] = [];
     // 21 addresses, each within its own five free failures: the 21st finds the ceiling reached.
-    for (let a = 1; a <= 21; a++) for (let i = 0; i < 5; i++) codes.push(code(await login(endpoint, `192.0.2.${a}`, 'victim@example.test', 'wrong')) as string);
+    for (let a = 1; a <= 21; a++)
+      for (let i = 0; i < 5; i++) codes.push(code(await login(endpoint, `192.0.2.${a}`, 'victim@example.test', 'wrong')) as string);
     expect(codes.slice(0, 100)).toEqual(Array(100).fill('UNAUTHENTICATED'));
     expect(codes.slice(100)).toEqual(Array(5).fill('RATE_LIMITED'));
     expect(logins()).toHaveLength(100);

@@ -37,11 +37,28 @@ afterAll(async () => {
 });
 
 /** A GET with its target spelled as written (fetch would normalise the path first). */
-const rawGet = (origin: string, target: string) => rawHead(origin, `GET ${target} HTTP/1.1\r\nHost: api.example.com\r\nConnection: close\r\n\r\n`);
+const rawGet = (origin: string, target: string) =>
+  rawHead(origin, `GET ${target} HTTP/1.1\r\nHost: api.example.com\r\nConnection: close\r\n\r\n`);
 
 // The internal paths as a client may spell them: plain, with a query, a trailing slash,
 // %-escaped, through dot segments, doubled slashes; and paths that only look like /graphql.
-const INTERNAL = ['/metrics', '/readyz', '/healthz', '/metrics?x=1', '/metrics/', '/%6detrics', '/graphql/../metrics', '/graphql/%2e%2e/readyz', '//metrics', '/graphql%2f..%2fmetrics', '/graphqlx', '/', '/tracker/../metrics', '/tracker/%2e%2e/readyz', '/trackerx'];
+const INTERNAL = [
+  '/metrics',
+  '/readyz',
+  '/healthz',
+  '/metrics?x=1',
+  '/metrics/',
+  '/%6detrics',
+  '/graphql/../metrics',
+  '/graphql/%2e%2e/readyz',
+  '//metrics',
+  '/graphql%2f..%2fmetrics',
+  '/graphqlx',
+  '/',
+  '/tracker/../metrics',
+  '/tracker/%2e%2e/readyz',
+  '/trackerx',
+];
 
 describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () => {
   it.each(INTERNAL)('GET %s is refused by nginx itself (404, nosniff, no version, never passed on)', async (target) => {
@@ -58,7 +75,10 @@ describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () =
     const login = await fetch(nginx.endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }', variables: { u: customer.username, p: customer.password } }),
+      body: JSON.stringify({
+        query: 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }',
+        variables: { u: customer.username, p: customer.password },
+      }),
     });
     expect(login.status).toBe(200);
     expect(login.headers.get('x-request-id')).toBeTruthy();

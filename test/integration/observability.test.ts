@@ -45,7 +45,9 @@ function spanTree(spans: ReadableSpan[]): string {
   const walk = (parent: string | undefined, depth: number) => {
     for (const span of (byParent.get(parent) ?? []).sort((a, b) => a.name.localeCompare(b.name))) {
       const a = span.attributes;
-      const detail = [a['graphql.field.path'], a['order_graph.upstream.operation'], a['http.response.status_code']].filter((v) => v !== undefined).join(' ');
+      const detail = [a['graphql.field.path'], a['order_graph.upstream.operation'], a['http.response.status_code']]
+        .filter((v) => v !== undefined)
+        .join(' ');
       lines.push(`${'  '.repeat(depth)}${span.name}${detail ? `  [${detail}]` : ''}`);
       walk(span.spanContext().spanId, depth + 1);
     }
@@ -134,7 +136,12 @@ describe('traces', () => {
 
   it('a whole order over graphql-ws: its operation span starts the trace, with each call under its field', async () => {
     const { gateway, spans, token } = await tracedGateway();
-    const client = createClient({ url: gateway.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+    const client = createClient({
+      url: gateway.endpoint.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
     cleanups.push(() => client.dispose());
     const result = await client.iterate({ query: print(WholeOrderDocument) }).next();
     expect(result.value?.errors).toBeUndefined();
@@ -174,7 +181,8 @@ describe('traces', () => {
 async function upstreamTraceparents(token: string, traceparent = TRACEPARENT) {
   const stub = await startStubUpstream((request, res) => {
     if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
-    if (request.path.endsWith('/v2/order/user')) return json(res, 200, [{ id: 'o', reservationId: 'R', userId: 'u', status: 'READY_FOR_PICKUP' }]);
+    if (request.path.endsWith('/v2/order/user'))
+      return json(res, 200, [{ id: 'o', reservationId: 'R', userId: 'u', status: 'READY_FOR_PICKUP' }]);
     json(res, 404, {});
   });
   const { tracing, spans } = await captureTracing();
@@ -202,7 +210,11 @@ describe('trace-linked logs', () => {
     expect(requestLine).toMatchObject({ level: 30, trace_id: server.spanContext().traceId, span_id: server.spanContext().spanId });
     const callLines = mine.filter((line) => line.msg === 'upstream call');
     expect(callLines).toHaveLength(8);
-    const callSpans = new Set(spans().filter((s) => s.kind === 2).map((s) => s.spanContext().spanId));
+    const callSpans = new Set(
+      spans()
+        .filter((s) => s.kind === 2)
+        .map((s) => s.spanContext().spanId),
+    );
     for (const line of callLines) {
       expect(line.trace_id).toBe(server.spanContext().traceId);
       expect(callSpans.has(line.span_id as string)).toBe(true);
@@ -249,7 +261,14 @@ describe('OTLP export', () => {
     const base = await listen(collector);
     cleanups.push(() => new Promise((resolve) => collector.close(resolve)));
     const tracing = startTracing(
-      { exporter: 'otlp', protocol, endpoint: `${base}/v1/traces`, serviceName: 'order-graph-test', sampler: 'parentbased_always_on', samplerRatio: 1 },
+      {
+        exporter: 'otlp',
+        protocol,
+        endpoint: `${base}/v1/traces`,
+        serviceName: 'order-graph-test',
+        sampler: 'parentbased_always_on',
+        samplerRatio: 1,
+      },
       ['/healthz'],
     );
     const simulator = await startSimulator();
@@ -260,7 +279,8 @@ describe('OTLP export', () => {
     expect(received.length).toBeGreaterThan(0);
     expect(received[0]).toMatchObject({ path: '/v1/traces', type: contentType });
     const body = Buffer.concat(received.map((r) => r.body)).toString('latin1');
-    for (const name of ['order-graph-test', 'query.WholeOrder', 'GET /vehicle/getDetails', 'me.orders.0.vehicle']) expect(body).toContain(name);
+    for (const name of ['order-graph-test', 'query.WholeOrder', 'GET /vehicle/getDetails', 'me.orders.0.vehicle'])
+      expect(body).toContain(name);
   });
 });
 
@@ -268,7 +288,9 @@ describe('metrics', () => {
   const metric = (text: string, name: string, labels: Record<string, string> = {}) => {
     const line = text
       .split('\n')
-      .find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `) ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)) : false);
+      .find((l) =>
+        l.startsWith(`${name}{`) || l.startsWith(`${name} `) ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)) : false,
+      );
     return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
   };
 
@@ -285,7 +307,12 @@ describe('metrics', () => {
     await execute(graphqlClient(gateway.endpoint, token), WholeOrderDocument);
     // An operation name nobody registered, and a refused document.
     await graphqlClient(gateway.endpoint, token).rawRequest('query Evil8df30a96 { orders { id } }');
-    const refused = (body: string) => fetch(gateway.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body });
+    const refused = (body: string) =>
+      fetch(gateway.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body,
+      });
     await refused('{"query":"{ nope }"}');
     await refused('{"query":"{ me {"}');
     await refused('{"query":5}');
@@ -297,8 +324,12 @@ describe('metrics', () => {
     expect(scrape.headers.get('content-type')).toMatch(/^text\/plain/);
     const roomyText = await scrape.text();
     expect(metric(roomyText, 'graphql_yoga_http_duration_count', { operationName: 'WholeOrder', outcome: 'ok' })).toBe(2);
-    expect(metric(roomyText, 'order_graph_upstream_call_duration_seconds_count', { operation: 'priceEstimate', status_class: '2xx' })).toBe(2);
-    expect(metric(roomyText, 'order_graph_upstream_call_duration_seconds_count', { operation: 'customerDetails', status_class: '2xx' })).toBe(2);
+    expect(metric(roomyText, 'order_graph_upstream_call_duration_seconds_count', { operation: 'priceEstimate', status_class: '2xx' })).toBe(
+      2,
+    );
+    expect(
+      metric(roomyText, 'order_graph_upstream_call_duration_seconds_count', { operation: 'customerDetails', status_class: '2xx' }),
+    ).toBe(2);
     // Per whole order: the order list asked twice (me prefetch, me.orders), addresses twice.
     expect(metric(roomyText, 'order_graph_dataloader_loads_saved_total')).toBe(4);
     // The scrape itself is the request in flight.
@@ -318,7 +349,13 @@ describe('metrics', () => {
     expect(metric(text, 'order_graph_upstream_calls_refused_total', { reason: 'budget' })).toBeGreaterThan(0);
     // Bounded label values: no operation name nobody registered, no id, no raw path.
     expect(text).not.toMatch(/Evil|8df30a96|[0-9a-f]{8}-[0-9a-f]{4}-|\/graphql/);
-    console.info(`A /metrics excerpt:\n${text.split('\n').filter((l) => /^(graphql_yoga_http_duration_count|graphql_envelop_error_result|order_graph_)/.test(l)).slice(0, 14).join('\n')}`);
+    console.info(
+      `A /metrics excerpt:\n${text
+        .split('\n')
+        .filter((l) => /^(graphql_yoga_http_duration_count|graphql_envelop_error_result|order_graph_)/.test(l))
+        .slice(0, 14)
+        .join('\n')}`,
+    );
   });
 
   it('METRICS_PATH=off serves no metrics', async () => {

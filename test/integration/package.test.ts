@@ -29,7 +29,10 @@ let installWarnings: string;
 let systemNode: string;
 const env = () => ({ PATH: PROJECT_PATH, HOME: process.env.HOME ?? work });
 /** The PATH without the project's Node: the system's Node.js (Node 20 on the CI image), as a frontend developer has. */
-const SYSTEM_PATH = (process.env.PATH ?? '').split(':').filter((dir) => dir && !dir.includes('node_modules')).join(':');
+const SYSTEM_PATH = (process.env.PATH ?? '')
+  .split(':')
+  .filter((dir) => dir && !dir.includes('node_modules'))
+  .join(':');
 
 beforeAll(async () => {
   harness = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
@@ -50,7 +53,10 @@ afterAll(async () => {
 /** The consumer's TypeScript errors ('' when none), from the checkout's compiler. */
 function typecheck(): string {
   try {
-    execFileSync(process.execPath, [join(PROJECT_NODE_BIN, '..', 'typescript', 'bin', 'tsc'), '-p', consumer], { cwd: consumer, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(PROJECT_NODE_BIN, '..', 'typescript', 'bin', 'tsc'), '-p', consumer], {
+      cwd: consumer,
+      stdio: 'pipe',
+    });
     return '';
   } catch (error) {
     return String((error as { stdout: Buffer }).stdout);
@@ -90,7 +96,14 @@ describe('npm pack of @order-graph/client', () => {
         'package.json',
       ]),
     );
-    expect(files.filter((file) => !/^(dist\/.*\.js|dist\/.*\.d\.ts|documents\/[\w-]+\.graphql|schema\.graphql|persisted-documents\.json|LICENSE|package\.json)$/.test(file))).toEqual([]);
+    expect(
+      files.filter(
+        (file) =>
+          !/^(dist\/.*\.js|dist\/.*\.d\.ts|documents\/[\w-]+\.graphql|schema\.graphql|persisted-documents\.json|LICENSE|package\.json)$/.test(
+            file,
+          ),
+      ),
+    ).toEqual([]);
   });
 
   it(`installs without the gateway: at most 15 packages and 10 MB, and no engine warning on the system's Node.js`, () => {
@@ -99,7 +112,10 @@ describe('npm pack of @order-graph/client', () => {
     expect(packages.length).toBeLessThanOrEqual(15);
     expect(packages).not.toContain('graphql-yoga');
     expect(bytesUnder(modules)).toBeLessThanOrEqual(10_000_000);
-    expect({ systemNode, warnings: installWarnings.split('\n').filter((line) => /EBADENGINE|engine/i.test(line)) }).toEqual({ systemNode, warnings: [] });
+    expect({ systemNode, warnings: installWarnings.split('\n').filter((line) => /EBADENGINE|engine/i.test(line)) }).toEqual({
+      systemNode,
+      warnings: [],
+    });
     // Its own engines: any maintained Node.js (20, 22, 24), not the gateway's.
     expect(manifest.engines).toEqual({ node: '>=20' });
   });
@@ -107,18 +123,26 @@ describe('npm pack of @order-graph/client', () => {
   it('ships the schema and the operation documents through its exports', () => {
     const resolve = createRequire(join(consumer, 'main.js')).resolve;
     expect(readFileSync(resolve('@order-graph/client/schema.graphql'), 'utf8')).toBe(readFileSync(join(ROOT, 'schema.graphql'), 'utf8'));
-    expect(readFileSync(resolve('@order-graph/client/documents/whole-order.graphql'), 'utf8')).toBe(readFileSync(join(ROOT, 'src/client/documents/whole-order.graphql'), 'utf8'));
+    expect(readFileSync(resolve('@order-graph/client/documents/whole-order.graphql'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'src/client/documents/whole-order.graphql'), 'utf8'),
+    );
   });
 
   it('another project imports @order-graph/client with its types, strictly type-checked', () => {
     writeFileSync(
       join(consumer, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'es2024', module: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, include: ['main.ts'] }),
+      JSON.stringify({
+        compilerOptions: { target: 'es2024', module: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] },
+        include: ['main.ts'],
+      }),
     );
     writeFileSync(join(consumer, 'main.ts'), CONSUMER);
     expect(typecheck()).toBe('');
     // A type error is caught: the SDK's types are really there.
-    writeFileSync(join(consumer, 'main.ts'), `${CONSUMER}\nconst wrong: number = (await createOrderClient({ endpoint: '' }).wholeOrder()).data!.me!.email;\n`);
+    writeFileSync(
+      join(consumer, 'main.ts'),
+      `${CONSUMER}\nconst wrong: number = (await createOrderClient({ endpoint: '' }).wholeOrder()).data!.me!.email;\n`,
+    );
     expect(typecheck()).toMatch(/main\.ts\(\d+,7\): error TS2322: Type 'string \| null' is not assignable to type 'number'/);
   });
 
@@ -132,7 +156,13 @@ describe('npm pack of @order-graph/client', () => {
     });
     const result = JSON.parse(output) as { email: string; vin: string; firstPayloadParts: string[]; payloads: number; watched: string };
     const [order] = demoOrders(harness.simulator, 'ready@demo.test');
-    expect(result).toEqual({ email: 'ready@demo.test', vin: expect.stringMatching(/^\w{17}$/), firstPayloadParts: [], payloads: expect.any(Number), watched: order!.id });
+    expect(result).toEqual({
+      email: 'ready@demo.test',
+      vin: expect.stringMatching(/^\w{17}$/),
+      firstPayloadParts: [],
+      payloads: expect.any(Number),
+      watched: order!.id,
+    });
     expect(result.payloads).toBeGreaterThan(1);
   });
 

@@ -15,7 +15,13 @@ import { json, startStubUpstream } from '../helpers/stub-upstream.js';
 
 // A customer with as many orders as the largest page, every one at a stage where all six
 // per-order calls are made (vehicle, pickup and trade-in answer 404: null, no error).
-const ORDERS = Array.from({ length: 100 }, (_, i) => ({ id: `o${i}`, reservationId: `R-o${i}`, userId: 'u', status: 'READY_FOR_PICKUP', product: { currencyCode: 'USD' } }));
+const ORDERS = Array.from({ length: 100 }, (_, i) => ({
+  id: `o${i}`,
+  reservationId: `R-o${i}`,
+  userId: 'u',
+  status: 'READY_FOR_PICKUP',
+  product: { currencyCode: 'USD' },
+}));
 const ids = (from: number, to: number) => ORDERS.slice(from, to).map((order) => order.id);
 
 let stub: Awaited<ReturnType<typeof startStubUpstream>>;
@@ -105,13 +111,18 @@ describe("the README's paging example against the gateway", () => {
   it.for([
     ['a literal', wholeOrderPage(100), {}],
     ['a variable', wholeOrderPage('$first'), { first: 100 }],
-  ] as const)('100 whole orders, first as %s: 400 GRAPHQL_VALIDATION_FAILED with the limit and the cost, no upstream call', async ([, query, variables]) => {
-    expect(await send(query, variables)).toEqual(refusedFor(wholeOrderPageCost(100)));
-  });
+  ] as const)(
+    '100 whole orders, first as %s: 400 GRAPHQL_VALIDATION_FAILED with the limit and the cost, no upstream call',
+    async ([, query, variables]) => {
+      expect(await send(query, variables)).toEqual(refusedFor(wholeOrderPageCost(100)));
+    },
+  );
 
   // Costs are kept per parsed document and the values of the variables the count reads.
   it('one document sent with other variables is counted with each: its default, an explicit size, @include', async () => {
-    const query = wholeOrderPage('$first').replace('$first: Int', '$first: Int = 100, $all: Boolean = true').replace('orderCount', 'orderCount @include(if: $all)');
+    const query = wholeOrderPage('$first')
+      .replace('$first: Int', '$first: Int = 100, $all: Boolean = true')
+      .replace('orderCount', 'orderCount @include(if: $all)');
     const refused = refusedFor(wholeOrderPageCost(100));
     expect(await send(query, {})).toEqual(refused);
     expect(await send(query, { first: 16 })).toMatchObject({ status: 200, calls: 98 });
@@ -140,7 +151,8 @@ describe('the cost model', () => {
   const costOf = (source: string, variables: Record<string, unknown> = {}, name?: string) => {
     const document = parse(source);
     const operation = document.definitions.find(
-      (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION && (name === undefined || definition.name?.value === name),
+      (definition): definition is OperationDefinitionNode =>
+        definition.kind === Kind.OPERATION_DEFINITION && (name === undefined || definition.name?.value === name),
     )!;
     return queryCost(schema, document, operation, variables);
   };
@@ -160,7 +172,9 @@ describe('the cost model', () => {
     .filter((file) => file.endsWith('.graphql'))
     .map((file) => readFileSync(new URL(file, sdkDirectory), 'utf8'))
     .join('\n');
-  const operations = parse(sdk).definitions.flatMap((definition) => (definition.kind === Kind.OPERATION_DEFINITION ? [definition.name!.value] : []));
+  const operations = parse(sdk).definitions.flatMap((definition) =>
+    definition.kind === Kind.OPERATION_DEFINITION ? [definition.name!.value] : [],
+  );
 
   it.for(operations)('the SDK’s %s costs at most a third of the limit', (name) => {
     const cost = costOf(sdk, { id: 'o1', username: 'u', password: 'p', refreshToken: 'r' }, name);

@@ -72,11 +72,13 @@ async function gateway(options: TestGatewayConfig = {}) {
 
 const customer = (username: string) => demoCustomer(simulator, username);
 const ordersOf = (username: string) => demoOrders(simulator, username);
-const calls = (operation: string, since = 0) => simulator.requestLog.filter((entry) => entry.operation === operation && entry.at >= since).length;
+const calls = (operation: string, since = 0) =>
+  simulator.requestLog.filter((entry) => entry.operation === operation && entry.at >= since).length;
 /** Warn lines, since the test began, saying a value of this kind from Redis was ignored. */
 let linesBefore = 0;
 beforeEach(() => void (linesBefore = capturedLogLines.length));
-const ignoredLines = (kind: string) => capturedLogLines.slice(linesBefore).filter((line) => line.includes(`"kind":"${kind}"`) && line.includes('ignored'));
+const ignoredLines = (kind: string) =>
+  capturedLogLines.slice(linesBefore).filter((line) => line.includes(`"kind":"${kind}"`) && line.includes('ignored'));
 
 async function signIn(endpoint: string, username: string) {
   const client = createOrderClient({ endpoint });
@@ -84,7 +86,9 @@ async function signIn(endpoint: string, username: string) {
   return client.tokens!.accessToken;
 }
 
-type UpdateEvent = OrderResult<{ orderUpdates: { changes: { field: string; from: string | null; to: string | null }[]; order: { id: string; status: string } } }>;
+type UpdateEvent = OrderResult<{
+  orderUpdates: { changes: { field: string; from: string | null; to: string | null }[]; order: { id: string; status: string } };
+}>;
 
 /** A live stream, read into an array as its events come. */
 function watch(endpoint: string, token: string) {
@@ -92,7 +96,8 @@ function watch(endpoint: string, token: string) {
   cleanups.push(() => abort.abort());
   const events: UpdateEvent[] = [];
   void (async () => {
-    for await (const event of createStreamTransport({ endpoint, fetch, accessToken: () => token })(OrderUpdatesDocument, {}, abort.signal)) events.push(event as UpdateEvent);
+    for await (const event of createStreamTransport({ endpoint, fetch, accessToken: () => token })(OrderUpdatesDocument, {}, abort.signal))
+      events.push(event as UpdateEvent);
   })().catch(() => undefined);
   return events;
 }
@@ -107,7 +112,11 @@ describe.skipIf(!haveRedis)('Redis values and messages the gateway did not write
       const { endpoint } = await gateway({ live: { pollIntervalMs: POLL_MS, snapshotBytes: 200_000 } });
       const events = watch(endpoint, await signIn(endpoint, 'two-orders@demo.test'));
       await until(() => events.length >= 2);
-      expect(events.map((event) => event.data?.orderUpdates.order.id).sort()).toEqual(ordersOf('two-orders@demo.test').map((order) => order.id).sort());
+      expect(events.map((event) => event.data?.orderUpdates.order.id).sort()).toEqual(
+        ordersOf('two-orders@demo.test')
+          .map((order) => order.id)
+          .sort(),
+      );
       expect(events.flatMap((event) => event.errors)).toEqual([]);
       expect(ignoredLines('live snapshot')).toHaveLength(1);
       expect(ignoredLines('live snapshot')[0]).toMatch(/"level":40/);
@@ -132,18 +141,29 @@ describe.skipIf(!haveRedis)('Redis values and messages the gateway did not write
       JSON.stringify({ origin: 'x', message: { kind: 'snapshot', snapshot: { ...snapshot, orders: [{ id: 'no-status' }] } } }),
       JSON.stringify({ origin: 'x', message: { kind: 'snapshot', snapshot: { ...snapshot, changes: { 'not-in-orders': [] } } } }),
       JSON.stringify({ origin: 'x', message: { kind: 'failure', code: 'CALL_US', details: {} } }),
-      JSON.stringify({ origin: 'x', message: { kind: 'failure', code: 'UPSTREAM_ERROR', details: { operation: 'Injected: call +1 555 0100' } } }),
+      JSON.stringify({
+        origin: 'x',
+        message: { kind: 'failure', code: 'UPSTREAM_ERROR', details: { operation: 'Injected: call +1 555 0100' } },
+      }),
       JSON.stringify({ origin: 'x', message: { kind: 'failure', code: 'UPSTREAM_ERROR', details: { upstreamStatus: 'Injected' } } }),
     ];
     for (let i = 0; i < 200; i++) await writer.publish(channel, hostile[i % hostile.length]!);
     // Well-formed, with text of its own: the code arrives, in the gateway's own words.
-    await writer.publish(channel, JSON.stringify({ origin: 'x', message: { kind: 'failure', code: 'UPSTREAM_ERROR', message: 'Injected text', details: { operation: 'orderDetails' } } }));
+    await writer.publish(
+      channel,
+      JSON.stringify({
+        origin: 'x',
+        message: { kind: 'failure', code: 'UPSTREAM_ERROR', message: 'Injected text', details: { operation: 'orderDetails' } },
+      }),
+    );
     await until(() => events.some((event) => event.errors.length > 0));
 
     order!.status = 'DELIVERED';
     await until(() => events.some((event) => event.data?.orderUpdates.changes.some((change) => change.to === 'DELIVERED')));
     const failure = events.find((event) => event.errors.length > 0)!;
-    expect(failure.errors).toEqual([expect.objectContaining({ message: 'The upstream failed.', extensions: { code: 'UPSTREAM_ERROR', operation: 'orderDetails' } })]);
+    expect(failure.errors).toEqual([
+      expect.objectContaining({ message: 'The upstream failed.', extensions: { code: 'UPSTREAM_ERROR', operation: 'orderDetails' } }),
+    ]);
     expect(JSON.stringify(events)).not.toMatch(/Injected|CALL_US|no-status/);
     expect(ignoredLines('live message')).toHaveLength(1);
   });
@@ -154,7 +174,10 @@ describe.skipIf(!haveRedis)('Redis values and messages the gateway did not write
     await writer.set(`${PREFIX}live:lease:${ready}`, 'someone');
     await writer.set(`${PREFIX}live:lease:${two}`, 'someone', 'PX', 24 * 3_600_000);
     const { endpoint } = await gateway();
-    const streams = [watch(endpoint, await signIn(endpoint, 'ready@demo.test')), watch(endpoint, await signIn(endpoint, 'two-orders@demo.test'))];
+    const streams = [
+      watch(endpoint, await signIn(endpoint, 'ready@demo.test')),
+      watch(endpoint, await signIn(endpoint, 'two-orders@demo.test')),
+    ];
     await until(() => streams[0]!.length >= 1 && streams[1]!.length >= 2);
     for (const id of [ready, two]) {
       expect(await writer.get(`${PREFIX}live:lease:${id}`)).not.toBe('someone');
@@ -179,7 +202,17 @@ describe.skipIf(!haveRedis)('Redis values and messages the gateway did not write
       // The old format: an answer alone.
       () => writer.set(key, JSON.stringify(forged), 'PX', 30_000),
       () => writer.set(key, JSON.stringify({ caller: 'someone-else', storedAt: Date.now(), result: forged }), 'PX', 30_000),
-      () => writer.set(key, JSON.stringify({ caller, storedAt: Date.now(), result: { ...forged, errors: [{ message: 'Injected', extensions: { code: 'CALL_US' } }] } }), 'PX', 30_000),
+      () =>
+        writer.set(
+          key,
+          JSON.stringify({
+            caller,
+            storedAt: Date.now(),
+            result: { ...forged, errors: [{ message: 'Injected', extensions: { code: 'CALL_US' } }] },
+          }),
+          'PX',
+          30_000,
+        ),
       () => writer.set(key, JSON.stringify({ caller, storedAt: Date.now(), result: { data: 'forged' } }), 'PX', 30_000),
       () => writer.set(key, 'x'.repeat(5_000_000), 'PX', 30_000),
       () => writer.del(key).then(() => writer.hset(key, 'data', 'forged')),
@@ -213,8 +246,15 @@ describe.skipIf(!haveRedis)('a hung Redis (SIGSTOP)', () => {
 
     redis.stop();
     const login = (password: string) =>
-      graphqlClient(endpoint).rawRequest<{ login: { accessToken: string } | null }>('mutation($p: String!) { login(username: "two-orders@demo.test", password: $p) { accessToken } }', { p: password });
-    const first = Promise.all([login(customer('two-orders@demo.test').password), login('wrong-password'), execute(graphqlClient(endpoint, token), WholeOrderDocument)]);
+      graphqlClient(endpoint).rawRequest<{ login: { accessToken: string } | null }>(
+        'mutation($p: String!) { login(username: "two-orders@demo.test", password: $p) { accessToken } }',
+        { p: password },
+      );
+    const first = Promise.all([
+      login(customer('two-orders@demo.test').password),
+      login('wrong-password'),
+      execute(graphqlClient(endpoint, token), WholeOrderDocument),
+    ]);
     const outcome = await Promise.race([first, sleep(20_000).then(() => 'still waiting' as const)]);
     expect(outcome, 'the requests waited for Redis').not.toBe('still waiting');
     const [good, wrong, query] = outcome as Awaited<typeof first>;

@@ -33,7 +33,12 @@ afterEach(async () => {
 async function gateways(count: number, options: TestGatewayConfig = {}) {
   return Promise.all(
     Array.from({ length: count }, async () => {
-      const gateway = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, live: { pollIntervalMs: POLL_MS }, ...options });
+      const gateway = await startGateway({
+        upstreamUrls: simulator.urls,
+        redisUrl: redis.url,
+        live: { pollIntervalMs: POLL_MS },
+        ...options,
+      });
       cleanups.push(gateway.close);
       if (options.redisUrl !== null) await until(async () => (await readiness(gateway.origin)).redis === 'available');
       return gateway;
@@ -43,7 +48,8 @@ async function gateways(count: number, options: TestGatewayConfig = {}) {
 
 const customer = (username: string) => demoCustomer(simulator, username);
 const ordersOf = (username: string) => demoOrders(simulator, username);
-const calls = (operation: string, since = 0) => simulator.requestLog.filter((entry) => entry.operation === operation && entry.at >= since).length;
+const calls = (operation: string, since = 0) =>
+  simulator.requestLog.filter((entry) => entry.operation === operation && entry.at >= since).length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000) {
@@ -56,9 +62,12 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 50
 function watch(endpoint: string, token: string) {
   const abort = new AbortController();
   cleanups.push(() => abort.abort());
-  const events: OrderResult<{ orderUpdates: { changes: { field: string; from: string | null; to: string | null }[]; order: { id: string; status: string } } }>[] = [];
+  const events: OrderResult<{
+    orderUpdates: { changes: { field: string; from: string | null; to: string | null }[]; order: { id: string; status: string } };
+  }>[] = [];
   const done = (async () => {
-    for await (const event of createStreamTransport({ endpoint, fetch, accessToken: () => token })(OrderUpdatesDocument, {}, abort.signal)) events.push(event);
+    for await (const event of createStreamTransport({ endpoint, fetch, accessToken: () => token })(OrderUpdatesDocument, {}, abort.signal))
+      events.push(event);
   })().catch(() => undefined);
   return { events, done, stop: () => abort.abort() };
 }
@@ -87,7 +96,8 @@ describe.skipIf(!haveRedis)('with REDIS_URL', () => {
     expect(await loginWith(b!.endpoint, '198.51.100.7', customer('ready@demo.test').password)).toEqual({});
     expect(calls('login')).toBe(6);
 
-    const refreshWith = (endpoint: string, from: string) => send(endpoint, from, 'mutation { refreshTokens(refreshToken: "spent-refresh-token") { accessToken } }', {});
+    const refreshWith = (endpoint: string, from: string) =>
+      send(endpoint, from, 'mutation { refreshTokens(refreshToken: "spent-refresh-token") { accessToken } }', {});
     const refreshes = [];
     for (let i = 0; i < 8; i++) refreshes.push((await refreshWith(i % 2 === 0 ? a!.endpoint : b!.endpoint, `192.0.2.${i + 1}`)).code);
     expect(refreshes).toEqual([...Array(5).fill('UNAUTHENTICATED'), ...Array(3).fill('RATE_LIMITED')]);
@@ -109,7 +119,8 @@ describe.skipIf(!haveRedis)('with REDIS_URL', () => {
     const [order] = ordersOf('ready@demo.test');
     order!.status = 'DELIVERED';
     await until(() => streams.every((stream) => stream.events.length >= 2));
-    for (const stream of streams) expect(stream.events[1]!.data?.orderUpdates.changes[0]).toEqual({ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' });
+    for (const stream of streams)
+      expect(stream.events[1]!.data?.orderUpdates.changes[0]).toEqual({ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' });
   });
 
   it('the poller stops: another gateway takes its customers over at once, comparing with what the first saw', async () => {
@@ -160,7 +171,10 @@ describe.skipIf(!haveRedis)('with REDIS_URL', () => {
     expect(apart.count).toBeGreaterThan(apart.intervals * 1.2);
 
     await redis.start();
-    await until(async () => (await readiness(a!.origin)).redis === 'available' && (await readiness(b!.origin)).redis === 'available', 10_000);
+    await until(
+      async () => (await readiness(a!.origin)).redis === 'available' && (await readiness(b!.origin)).redis === 'available',
+      10_000,
+    );
     await sleep(POLL_MS * 3);
     const shared = await overIntervals(() => calls('orderDetails'), POLL_MS, 8);
     expect(shared.count).toBeLessThanOrEqual(shared.intervals + 2);
@@ -180,7 +194,10 @@ describe.skipIf(!haveRedis)('the response cache (RESPONSE_CACHE_TTL_MS)', () => 
       expect(again.data).toEqual(first.data);
       expect(simulator.requestLog).toEqual([]);
 
-      const other = await execute(graphqlClient(gateway!.endpoint, await signIn(gateway!.endpoint, 'two-orders@demo.test')), WholeOrderDocument);
+      const other = await execute(
+        graphqlClient(gateway!.endpoint, await signIn(gateway!.endpoint, 'two-orders@demo.test')),
+        WholeOrderDocument,
+      );
       expect(other.data?.me?.email).toBe('two-orders@demo.test');
       // No token: never from the cache.
       expect((await execute(graphqlClient(gateway!.endpoint), WholeOrderDocument)).errors[0]?.extensions?.code).toBe('UNAUTHENTICATED');
@@ -198,16 +215,26 @@ describe.skipIf(!haveRedis)('the response cache (RESPONSE_CACHE_TTL_MS)', () => 
   it('isolation under load with the cache on: 10 callers, 10 concurrent requests each, twice, through two gateways: zero foreign answers', async () => {
     // Deadlines no busy machine reaches: a timed-out answer would be neither foreign nor cached.
     // All from this one address: the caller limits must not be what is measured.
-    const [a, b] = await gateways(2, { responseCacheTtlMs: 30_000, upstreamTimeoutMs: 60_000, requestDeadlineMs: 60_000, callerLimits: { operations: 1000, upstreamCalls: 10_000 } });
+    const [a, b] = await gateways(2, {
+      responseCacheTtlMs: 30_000,
+      upstreamTimeoutMs: 60_000,
+      requestDeadlineMs: 60_000,
+      callerLimits: { operations: 1000, upstreamCalls: 10_000 },
+    });
     const customers = simulator.customers.filter((c) => c.username !== 'no-orders@demo.test');
     // Ten callers: every customer, and some of them again with a second token of their own.
     const callers = await Promise.all(
-      [...customers, ...customers].slice(0, 10).map(async (c, i) => ({ email: c.username, token: await simulator.issueAccessToken(c.userId, { expiresInSeconds: 3600 + i }) })),
+      [...customers, ...customers]
+        .slice(0, 10)
+        .map(async (c, i) => ({ email: c.username, token: await simulator.issueAccessToken(c.userId, { expiresInSeconds: 3600 + i }) })),
     );
     const round = () =>
       Promise.all(
         callers.flatMap(({ email, token }) =>
-          Array.from({ length: 10 }, async (_, i) => ({ email, result: await execute(graphqlClient((i % 2 ? a : b)!.endpoint, token), WholeOrderDocument) })),
+          Array.from({ length: 10 }, async (_, i) => ({
+            email,
+            result: await execute(graphqlClient((i % 2 ? a : b)!.endpoint, token), WholeOrderDocument),
+          })),
         ),
       );
     const cold = await round();

@@ -53,7 +53,12 @@ async function customerWithLargeOrders(count: number, bytes: number) {
   cleanups.push(simulator.close);
   const [template] = demoOrders(simulator, 'ready@demo.test');
   for (let i = 0; i < count; i++) {
-    simulator.data.orders.push({ ...template!, id: `large-${i}`, reservationId: `OC-L${i}`, product: { ...template!.product, model: `M${i}`.padEnd(bytes, 'x') } });
+    simulator.data.orders.push({
+      ...template!,
+      id: `large-${i}`,
+      reservationId: `OC-L${i}`,
+      product: { ...template!.product, model: `M${i}`.padEnd(bytes, 'x') },
+    });
   }
   const token = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
   return { simulator, token };
@@ -83,7 +88,11 @@ describe('the response cache in memory', () => {
   it('40 distinct answers of about 1 MB: only the newest that fit in RESPONSE_CACHE_BYTES are kept, and the heap holds no more than that', async () => {
     const { simulator, token } = await customerWithLargeOrders(99, 10_000);
     const total = 6 * MIB;
-    const gateway = await startGateway({ upstreamUrls: simulator.urls, responseCacheTtlMs: 60_000, responseCacheBytes: { entry: 2 * MIB, total } });
+    const gateway = await startGateway({
+      upstreamUrls: simulator.urls,
+      responseCacheTtlMs: 60_000,
+      responseCacheBytes: { entry: 2 * MIB, total },
+    });
     cleanups.push(gateway.close);
     const answerBytes = await page(gateway.endpoint, token, 'warm-up');
     expect(answerBytes).toBeGreaterThan(MIB * 0.9);
@@ -104,7 +113,11 @@ describe('the response cache in memory', () => {
   it.skipIf(!gc)('expired answers leave the heap at their ttl, though no request asks for them again', async () => {
     const { simulator, token } = await customerWithLargeOrders(99, 10_000);
     const ttlMs = 1500;
-    const gateway = await startGateway({ upstreamUrls: simulator.urls, responseCacheTtlMs: ttlMs, responseCacheBytes: { entry: 2 * MIB, total: 32 * MIB } });
+    const gateway = await startGateway({
+      upstreamUrls: simulator.urls,
+      responseCacheTtlMs: ttlMs,
+      responseCacheBytes: { entry: 2 * MIB, total: 32 * MIB },
+    });
     cleanups.push(gateway.close);
     await page(gateway.endpoint, token, 'warm-up');
     await sleep(ttlMs + 500);
@@ -130,7 +143,12 @@ describe.skipIf(!haveRedis)('the response cache in Redis, with the shipped Redis
     cleanups.push(() => inspect.disconnect());
 
     const { simulator, token } = await customerWithLargeOrders(50, 10_000);
-    const gateway = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, responseCacheTtlMs: 60_000, responseCacheBytes: { entry: MIB, total } });
+    const gateway = await startGateway({
+      upstreamUrls: simulator.urls,
+      redisUrl: redis.url,
+      responseCacheTtlMs: 60_000,
+      responseCacheBytes: { entry: MIB, total },
+    });
     cleanups.push(gateway.close);
     for (let i = 0; (await (await fetch(`${gateway.origin}/readyz`)).json()).redis !== 'available'; i++) {
       if (i > 250) throw new Error('the gateway did not connect to Redis');
@@ -138,19 +156,25 @@ describe.skipIf(!haveRedis)('the response cache in Redis, with the shipped Redis
     }
 
     const guess = async () =>
-      (await graphqlClient(gateway.endpoint).rawRequest<unknown>('mutation { login(username: "two-orders@demo.test", password: "wrong-password") { accessToken } }')).errors?.[0]?.extensions?.code;
+      (
+        await graphqlClient(gateway.endpoint).rawRequest<unknown>(
+          'mutation { login(username: "two-orders@demo.test", password: "wrong-password") { accessToken } }',
+        )
+      ).errors?.[0]?.extensions?.code;
     const locked: unknown[] = [];
     for (let i = 0; i < 6; i++) locked.push(await guess());
     expect(locked).toEqual([...Array(5).fill('UNAUTHENTICATED'), 'RATE_LIMITED']);
 
     let flooded = 0;
     const ids = Array.from({ length: 200 }, (_, i) => `flood-${i}`);
-    await Promise.all(Array.from({ length: 4 }, async (_, lane) => {
-      for (const id of ids.filter((_, i) => i % 4 === lane)) {
-        const bytes = await page(gateway.endpoint, token, id);
-        flooded += bytes;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, lane) => {
+        for (const id of ids.filter((_, i) => i % 4 === lane)) {
+          const bytes = await page(gateway.endpoint, token, id);
+          flooded += bytes;
+        }
+      }),
+    );
     expect(flooded).toBeGreaterThan(3 * maxmemory);
 
     simulator.clearLog();

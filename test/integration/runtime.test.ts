@@ -15,13 +15,24 @@ import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, listen } from '../helpers/harness.js';
-import { checkoutCopy, childrenOf, isRunning, killStarted, PROJECT_NODE_BIN, PROJECT_PATH, ROOT, rssMb, startProcess } from '../helpers/process.js';
+import {
+  checkoutCopy,
+  childrenOf,
+  isRunning,
+  killStarted,
+  PROJECT_NODE_BIN,
+  PROJECT_PATH,
+  ROOT,
+  rssMb,
+  startProcess,
+} from '../helpers/process.js';
 
 const npmStart = (env: Record<string, string>, options: { group?: boolean } = {}) =>
   startProcess('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn', ...env }, ROOT, options);
 const LISTENING = /Order Graph is listening at (http:\/\/\S+)/;
 /** What the launcher (src/tools/start.mjs) leaves running: node, the heap flags, the compiled entry. */
-const HEAP_FLAGGED_ENTRY = /^node --max-semi-space-size=\d+ --heap-growing-percent=50( --max-old-space-size=\d+)? dist\/src\/server\/main\.js$/;
+const HEAP_FLAGGED_ENTRY =
+  /^node --max-semi-space-size=\d+ --heap-growing-percent=50( --max-old-space-size=\d+)? dist\/src\/server\/main\.js$/;
 
 let slow: Simulator;
 let token: string;
@@ -39,11 +50,15 @@ afterEach(killStarted);
 function wholeOrder(url: string, agent: Agent) {
   const body = JSON.stringify({ query: '{ me { orders { vehicle { vin } } } }' });
   return new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -93,7 +108,9 @@ describe('npm start', () => {
     // The sign-in bar, offering the demo customers.
     expect(html).toContain('order-graph-sign-in');
     expect(html).toContain('demo-password-4');
-    const again = await fetch(url!, { headers: { accept: 'text/html', 'accept-encoding': 'gzip', 'if-none-match': page.headers.get('etag')! } });
+    const again = await fetch(url!, {
+      headers: { accept: 'text/html', 'accept-encoding': 'gzip', 'if-none-match': page.headers.get('etag')! },
+    });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
 
@@ -105,7 +122,9 @@ describe('npm start', () => {
       body: JSON.stringify({ query: '{ me { orders { vehicle { vin } } } }' }),
     });
     expect(whole.headers.get('cache-control')).toBe('private, no-store');
-    expect(((await whole.json()) as { data: { me: { orders: { vehicle: { vin: string } }[] } } }).data.me.orders[0]!.vehicle.vin).toHaveLength(17);
+    expect(
+      ((await whole.json()) as { data: { me: { orders: { vehicle: { vin: string } }[] } } }).data.me.orders[0]!.vehicle.vin,
+    ).toHaveLength(17);
 
     started.child.kill('SIGINT');
     expect(await started.exited).toBe(0);
@@ -235,7 +254,11 @@ describe('signals to the whole process group (a terminal’s Ctrl-C, a service m
       await waitUntilGone(server!.pid);
       // What node wrote before it exited may still be on its way through the pipe.
       await started.closed;
-      const lines = started.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg);
+      const lines = started
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
       expect(lines.filter((message) => message.startsWith('shutting down'))).toHaveLength(1);
       expect(lines).toContain('stopped');
       expect(lines.filter((message) => message.startsWith('stopping now'))).toEqual([]);
@@ -279,7 +302,9 @@ describe('start-up', () => {
         const three = [0, 1, 2].map(() => startProcess('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn' }, copy, { group: true }));
         const urls = await Promise.all(three.map(async (started) => (await started.output(LISTENING, 120_000))[1]!));
         for (const url of urls) expect((await fetch(`${new URL(url).origin}/healthz`)).status).toBe(200);
-        expect(three.map((started) => started.stderr())).toEqual(three.map(() => expect.not.stringMatching(/does not provide an export|ERR_MODULE_NOT_FOUND|Error/)));
+        expect(three.map((started) => started.stderr())).toEqual(
+          three.map(() => expect.not.stringMatching(/does not provide an export|ERR_MODULE_NOT_FOUND|Error/)),
+        );
         killStarted();
       }
     } finally {
@@ -302,7 +327,9 @@ describe('start-up', () => {
     try {
       expect(await failedStart({ PORT: String(port) })).toEqual({
         code: 1,
-        lines: [`Order Graph could not start: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to another port (PORT=0 picks a free one).`],
+        lines: [
+          `Order Graph could not start: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to another port (PORT=0 picks a free one).`,
+        ],
       });
     } finally {
       taken.close();
@@ -312,18 +339,24 @@ describe('start-up', () => {
   it('a port it may not listen on (an unprivileged user, port 80): one line, exit 1', async () => {
     expect(await failedStart({ PORT: '80' }, ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'])).toEqual({
       code: 1,
-      lines: ['Order Graph could not start: not permitted to listen on port 80 (ports below 1024 need privileges): set PORT to 1024 or above.'],
+      lines: [
+        'Order Graph could not start: not permitted to listen on port 80 (ports below 1024 need privileges): set PORT to 1024 or above.',
+      ],
     });
   });
 
   it('a HOST that does not resolve, or is no address of this machine: one line each, exit 1', async () => {
     expect(await failedStart({ PORT: '0', HOST: 'no-such-host.invalid' })).toEqual({
       code: 1,
-      lines: ['Order Graph could not start: HOST no-such-host.invalid could not be resolved: set HOST to an address or a name this machine resolves.'],
+      lines: [
+        'Order Graph could not start: HOST no-such-host.invalid could not be resolved: set HOST to an address or a name this machine resolves.',
+      ],
     });
     expect(await failedStart({ PORT: '0', HOST: '192.0.2.1' })).toEqual({
       code: 1,
-      lines: ['Order Graph could not start: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses (0.0.0.0 for all of them).'],
+      lines: [
+        'Order Graph could not start: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses (0.0.0.0 for all of them).',
+      ],
     });
   });
 });
@@ -340,7 +373,12 @@ describe('the production install the README describes', () => {
         timeout: 120_000,
       });
       expect(install.status, install.stderr).toBe(0);
-      const started = startProcess('node', ['src/tools/start.mjs'], { NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost', SIMULATOR: 'on', PORT: '0', LOG_LEVEL: 'warn' }, folder);
+      const started = startProcess(
+        'node',
+        ['src/tools/start.mjs'],
+        { NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost', SIMULATOR: 'on', PORT: '0', LOG_LEVEL: 'warn' },
+        folder,
+      );
       const [, url] = await started.output(LISTENING);
       const { data } = await execute(graphqlClient(url!), LoginDocument, { username: 'ready@demo.test', password: 'demo-password-4' });
       const whole = await execute(graphqlClient(url!, data!.login.accessToken), WholeOrderDocument);
@@ -373,7 +411,11 @@ describe('stdout and stderr gone', () => {
   it('requests logged into closed pipes still answer, and SIGTERM then ends it, 0', async () => {
     const { started, url } = await withClosedPipes();
     for (let i = 0; i < 5; i++) expect((await fetch(`${new URL(url).origin}/healthz`)).status).toBe(200);
-    const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(await answer.json()).toEqual({ data: { __typename: 'Query' } });
     started.child.kill('SIGTERM');
     expect(await started.exited).toBe(0);
@@ -385,7 +427,9 @@ describe('npm start with live streams open', () => {
     // Keep-alive outlasts the grace: a connection left open after its stream ended would be forced.
     const started = npmStart({ ...slow.urls, KEEP_ALIVE_TIMEOUT_MS: '60000', SHUTDOWN_GRACE_MS: '20000' });
     const [, url] = await started.output(LISTENING);
-    const streams = [0, 1, 2].map(() => createStreamTransport({ endpoint: url!, fetch, accessToken: () => token })(OrderUpdatesDocument, {}));
+    const streams = [0, 1, 2].map(() =>
+      createStreamTransport({ endpoint: url!, fetch, accessToken: () => token })(OrderUpdatesDocument, {}),
+    );
     const firsts = await Promise.all(streams.map((stream) => stream.next()));
     expect(firsts.map((first) => first.value?.errors)).toEqual([[], [], []]);
 
@@ -416,7 +460,9 @@ describe('production', () => {
     await started.output(/Order tracker is off/);
     expect((await fetch(`${new URL(url!).origin}/tracker/`)).status).toBe(404);
     const post = (query: string) =>
-      fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<any>);
+      fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then(
+        (r) => r.json() as Promise<any>,
+      );
     const page = await fetch(url!, { headers: { accept: 'text/html' } });
     expect(await page.text()).not.toContain('graphiql');
     expect((await post('{ __schema { types { name } } }')).errors?.[0]?.message).toMatch(/introspection/i);
@@ -432,7 +478,12 @@ describe('production', () => {
   });
 
   it('with invalid values: one line per problem, exit 1', async () => {
-    const started = startProcess('node', ['dist/src/server/main.js'], { PORT: 'http', UPSTREAM_TIMEOUT_MS: '-5', GRAPHIQL: 'sometimes', CORS_ORIGINS: 'null' });
+    const started = startProcess('node', ['dist/src/server/main.js'], {
+      PORT: 'http',
+      UPSTREAM_TIMEOUT_MS: '-5',
+      GRAPHIQL: 'sometimes',
+      CORS_ORIGINS: 'null',
+    });
     expect(await started.exited).toBe(1);
     expect(started.stderr().trim().split('\n')).toEqual([
       'config: PORT must be a whole number from 0 to 65535',
@@ -447,7 +498,15 @@ describe('Node.js version', () => {
   // The machine's own node, when it is older than the project's (it is Node 20 here).
   const systemNode = (() => {
     try {
-      const path = execFileSync('sh', ['-c', 'command -v node'], { env: { PATH: (process.env.PATH ?? '').split(':').filter((dir) => dir !== PROJECT_NODE_BIN).join(':') }, encoding: 'utf8' }).trim();
+      const path = execFileSync('sh', ['-c', 'command -v node'], {
+        env: {
+          PATH: (process.env.PATH ?? '')
+            .split(':')
+            .filter((dir) => dir !== PROJECT_NODE_BIN)
+            .join(':'),
+        },
+        encoding: 'utf8',
+      }).trim();
       const major = Number(execFileSync(path, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim());
       return major < 24 ? { path, major } : null;
     } catch {
@@ -471,11 +530,16 @@ describe('Node.js version', () => {
     }
   });
 
-  it.skipIf(!systemNode).each(['dist/src/server/main.js', 'dist/src/tools/start.mjs'])('%s on an older Node exits 1 with one line naming the version it needs', async (entry) => {
-    const started = startProcess(systemNode!.path, [entry], { SIMULATOR: 'on' });
-    expect(await started.exited).toBe(1);
-    expect(started.stderr().trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^Order Graph needs Node\\.js 24 or newer; this is Node\\.js ${systemNode!.major}\\.`))]);
-  });
+  it.skipIf(!systemNode).each(['dist/src/server/main.js', 'dist/src/tools/start.mjs'])(
+    '%s on an older Node exits 1 with one line naming the version it needs',
+    async (entry) => {
+      const started = startProcess(systemNode!.path, [entry], { SIMULATOR: 'on' });
+      expect(await started.exited).toBe(1);
+      expect(started.stderr().trim().split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^Order Graph needs Node\\.js 24 or newer; this is Node\\.js ${systemNode!.major}\\.`)),
+      ]);
+    },
+  );
 });
 
 describe('out of file handles', () => {
@@ -488,11 +552,15 @@ describe('out of file handles', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const ask = (query: string) =>
       new Promise<any>((resolve, reject) => {
-        const req = request(url!, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve(JSON.parse(text)));
-        });
+        const req = request(
+          url!,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve(JSON.parse(text)));
+          },
+        );
         req.on('error', reject);
         req.end(JSON.stringify({ query }));
       });
@@ -505,10 +573,22 @@ describe('out of file handles', () => {
     expect(answer.data.me.orders).toBeNull();
     expect(answer.errors.map((e: any) => e.extensions.code)).toEqual(['INTERNAL_SERVER_ERROR']);
     expect(answer.errors[0].message).toBe('The gateway is short of resources right now: try again shortly.');
-    const lines = started.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    const lines = started
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line));
     // Said at start-up already: the limit cannot hold MAX_CONNECTIONS and the upstream sockets.
-    expect(lines).toContainEqual(expect.objectContaining({ level: 40, limit: 60, msg: expect.stringMatching(/^the file-handle limit \(60\) is below what MAX_CONNECTIONS=4096/) }));
-    expect(lines.filter((line) => line.level === 50)).toContainEqual(expect.objectContaining({ msg: 'out of file handles: upstream call not made', code: 'EMFILE', operation: 'orderDetails' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        limit: 60,
+        msg: expect.stringMatching(/^the file-handle limit \(60\) is below what MAX_CONNECTIONS=4096/),
+      }),
+    );
+    expect(lines.filter((line) => line.level === 50)).toContainEqual(
+      expect.objectContaining({ msg: 'out of file handles: upstream call not made', code: 'EMFILE', operation: 'orderDetails' }),
+    );
     for (const hog of hogs) hog.destroy();
     agent.destroy();
   });
@@ -546,7 +626,8 @@ describe('observability, configured by environment', () => {
       expect(await started.exited).toBe(0);
       const exported = bodies.join('\n');
       expect(exported).toMatch(/^\/v1\/traces application\/json /);
-      for (const text of ['order-graph-e2e', '4bf92f3577b34da6a3ce929d0e0e4736', 'query.WholeOrder', 'me.orders.0.pickup']) expect(exported).toContain(text);
+      for (const text of ['order-graph-e2e', '4bf92f3577b34da6a3ce929d0e0e4736', 'query.WholeOrder', 'me.orders.0.pickup'])
+        expect(exported).toContain(text);
     } finally {
       await new Promise((resolve) => collector.close(resolve));
     }

@@ -24,7 +24,11 @@ afterAll(async () => {
 });
 
 /** The fields of a selection set by response key, in CollectFields order, fragments expanded where they stand. */
-function collectFields(selections: readonly SelectionNode[], fragments: ReadonlyMap<string, FragmentDefinitionNode>, into = new Map<string, FieldNode[]>()) {
+function collectFields(
+  selections: readonly SelectionNode[],
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  into = new Map<string, FieldNode[]>(),
+) {
   for (const selection of selections) {
     if (selection.kind === Kind.FIELD) {
       const key = selection.alias?.value ?? selection.name.value;
@@ -40,7 +44,12 @@ function collectFields(selections: readonly SelectionNode[], fragments: Readonly
  * and @defer are not evaluated: of the keys the selection orders, those present in the
  * object must come in that order, and nothing else may be there.
  */
-function misordered(value: unknown, selections: readonly SelectionNode[], fragments: ReadonlyMap<string, FragmentDefinitionNode>, path: string): string[] {
+function misordered(
+  value: unknown,
+  selections: readonly SelectionNode[],
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  path: string,
+): string[] {
   if (Array.isArray(value)) return value.flatMap((item, index) => misordered(item, selections, fragments, `${path}.${index}`));
   if (value === null || typeof value !== 'object') return [];
   const fields = collectFields(selections, fragments);
@@ -48,13 +57,16 @@ function misordered(value: unknown, selections: readonly SelectionNode[], fragme
   const found = keys.join() === [...fields.keys()].filter((key) => key in value).join() ? [] : [`${path}: ${keys.join()}`];
   for (const [key, nodes] of fields) {
     const children = nodes.flatMap((node) => node.selectionSet?.selections ?? []);
-    if (key in value && children.length > 0) found.push(...misordered((value as Record<string, unknown>)[key], children, fragments, `${path}.${key}`));
+    if (key in value && children.length > 0)
+      found.push(...misordered((value as Record<string, unknown>)[key], children, fragments, `${path}.${key}`));
   }
   return found;
 }
 
 function fragmentsOf(document: DocumentNode) {
-  return new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+  return new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
 }
 
 /** The selections at a response path (list indexes skipped), for an incremental payload. */
@@ -63,17 +75,24 @@ function selectionsAt(document: DocumentNode, path: ReadonlyArray<string | numbe
   let selections = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)!.selectionSet.selections;
   for (const key of path) {
     if (typeof key === 'number') continue;
-    selections = collectFields(selections, fragments).get(key)!.flatMap((node) => node.selectionSet?.selections ?? []);
+    selections = collectFields(selections, fragments)
+      .get(key)!
+      .flatMap((node) => node.selectionSet?.selections ?? []);
   }
   return selections;
 }
 
 /** Misordered objects of an answer (or of each payload of an incremental one) to `document`. */
-function misorderedAnswer(document: DocumentNode, payloads: Array<{ data?: unknown; incremental?: Array<{ data?: unknown; path: Array<string | number> }> }>): string[] {
+function misorderedAnswer(
+  document: DocumentNode,
+  payloads: Array<{ data?: unknown; incremental?: Array<{ data?: unknown; path: Array<string | number> }> }>,
+): string[] {
   const fragments = fragmentsOf(document);
   return payloads.flatMap((payload, index) => [
     ...(payload.data === undefined ? [] : misordered(payload.data, selectionsAt(document, []), fragments, `payload ${index}`)),
-    ...(payload.incremental ?? []).flatMap((item) => misordered(item.data, selectionsAt(document, item.path), fragments, `payload ${index} at ${item.path.join('.')}`)),
+    ...(payload.incremental ?? []).flatMap((item) =>
+      misordered(item.data, selectionsAt(document, item.path), fragments, `payload ${index} at ${item.path.join('.')}`),
+    ),
   ]);
 }
 
@@ -137,8 +156,12 @@ const DEFERRED = `
 describe('selection order', () => {
   it('checks what it should: a misordered answer is caught', () => {
     const issue = parse(ISSUE);
-    expect(misordered({ me: { orders: [], id: '1', email: 'e' } }, selectionsAt(issue, []), fragmentsOf(issue), 'data')).toEqual(['data.me: orders,id,email']);
-    expect(misordered({ me: { id: '1', email: 'e', orders: [{ id: 'o', status: 'x' }] } }, selectionsAt(issue, []), fragmentsOf(issue), 'data')).toEqual(['data.me.orders.0: id,status']);
+    expect(misordered({ me: { orders: [], id: '1', email: 'e' } }, selectionsAt(issue, []), fragmentsOf(issue), 'data')).toEqual([
+      'data.me: orders,id,email',
+    ]);
+    expect(
+      misordered({ me: { id: '1', email: 'e', orders: [{ id: 'o', status: 'x' }] } }, selectionsAt(issue, []), fragmentsOf(issue), 'data'),
+    ).toEqual(['data.me.orders.0: id,status']);
   });
 
   it.each([

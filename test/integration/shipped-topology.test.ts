@@ -19,7 +19,12 @@ import { createClient as createWsClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { parseAllDocuments } from 'yaml';
-import { OrderHistoryDocument, OrderUpdatesDocument, WholeOrderDeferredDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import {
+  OrderHistoryDocument,
+  OrderUpdatesDocument,
+  WholeOrderDeferredDocument,
+  WholeOrderDocument,
+} from '../../src/client/__generated__/graphql.js';
 import { createOrderClient, type OrderClient } from '../../src/client/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { HOSTS } from '../../src/upstream/contract.js';
@@ -34,9 +39,16 @@ const POLL_MS = 500;
 const SUBSCRIBERS = 50;
 
 /** The ConfigMap's settings, as the replicas get them (envFrom). */
-const CONFIG_MAP = (parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes/configmap.yaml'), 'utf8'))[0]!.toJS() as { data: Record<string, string> }).data;
+const CONFIG_MAP = (
+  parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes/configmap.yaml'), 'utf8'))[0]!.toJS() as { data: Record<string, string> }
+).data;
 /** What the image sets (its ENV line): the ConfigMap's settings come on top. */
-const IMAGE_ENV = Object.fromEntries(/^ENV (.+)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!.split(/\s+/).map((pair) => pair.split('=') as [string, string]));
+const IMAGE_ENV = Object.fromEntries(
+  /^ENV (.+)$/m
+    .exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!
+    .split(/\s+/)
+    .map((pair) => pair.split('=') as [string, string]),
+);
 
 interface Replica {
   process: Started;
@@ -104,7 +116,10 @@ beforeAll(async () => {
   redis = await startRedis({ args: shippedRedis().args });
   simulator = await startSimulator({ latencyMs: 20 });
   replicas = await Promise.all([1, 2, 3].map(() => startReplica(app)));
-  balancer = await startNginx(join(work, 'nginx'), replicas.map((replica) => new URL(replica.origin).host));
+  balancer = await startNginx(
+    join(work, 'nginx'),
+    replicas.map((replica) => new URL(replica.origin).host),
+  );
   await until(allRedis('available'));
   const ready = demoCustomer(simulator, 'ready@demo.test');
   const login = createOrderClient({ endpoint: balancer.endpoint });
@@ -119,179 +134,211 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe.skipIf(!haveRedis || !haveNginx)('the shipped deployment: three replicas with the ConfigMap, Redis with redis.yaml’s arguments, nginx with order-graph.conf', () => {
-  it('through nginx: the whole order by POST and by GET, the same from every replica and directly', async () => {
-    const direct = await Promise.all(replicas.map((replica) => execute(graphqlClient(`${replica.origin}/graphql`, token), WholeOrderDocument)));
-    const balanced = await Promise.all(Array.from({ length: 6 }, () => execute(graphqlClient(balancer.endpoint, token), WholeOrderDocument)));
-    for (const { data, errors } of [...direct, ...balanced]) {
-      expect(errors).toEqual([]);
-      expect(data).toEqual(direct[0]!.data);
-    }
-    const get = await fetch(`${balancer.endpoint}?query=${encodeURIComponent(print(WholeOrderDocument))}`, { headers: { authorization: `Bearer ${token}` } });
-    expect(get.status).toBe(200);
-    expect(((await get.json()) as { data: unknown }).data).toEqual(direct[0]!.data);
-  });
-
-  it('through nginx: @defer as multipart, and live updates over SSE', async () => {
-    const client = createOrderClient({ endpoint: balancer.endpoint, tokens: { accessToken: token, accessTokenExpiresAt: '', idToken: '', idTokenExpiresAt: '', refreshToken: '' } });
-    const payloads = [];
-    for await (const payload of client.deferred(WholeOrderDeferredDocument)) payloads.push(payload);
-    expect(payloads.length).toBeGreaterThan(1);
-    expect(payloads.at(-1)!.errors).toEqual([]);
-    expect(payloads.at(-1)!.data!.me!.orders![0]!.vehicle?.vin).toHaveLength(17);
-    const stop = new AbortController();
-    for await (const event of client.watchOrders({ signal: stop.signal })) {
-      expect(event.data?.orderUpdates.changes).toEqual([]);
-      break;
-    }
-    stop.abort();
-  });
-
-  it('through nginx: GraphQL over WebSocket with Apollo Client’s GraphQLWsLink, a query and a live subscription', async () => {
-    const ws = createWsClient({ url: balancer.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` } });
-    const client = new ApolloClient({ link: new GraphQLWsLink(ws), cache: new InMemoryCache() });
-    try {
-      const whole = await client.query({ query: WholeOrderDocument });
-      expect(whole.error).toBeUndefined();
-      expect(whole.data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
-      const first = await new Promise<{ orderUpdates: { changes: unknown[]; order: { status: string } } }>((resolve, reject) => {
-        const subscription = client.subscribe({ query: OrderUpdatesDocument }).subscribe({
-          next: (result) => {
-            subscription.unsubscribe();
-            if (result.error) reject(result.error);
-            else resolve(result.data as never);
-          },
-          error: reject,
-        });
+describe.skipIf(!haveRedis || !haveNginx)(
+  'the shipped deployment: three replicas with the ConfigMap, Redis with redis.yaml’s arguments, nginx with order-graph.conf',
+  () => {
+    it('through nginx: the whole order by POST and by GET, the same from every replica and directly', async () => {
+      const direct = await Promise.all(
+        replicas.map((replica) => execute(graphqlClient(`${replica.origin}/graphql`, token), WholeOrderDocument)),
+      );
+      const balanced = await Promise.all(
+        Array.from({ length: 6 }, () => execute(graphqlClient(balancer.endpoint, token), WholeOrderDocument)),
+      );
+      for (const { data, errors } of [...direct, ...balanced]) {
+        expect(errors).toEqual([]);
+        expect(data).toEqual(direct[0]!.data);
+      }
+      const get = await fetch(`${balancer.endpoint}?query=${encodeURIComponent(print(WholeOrderDocument))}`, {
+        headers: { authorization: `Bearer ${token}` },
       });
-      expect(first.orderUpdates.changes).toEqual([]);
-    } finally {
-      client.stop();
-      await ws.dispose();
-    }
-  });
+      expect(get.status).toBe(200);
+      expect(((await get.json()) as { data: unknown }).data).toEqual(direct[0]!.data);
+    });
 
-  it('through nginx: the order-tracker page (TRACKER=on) and its files; /tracker sent on to /tracker/', async () => {
-    const page = await fetch(`${balancer.origin}/tracker/`);
-    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
-    expect(page.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
-    const html = await page.text();
-    const script = /src="(\/tracker\/assets\/[^"]+\.js)"/.exec(html)![1]!;
-    const asset = await fetch(`${balancer.origin}${script}`);
-    expect([asset.status, asset.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
-    await asset.arrayBuffer();
-    const settings = (await (await fetch(`${balancer.origin}/tracker/settings.json`)).json()) as { endpoint: string };
-    expect(settings.endpoint).toBe('/graphql');
-    const bare = await fetch(`${balancer.origin}/tracker`, { redirect: 'manual' });
-    expect([bare.status, bare.headers.get('location')]).toEqual([308, '/tracker/']);
-  });
+    it('through nginx: @defer as multipart, and live updates over SSE', async () => {
+      const client = createOrderClient({
+        endpoint: balancer.endpoint,
+        tokens: { accessToken: token, accessTokenExpiresAt: '', idToken: '', idTokenExpiresAt: '', refreshToken: '' },
+      });
+      const payloads = [];
+      for await (const payload of client.deferred(WholeOrderDeferredDocument)) payloads.push(payload);
+      expect(payloads.length).toBeGreaterThan(1);
+      expect(payloads.at(-1)!.errors).toEqual([]);
+      expect(payloads.at(-1)!.data!.me!.orders![0]!.vehicle?.vin).toHaveLength(17);
+      const stop = new AbortController();
+      for await (const event of client.watchOrders({ signal: stop.signal })) {
+        expect(event.data?.orderUpdates.changes).toEqual([]);
+        break;
+      }
+      stop.abort();
+    });
 
-  it(`${SUBSCRIBERS} subscribers of one customer, spread over the replicas: one upstream poll per interval in all`, async () => {
-    for (let i = 0; i < SUBSCRIBERS; i++) {
-      const client = createOrderClient({ endpoint: balancer.endpoint, tokens: { accessToken: token, accessTokenExpiresAt: '', idToken: '', idTokenExpiresAt: '', refreshToken: '' } });
-      const watcher = { client, statuses: [] as string[], stop: new AbortController() };
-      watchers.push(watcher);
-      void (async () => {
-        for await (const event of client.watchOrders({ signal: watcher.stop.signal, minIntervalMs: POLL_MS })) {
-          const status = event.data?.orderUpdates.order.status;
-          if (status) watcher.statuses.push(status);
-        }
-      })().catch(() => undefined);
-    }
-    await until(() => watchers.every((watcher) => watcher.statuses.length > 0));
-    const spread = await streamsPerReplica();
-    expect(spread.reduce((sum, n) => sum + n, 0)).toBe(SUBSCRIBERS);
-    expect(spread.every((n) => n > 0)).toBe(true);
-
-    const { polls: counted, intervals } = await pollsOverTenIntervals();
-    // One poller for all three replicas: about one poll per interval (three would poll three times as often).
-    expect(counted).toBeGreaterThanOrEqual(intervals / 2);
-    expect(counted).toBeLessThanOrEqual(intervals + 2);
-    console.info(`shipped topology: ${SUBSCRIBERS} subscribers over 3 replicas (${spread.join('/')}): ${counted} upstream polls in ${intervals.toFixed(1)} intervals of ${POLL_MS} ms`);
-  });
-
-  it('the order history outlives a restart of Redis (its append-only file), read through nginx before and after', async () => {
-    const two = demoCustomer(simulator, 'two-orders@demo.test');
-    const client = createOrderClient({ endpoint: balancer.endpoint });
-    await client.login(two.username, two.password);
-    const order = simulator.data.orders.find((candidate) => candidate.userId === two.userId)!;
-    await client.request(OrderHistoryDocument, {});
-    order.updatedAt = new Date(Date.parse(order.updatedAt ?? '2026-01-01T00:00:00Z') + 60_000).toISOString();
-    const before = (await client.request(OrderHistoryDocument, {})).data!.orders!;
-    expect(before.find((candidate) => candidate.id === order.id)!.history).toHaveLength(2);
-
-    await redis.kill();
-    await until(allRedis('unavailable'));
-    await redis.start();
-    await until(allRedis('available'), 15_000);
-    const after = (await client.request(OrderHistoryDocument, {})).data!.orders!;
-    expect(after).toEqual(before);
-    console.info(`shipped topology: order history across a Redis restart: ${after.reduce((sum, candidate) => sum + candidate.history.length, 0)} events kept`);
-  });
-
-  it('SIGTERM to one replica under load: no request lost; its subscribers come back through nginx and see the change made meanwhile', async () => {
-    const [stopping, ...staying] = replicas as [Replica, ...Replica[]];
-    const before = await metric(stopping, 'order_graph_live_streams');
-    expect(before).toBeGreaterThan(0);
-    let loading = true;
-    const outcomes = { ok: 0, failed: [] as string[] };
-    const load = Array.from({ length: 8 }, async () => {
-      while (loading) {
-        try {
-          const { data, errors } = await execute(graphqlClient(balancer.endpoint, token), WholeOrderDocument);
-          if (errors.length === 0 && data?.me?.orders?.[0]?.vehicle?.vin) outcomes.ok++;
-          else outcomes.failed.push(JSON.stringify(errors).slice(0, 200));
-        } catch (error) {
-          outcomes.failed.push(error instanceof Error ? error.message.slice(0, 200) : String(error));
-        }
+    it('through nginx: GraphQL over WebSocket with Apollo Client’s GraphQLWsLink, a query and a live subscription', async () => {
+      const ws = createWsClient({
+        url: balancer.endpoint.replace(/^http/, 'ws'),
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization: `Bearer ${token}` },
+      });
+      const client = new ApolloClient({ link: new GraphQLWsLink(ws), cache: new InMemoryCache() });
+      try {
+        const whole = await client.query({ query: WholeOrderDocument });
+        expect(whole.error).toBeUndefined();
+        expect(whole.data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
+        const first = await new Promise<{ orderUpdates: { changes: unknown[]; order: { status: string } } }>((resolve, reject) => {
+          const subscription = client.subscribe({ query: OrderUpdatesDocument }).subscribe({
+            next: (result) => {
+              subscription.unsubscribe();
+              if (result.error) reject(result.error);
+              else resolve(result.data as never);
+            },
+            error: reject,
+          });
+        });
+        expect(first.orderUpdates.changes).toEqual([]);
+      } finally {
+        client.stop();
+        await ws.dispose();
       }
     });
-    await sleep(1000);
-    const signalledAt = Date.now();
-    stopping.process.child.kill('SIGTERM');
-    // The change comes while the stopped replica's subscribers are away.
-    const order = simulator.data.orders.find((o) => o.reservationId === 'OC-ACBDE')!;
-    order.status = 'DELIVERED';
-    await until(async () => (await Promise.all(staying.map((replica) => metric(replica, 'order_graph_live_streams')))).reduce((a, b) => a + b, 0) === SUBSCRIBERS, 15_000);
-    const reconnectedMs = Date.now() - signalledAt;
-    await until(() => watchers.every((watcher) => watcher.statuses.at(-1) === 'DELIVERED'), 15_000);
-    const everyoneSawItMs = Date.now() - signalledAt;
-    expect(await stopping.process.exited).toBe(0);
-    await sleep(1000);
-    loading = false;
-    await Promise.all(load);
-    replicas = staying;
 
-    expect(outcomes.failed).toEqual([]);
-    expect(outcomes.ok).toBeGreaterThan(0);
-    console.info(
-      `shipped topology: SIGTERM to a replica holding ${before} of ${SUBSCRIBERS} streams under load (8 concurrent whole orders through nginx): ${outcomes.ok} answered, ${outcomes.failed.length} lost; its subscribers were back on the other replicas after ${reconnectedMs} ms, all ${SUBSCRIBERS} had the status change after ${everyoneSawItMs} ms`,
-    );
-  });
+    it('through nginx: the order-tracker page (TRACKER=on) and its files; /tracker sent on to /tracker/', async () => {
+      const page = await fetch(`${balancer.origin}/tracker/`);
+      expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      expect(page.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+      const html = await page.text();
+      const script = /src="(\/tracker\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+      const asset = await fetch(`${balancer.origin}${script}`);
+      expect([asset.status, asset.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
+      await asset.arrayBuffer();
+      const settings = (await (await fetch(`${balancer.origin}/tracker/settings.json`)).json()) as { endpoint: string };
+      expect(settings.endpoint).toBe('/graphql');
+      const bare = await fetch(`${balancer.origin}/tracker`, { redirect: 'manual' });
+      expect([bare.status, bare.headers.get('location')]).toEqual([308, '/tracker/']);
+    });
 
-  it('Redis killed: requests, logins and live updates go on (each replica polls for its own subscribers); started again: shared again', async () => {
-    await redis.kill();
-    await until(allRedis('unavailable'));
-    const answers = await Promise.all(Array.from({ length: 10 }, () => execute(graphqlClient(balancer.endpoint, token), WholeOrderDocument)));
-    expect(answers.every(({ errors }) => errors.length === 0)).toBe(true);
-    const two = demoCustomer(simulator, 'two-orders@demo.test');
-    expect((await createOrderClient({ endpoint: balancer.endpoint }).login(two.username, two.password)).accessToken).toMatch(/^eyJ/);
+    it(`${SUBSCRIBERS} subscribers of one customer, spread over the replicas: one upstream poll per interval in all`, async () => {
+      for (let i = 0; i < SUBSCRIBERS; i++) {
+        const client = createOrderClient({
+          endpoint: balancer.endpoint,
+          tokens: { accessToken: token, accessTokenExpiresAt: '', idToken: '', idTokenExpiresAt: '', refreshToken: '' },
+        });
+        const watcher = { client, statuses: [] as string[], stop: new AbortController() };
+        watchers.push(watcher);
+        void (async () => {
+          for await (const event of client.watchOrders({ signal: watcher.stop.signal, minIntervalMs: POLL_MS })) {
+            const status = event.data?.orderUpdates.order.status;
+            if (status) watcher.statuses.push(status);
+          }
+        })().catch(() => undefined);
+      }
+      await until(() => watchers.every((watcher) => watcher.statuses.length > 0));
+      const spread = await streamsPerReplica();
+      expect(spread.reduce((sum, n) => sum + n, 0)).toBe(SUBSCRIBERS);
+      expect(spread.every((n) => n > 0)).toBe(true);
 
-    const order = simulator.data.orders.find((o) => o.reservationId === 'OC-ACBDE')!;
-    order.status = 'READY_FOR_PICKUP';
-    await until(() => watchers.every((watcher) => watcher.statuses.at(-1) === 'READY_FOR_PICKUP'), 15_000);
-    const { polls: whileDown, intervals: downIntervals } = await pollsOverTenIntervals();
-    // Each of the two replicas polls for its own subscribers now: more than one poll per interval, at most two.
-    expect(whileDown).toBeGreaterThan(downIntervals * 1.2);
-    expect(whileDown).toBeLessThanOrEqual(downIntervals * 2 + 2);
+      const { polls: counted, intervals } = await pollsOverTenIntervals();
+      // One poller for all three replicas: about one poll per interval (three would poll three times as often).
+      expect(counted).toBeGreaterThanOrEqual(intervals / 2);
+      expect(counted).toBeLessThanOrEqual(intervals + 2);
+      console.info(
+        `shipped topology: ${SUBSCRIBERS} subscribers over 3 replicas (${spread.join('/')}): ${counted} upstream polls in ${intervals.toFixed(1)} intervals of ${POLL_MS} ms`,
+      );
+    });
 
-    await redis.start();
-    await until(allRedis('available'), 15_000);
-    await sleep(POLL_MS * 3);
-    const { polls: afterwards, intervals: backIntervals } = await pollsOverTenIntervals();
-    expect(afterwards).toBeLessThanOrEqual(backIntervals + 2);
-    order.status = 'DELIVERED';
-    await until(() => watchers.every((watcher) => watcher.statuses.at(-1) === 'DELIVERED'), 15_000);
-    console.info(`shipped topology: Redis down: requests and logins answered, ${whileDown} polls in ${downIntervals.toFixed(1)} intervals (per replica); back: ${afterwards} polls in ${backIntervals.toFixed(1)} intervals`);
-  });
-});
+    it('the order history outlives a restart of Redis (its append-only file), read through nginx before and after', async () => {
+      const two = demoCustomer(simulator, 'two-orders@demo.test');
+      const client = createOrderClient({ endpoint: balancer.endpoint });
+      await client.login(two.username, two.password);
+      const order = simulator.data.orders.find((candidate) => candidate.userId === two.userId)!;
+      await client.request(OrderHistoryDocument, {});
+      order.updatedAt = new Date(Date.parse(order.updatedAt ?? '2026-01-01T00:00:00Z') + 60_000).toISOString();
+      const before = (await client.request(OrderHistoryDocument, {})).data!.orders!;
+      expect(before.find((candidate) => candidate.id === order.id)!.history).toHaveLength(2);
+
+      await redis.kill();
+      await until(allRedis('unavailable'));
+      await redis.start();
+      await until(allRedis('available'), 15_000);
+      const after = (await client.request(OrderHistoryDocument, {})).data!.orders!;
+      expect(after).toEqual(before);
+      console.info(
+        `shipped topology: order history across a Redis restart: ${after.reduce((sum, candidate) => sum + candidate.history.length, 0)} events kept`,
+      );
+    });
+
+    it('SIGTERM to one replica under load: no request lost; its subscribers come back through nginx and see the change made meanwhile', async () => {
+      const [stopping, ...staying] = replicas as [Replica, ...Replica[]];
+      const before = await metric(stopping, 'order_graph_live_streams');
+      expect(before).toBeGreaterThan(0);
+      let loading = true;
+      const outcomes = { ok: 0, failed: [] as string[] };
+      const load = Array.from({ length: 8 }, async () => {
+        while (loading) {
+          try {
+            const { data, errors } = await execute(graphqlClient(balancer.endpoint, token), WholeOrderDocument);
+            if (errors.length === 0 && data?.me?.orders?.[0]?.vehicle?.vin) outcomes.ok++;
+            else outcomes.failed.push(JSON.stringify(errors).slice(0, 200));
+          } catch (error) {
+            outcomes.failed.push(error instanceof Error ? error.message.slice(0, 200) : String(error));
+          }
+        }
+      });
+      await sleep(1000);
+      const signalledAt = Date.now();
+      stopping.process.child.kill('SIGTERM');
+      // The change comes while the stopped replica's subscribers are away.
+      const order = simulator.data.orders.find((o) => o.reservationId === 'OC-ACBDE')!;
+      order.status = 'DELIVERED';
+      await until(
+        async () =>
+          (await Promise.all(staying.map((replica) => metric(replica, 'order_graph_live_streams')))).reduce((a, b) => a + b, 0) ===
+          SUBSCRIBERS,
+        15_000,
+      );
+      const reconnectedMs = Date.now() - signalledAt;
+      await until(() => watchers.every((watcher) => watcher.statuses.at(-1) === 'DELIVERED'), 15_000);
+      const everyoneSawItMs = Date.now() - signalledAt;
+      expect(await stopping.process.exited).toBe(0);
+      await sleep(1000);
+      loading = false;
+      await Promise.all(load);
+      replicas = staying;
+
+      expect(outcomes.failed).toEqual([]);
+      expect(outcomes.ok).toBeGreaterThan(0);
+      console.info(
+        `shipped topology: SIGTERM to a replica holding ${before} of ${SUBSCRIBERS} streams under load (8 concurrent whole orders through nginx): ${outcomes.ok} answered, ${outcomes.failed.length} lost; its subscribers were back on the other replicas after ${reconnectedMs} ms, all ${SUBSCRIBERS} had the status change after ${everyoneSawItMs} ms`,
+      );
+    });
+
+    it('Redis killed: requests, logins and live updates go on (each replica polls for its own subscribers); started again: shared again', async () => {
+      await redis.kill();
+      await until(allRedis('unavailable'));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => execute(graphqlClient(balancer.endpoint, token), WholeOrderDocument)),
+      );
+      expect(answers.every(({ errors }) => errors.length === 0)).toBe(true);
+      const two = demoCustomer(simulator, 'two-orders@demo.test');
+      expect((await createOrderClient({ endpoint: balancer.endpoint }).login(two.username, two.password)).accessToken).toMatch(/^eyJ/);
+
+      const order = simulator.data.orders.find((o) => o.reservationId === 'OC-ACBDE')!;
+      order.status = 'READY_FOR_PICKUP';
+      await until(() => watchers.every((watcher) => watcher.statuses.at(-1) === 'READY_FOR_PICKUP'), 15_000);
+      const { polls: whileDown, intervals: downIntervals } = await pollsOverTenIntervals();
+      // Each of the two replicas polls for its own subscribers now: more than one poll per interval, at most two.
+      expect(whileDown).toBeGreaterThan(downIntervals * 1.2);
+      expect(whileDown).toBeLessThanOrEqual(downIntervals * 2 + 2);
+
+      await redis.start();
+      await until(allRedis('available'), 15_000);
+      await sleep(POLL_MS * 3);
+      const { polls: afterwards, intervals: backIntervals } = await pollsOverTenIntervals();
+      expect(afterwards).toBeLessThanOrEqual(backIntervals + 2);
+      order.status = 'DELIVERED';
+      await until(() => watchers.every((watcher) => watcher.statuses.at(-1) === 'DELIVERED'), 15_000);
+      console.info(
+        `shipped topology: Redis down: requests and logins answered, ${whileDown} polls in ${downIntervals.toFixed(1)} intervals (per replica); back: ${afterwards} polls in ${backIntervals.toFixed(1)} intervals`,
+      );
+    });
+  },
+);

@@ -50,7 +50,12 @@ async function until(condition: () => boolean, timeoutMs = 20_000) {
   }
 }
 
-const post = (url: string, method = 'POST') => fetch(url, { method }).then(async (response) => ({ status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> }));
+const post = (url: string, method = 'POST') =>
+  fetch(url, { method }).then(async (response) => ({
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, any>,
+  }));
 
 describe('the simulator moves the demo order on its own', () => {
   it('with a short interval: through every stage in order and round again, updatedAt only forward, no other order touched', async () => {
@@ -60,7 +65,8 @@ describe('the simulator moves the demo order on its own', () => {
 
     const statuses = seen.map(({ status }) => status);
     expect(statuses.slice(0, MOVING_STAGES.length + 2)).toEqual([...MOVING_STAGES, ...MOVING_STAGES.slice(0, 2)]);
-    for (const [index, { updatedAt }] of seen.entries()) if (index > 0) expect(Date.parse(updatedAt)).toBeGreaterThan(Date.parse(seen[index - 1]!.updatedAt));
+    for (const [index, { updatedAt }] of seen.entries())
+      if (index > 0) expect(Date.parse(updatedAt)).toBeGreaterThan(Date.parse(seen[index - 1]!.updatedAt));
     // The others are exactly as seeded: tests and docs rely on their stages.
     const seeded = createSeedData();
     const others = (orders: typeof seeded.orders) => orders.filter((order) => order.id !== movingOrder(simulator).id);
@@ -87,7 +93,11 @@ describe('POST /__simulator/advance', () => {
   it('moves the order at once and says what it did; only POST does; it stays out of the request log', async () => {
     // An hour: the timer never fires during the test, every move here is the trigger's.
     const simulator = await simulatorWith({ advanceEveryMs: 3_600_000, statsEndpoint: true });
-    expect(simulator.moving).toEqual({ username: MOVING_CUSTOMER, everyMs: 3_600_000, advanceUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/__simulator\/advance$/) });
+    expect(simulator.moving).toEqual({
+      username: MOVING_CUSTOMER,
+      everyMs: 3_600_000,
+      advanceUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/__simulator\/advance$/),
+    });
     const order = movingOrder(simulator);
 
     const refused = await post(simulator.moving!.advanceUrl, 'GET');
@@ -102,7 +112,13 @@ describe('POST /__simulator/advance', () => {
       [200, 'DELIVERED', 'IN_PRODUCTION'],
     ]);
     const last = moves.at(-1)!.body;
-    expect(last).toMatchObject({ username: MOVING_CUSTOMER, orderId: order.id, reservationId: order.reservationId, at: order.updatedAt, everyMs: 3_600_000 });
+    expect(last).toMatchObject({
+      username: MOVING_CUSTOMER,
+      orderId: order.id,
+      reservationId: order.reservationId,
+      at: order.updatedAt,
+      everyMs: 3_600_000,
+    });
     // The next move on its own is a whole interval after this one.
     expect(Date.parse(last.nextAt) - Date.parse(last.at)).toBeGreaterThanOrEqual(3_600_000);
     expect(simulator.requestLog).toEqual([]);
@@ -148,7 +164,7 @@ const statusChange = (event: OrderResult<OrderUpdatesSubscription>) => {
 };
 
 describe('end to end: a subscriber sees the order move, nobody touching the data', () => {
-  it("watchOrders for production@demo.test: its state, then each stage change with its rawStatus and updatedAt", async () => {
+  it('watchOrders for production@demo.test: its state, then each stage change with its rawStatus and updatedAt', async () => {
     const harness = await startHarness({ simulator: { advanceEveryMs: 1000 }, gateway: { live: { pollIntervalMs: 100 } } });
     cleanups.push(harness.close);
     const { password } = demoCustomer(harness.simulator, MOVING_CUSTOMER);
@@ -189,9 +205,15 @@ describe('end to end: a subscriber sees the order move, nobody touching the data
 describe('the processes people start move it every minute by default', () => {
   it("npm start's entry (no upstream): the banner says how, GraphiQL's tab says so, the trigger moves it and a subscriber sees it", async () => {
     // The sources through tsx: the same serve.ts as the compiled entry, without building dist/ under other tests.
-    const server = startProcess(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], { PORT: '0', LOG_LEVEL: 'warn', LIVE_POLL_INTERVAL_MS: '100' });
+    const server = startProcess(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      LIVE_POLL_INTERVAL_MS: '100',
+    });
     const [, endpoint] = await server.output(/Order Graph is listening at (http:\/\/\S+)/);
-    const [, username, seconds] = await server.output(/^(\S+)'s order takes its next stage every (\d+) s: watch it in the OrderUpdates tab/m);
+    const [, username, seconds] = await server.output(
+      /^(\S+)'s order takes its next stage every (\d+) s: watch it in the OrderUpdates tab/m,
+    );
     const [, advanceUrl] = await server.output(/To move it now: curl -X POST (http:\/\/\S+)/);
     expect([username, Number(seconds) * 1000]).toEqual([MOVING_CUSTOMER, DEMO_ADVANCE_EVERY_MS]);
     const [, password] = server.stdout().match(new RegExp(`^\\s+${username!.replace(/\./g, '\\.')}\\s+(\\S+)`, 'm'))!;
@@ -212,8 +234,10 @@ describe('the processes people start move it every minute by default', () => {
   });
 
   it('npm run simulator: every minute unless SIM_ADVANCE_EVERY_MS says otherwise (0: never)', async () => {
-    const started = (env: Record<string, string>) => startProcess(process.execPath, ['--import', 'tsx', 'src/simulator/main.ts'], { SIM_PORT: '0', ...env });
-    const line = async (env: Record<string, string>) => JSON.parse((await started(env).output(/^\{.*\}$/m))[0]) as { moving: Simulator['moving'] };
+    const started = (env: Record<string, string>) =>
+      startProcess(process.execPath, ['--import', 'tsx', 'src/simulator/main.ts'], { SIM_PORT: '0', ...env });
+    const line = async (env: Record<string, string>) =>
+      JSON.parse((await started(env).output(/^\{.*\}$/m))[0]) as { moving: Simulator['moving'] };
 
     const byDefault = await line({});
     expect(byDefault.moving).toMatchObject({ username: MOVING_CUSTOMER, everyMs: DEMO_ADVANCE_EVERY_MS });

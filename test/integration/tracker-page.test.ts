@@ -25,7 +25,13 @@ beforeAll(async () => {
   writeFileSync(join(folder, 'assets', 'index-abc123.js'), SCRIPT);
   simulator = await startSimulator();
   const demoLogins = [{ username: 'ready@demo.test', password: 'demo-password-4', description: 'everything available' }];
-  on = await startGateway({ upstreamUrls: simulator.urls, tracker: true, trackerFolder: folder, demoLogins, live: { pollIntervalMs: 1234 } });
+  on = await startGateway({
+    upstreamUrls: simulator.urls,
+    tracker: true,
+    trackerFolder: folder,
+    demoLogins,
+    live: { pollIntervalMs: 1234 },
+  });
   off = await startGateway({ upstreamUrls: simulator.urls, tracker: false, trackerFolder: folder });
   unbuilt = await startGateway({ upstreamUrls: simulator.urls, tracker: true, trackerFolder: null });
 });
@@ -44,7 +50,9 @@ describe('the tracker page on the gateway', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toBe(HTML);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';.*frame-ancestors 'none'$/);
+    expect(page.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';.*frame-ancestors 'none'$/,
+    );
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('cache-control')).toBe('no-cache');
   });
@@ -85,7 +93,9 @@ describe('with TRUSTED_DOCUMENTS=only', () => {
   it("the page sends its documents by hash, and the gateway runs them: its own (in the build's manifest) and the SDK's it uses", async () => {
     const only = await startGateway({ upstreamUrls: simulator.urls, tracker: true, trackerFolder: folder, trustedDocuments: 'only' });
     try {
-      expect(((await (await fetch(`${only.origin}/tracker/settings.json`)).json()) as { persistedDocuments: boolean }).persistedDocuments).toBe(true);
+      expect(
+        ((await (await fetch(`${only.origin}/tracker/settings.json`)).json()) as { persistedDocuments: boolean }).persistedDocuments,
+      ).toBe(true);
       // The page's client, as it makes it from those settings.
       const client = createOrderClient({ endpoint: only.endpoint, persistedDocuments: true });
       await client.login('ready@demo.test', 'demo-password-4');

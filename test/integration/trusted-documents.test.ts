@@ -34,7 +34,10 @@ async function post(mode: string, body: object) {
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as { data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> },
+  };
 }
 const byHash = (hash: string) => ({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
 const fullQuery = { query: manifest[wholeOrderHash] };

@@ -19,7 +19,9 @@ afterEach(async () => {
 
 /** An upstream that refuses every login (and counts them). */
 async function refusingUpstream() {
-  const stub = await startStubUpstream((_request, res) => json(res, 401, { code: 'INVALID_CREDENTIALS', message: 'Incorrect username or password' }));
+  const stub = await startStubUpstream((_request, res) =>
+    json(res, 401, { code: 'INVALID_CREDENTIALS', message: 'Incorrect username or password' }),
+  );
   cleanups.push(stub.close);
   return stub;
 }
@@ -28,7 +30,10 @@ const login = (endpoint: string, username: string, forwardedFor: string) =>
   fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
-    body: JSON.stringify({ query: 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }', variables: { u: username, p: 'guess' } }),
+    body: JSON.stringify({
+      query: 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }',
+      variables: { u: username, p: 'guess' },
+    }),
   }).then((r) => r.json() as Promise<{ errors?: ResponseError[] }>);
 
 describe('TRUSTED_PROXIES by address', () => {
@@ -39,7 +44,8 @@ describe('TRUSTED_PROXIES by address', () => {
     cleanups.push(gateway.close);
     const codes: unknown[] = [];
     // A different username each time, so only the per-address limit (20 per window) can stop them.
-    for (let i = 0; i < 40; i++) codes.push((await login(gateway.endpoint, `victim${i}@x.test`, `198.51.100.${i + 1}`)).errors?.[0]?.extensions?.code);
+    for (let i = 0; i < 40; i++)
+      codes.push((await login(gateway.endpoint, `victim${i}@x.test`, `198.51.100.${i + 1}`)).errors?.[0]?.extensions?.code);
     console.info(`40 spoofed X-Forwarded-For, a direct client: ${stub.requests.length} of 40 guesses reached the upstream`);
     expect(codes).toEqual([...Array(20).fill('UNAUTHENTICATED'), ...Array(20).fill('RATE_LIMITED')]);
     expect(stub.requests).toHaveLength(20);
@@ -64,7 +70,11 @@ describe('TRUSTED_PROXIES by address', () => {
   it('a forwarded value that is not an IP leaves the per-address stream limit on: past LIVE_STREAMS_PER_ADDRESS, RATE_LIMITED', async () => {
     const simulator = await startSimulator({ latencyMs: 0 });
     cleanups.push(simulator.close);
-    const gateway = await startGateway({ upstreamUrls: simulator.urls, trustedProxies: ['127.0.0.1'], live: { pollIntervalMs: 250, perAddress: 20 } });
+    const gateway = await startGateway({
+      upstreamUrls: simulator.urls,
+      trustedProxies: ['127.0.0.1'],
+      live: { pollIntervalMs: 250, perAddress: 20 },
+    });
     cleanups.push(gateway.close);
     const client = createOrderClient({ endpoint: gateway.endpoint });
     const customer = demoCustomer(simulator, 'ready@demo.test');
@@ -72,18 +82,25 @@ describe('TRUSTED_PROXIES by address', () => {
     const token = client.tokens!.accessToken;
 
     // Behind the trusted proxy, a forwarded value that is not an IP: the proxy stands for the client.
-    const forwardingNope: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-forwarded-for': 'nope' } });
+    const forwardingNope: typeof fetch = (input, init) =>
+      fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-forwarded-for': 'nope' } });
     const firsts: OrderResult<unknown>[] = [];
     for (let i = 0; i < 25; i++) {
       const abort = new AbortController();
       cleanups.push(() => abort.abort());
-      const stream = createStreamTransport({ endpoint: gateway.endpoint, fetch: forwardingNope, accessToken: () => token })(OrderUpdatesDocument, {}, abort.signal);
+      const stream = createStreamTransport({ endpoint: gateway.endpoint, fetch: forwardingNope, accessToken: () => token })(
+        OrderUpdatesDocument,
+        {},
+        abort.signal,
+      );
       // Each stream's first result before the next opens: admitted streams stay open meanwhile.
       const first = await stream.next();
       firsts.push(first.value as OrderResult<unknown>);
     }
     const codes = firsts.map((result) => result.errors[0]?.extensions?.code ?? 'admitted');
-    console.info(`25 streams with X-Forwarded-For: nope behind a trusted proxy: ${codes.filter((code) => code === 'admitted').length} admitted (limit 20)`);
+    console.info(
+      `25 streams with X-Forwarded-For: nope behind a trusted proxy: ${codes.filter((code) => code === 'admitted').length} admitted (limit 20)`,
+    );
     expect(codes).toEqual([...Array(20).fill('admitted'), ...Array(5).fill('RATE_LIMITED')]);
     expect(firsts[20]!.errors[0]!.message).toMatch(/Too many live streams from this address \(20\)/);
   });

@@ -21,8 +21,10 @@ function upstream(override: Record<string, StubHandler> = {}): StubHandler {
     const p = request.path;
     if (p.endsWith('/auth/me')) return json(res, 200, { id: 'u-1', email: 'a@b.test', unknownField: { nested: true } });
     if (p.endsWith('/v2/order/user')) return json(res, 200, [order]);
-    if (p.endsWith('/vehicle/getDetails')) return json(res, 200, { orderId: 'ord-1', reservationId: 'OC-AAAAA', vin: 'VCF1ZBU28PG123456', model: 'OC', modelYear: '2023' });
-    if (p.endsWith('/pickup-scheduler/get-pickup-nearest-center-plus')) return json(res, 200, { centerPlusLocationId: 'cp-1', name: 'Centre', distance: { value: 12.4, unit: 'mi' } });
+    if (p.endsWith('/vehicle/getDetails'))
+      return json(res, 200, { orderId: 'ord-1', reservationId: 'OC-AAAAA', vin: 'VCF1ZBU28PG123456', model: 'OC', modelYear: '2023' });
+    if (p.endsWith('/pickup-scheduler/get-pickup-nearest-center-plus'))
+      return json(res, 200, { centerPlusLocationId: 'cp-1', name: 'Centre', distance: { value: 12.4, unit: 'mi' } });
     if (p.endsWith('/order/estimate')) return json(res, 200, { orderId: 'ord-1', currencyCode: 'USD', total: 70000, amountDue: 65000 });
     if (p.includes('/order-address/findAll/')) return json(res, 200, []);
     if (p.endsWith('/order-payments')) return json(res, 200, []);
@@ -86,7 +88,14 @@ describe('the ten upstream calls', () => {
     const { stub, endpoint } = await setup(
       upstream({
         '/auth/login': (_r, res) =>
-          json(res, 200, { accessToken: 'a', accessExpiration: 1763884800, idToken: 'i', idExpiration: 1763884800123, refreshToken: 'r', extra: 1 }),
+          json(res, 200, {
+            accessToken: 'a',
+            accessExpiration: 1763884800,
+            idToken: 'i',
+            idExpiration: 1763884800123,
+            refreshToken: 'r',
+            extra: 1,
+          }),
       }),
     );
     const { data, errors } = await execute(graphqlClient(endpoint), LoginDocument, { username: 'u@x.test', password: 'pw' });
@@ -128,7 +137,9 @@ describe('the ten upstream calls', () => {
 
 describe('tolerant parsing', () => {
   it('maps an unknown order status to UNKNOWN and keeps it in rawStatus', async () => {
-    const { endpoint } = await setup(upstream({ '/v2/order/user': (_r, res) => json(res, 200, [{ ...order, status: 'QUALITY_HOLD', brandNew: 1 }]) }));
+    const { endpoint } = await setup(
+      upstream({ '/v2/order/user': (_r, res) => json(res, 200, [{ ...order, status: 'QUALITY_HOLD', brandNew: 1 }]) }),
+    );
     const { data, errors } = await execute(graphqlClient(endpoint, TOKEN), OrderSummaryDocument);
     expect(errors).toEqual([]);
     expect(data?.orders?.[0]).toMatchObject({ status: 'UNKNOWN', rawStatus: 'QUALITY_HOLD' });
@@ -192,7 +203,9 @@ describe('upstream statuses', () => {
     [403, 'FORBIDDEN'],
     [422, 'BAD_USER_INPUT'],
   ])('%i on a per-order call is %s on that field only', async (status, code) => {
-    const { endpoint } = await setup(upstream({ '/pickup-scheduler/get-pickup-nearest-center-plus': (_r, res) => json(res, status, { message: `status ${status}` }) }));
+    const { endpoint } = await setup(
+      upstream({ '/pickup-scheduler/get-pickup-nearest-center-plus': (_r, res) => json(res, status, { message: `status ${status}` }) }),
+    );
     const { data, errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
     expect(data?.me?.orders?.[0]?.pickup).toBeNull();
     expect(data?.me?.orders?.[0]?.vehicle?.vin).toBe('VCF1ZBU28PG123456');

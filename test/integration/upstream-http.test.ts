@@ -88,7 +88,10 @@ describe.each([
         res.end();
       });
       for (const orderID of ['sized', 'chunked']) {
-        expect(await http.send('priceEstimate', { params: { orderID }, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'oversized' } });
+        expect(await http.send('priceEstimate', { params: { orderID }, bearer: 't' }, scope())).toEqual({
+          ok: false,
+          failure: { kind: 'oversized' },
+        });
       }
     });
 
@@ -111,7 +114,12 @@ describe.each([
       const request = scope();
       await http.send('orderPayments', { params: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, bearer: 'token-1' }, request);
       const [seen] = stub.requests;
-      expect(seen).toMatchObject({ method: 'GET', path: '/prefix/order/order-payments', query: { order_id: 'o 1', fee_type: 'ORDER_FEE' }, authorization: 'Bearer token-1' });
+      expect(seen).toMatchObject({
+        method: 'GET',
+        path: '/prefix/order/order-payments',
+        query: { order_id: 'o 1', fee_type: 'ORDER_FEE' },
+        authorization: 'Bearer token-1',
+      });
       expect(request.budget.calls).toBe(1);
     });
   });
@@ -123,29 +131,41 @@ describe.each([
       await stub.close();
       const http = createUpstreamHttp({ urls, transport, timeoutMs: 1000, retries: 0, maxBodyBytes: 100_000 });
       cleanups.push(http.close);
-      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'network', code: 'ECONNREFUSED' } });
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({
+        ok: false,
+        failure: { kind: 'network', code: 'ECONNREFUSED' },
+      });
     });
 
     it('a 4xx keeps its body and Retry-After for the error it becomes', async () => {
       const { http } = await setup((_request, res) => json(res, 429, { message: 'Slow down' }, { 'retry-after': '7' }));
-      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'status', status: 429, body: '{"message":"Slow down"}', retryAfter: '7' } });
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({
+        ok: false,
+        failure: { kind: 'status', status: 429, body: '{"message":"Slow down"}', retryAfter: '7' },
+      });
     });
 
-    it('an answer that stops midway is a timeout, cut off at the attempt\'s time', async () => {
-      const { http } = await setup((_request, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"partial":');
-      }, { timeoutMs: 200 });
+    it("an answer that stops midway is a timeout, cut off at the attempt's time", async () => {
+      const { http } = await setup(
+        (_request, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"partial":');
+        },
+        { timeoutMs: 200 },
+      );
       expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'timeout' } });
     });
 
     it('an answer without a length is cut off as soon as it passes the cap, not at its end', async () => {
       let closed = false;
-      const { http } = await setup((_request, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        for (let i = 0; i < 30; i++) res.write('x'.repeat(10_000));
-        res.on('close', () => (closed = true));
-      }, { timeoutMs: 4000 });
+      const { http } = await setup(
+        (_request, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          for (let i = 0; i < 30; i++) res.write('x'.repeat(10_000));
+          res.on('close', () => (closed = true));
+        },
+        { timeoutMs: 4000 },
+      );
       expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'oversized' } });
       await vi.waitFor(() => expect(closed).toBe(true));
     });
@@ -181,7 +201,7 @@ describe.each([
       await vi.waitFor(() => expect(stub.connections().open).toBe(0));
     });
 
-    it('a POST sends its JSON body with its type, the client\'s name and what it accepts', async () => {
+    it("a POST sends its JSON body with its type, the client's name and what it accepts", async () => {
       const { stub, http } = await setup((_request, res) => json(res, 200, {}));
       await http.send('login', { json: { username: 'u', password: 'p' } }, scope());
       const [seen] = stub.requests;
@@ -195,7 +215,10 @@ describe.each([
     // (abuse.test.ts); an empty id never gets that far (the order list that holds one is refused).
     it('an empty path segment is never sent', async () => {
       const { stub, http } = await setup((_request, res) => json(res, 200, {}));
-      expect(await http.send('shippingAddresses', { params: { order_id: '' }, bearer: 't' }, scope())).toEqual({ ok: false, failure: { kind: 'unsendable' } });
+      expect(await http.send('shippingAddresses', { params: { order_id: '' }, bearer: 't' }, scope())).toEqual({
+        ok: false,
+        failure: { kind: 'unsendable' },
+      });
       expect(stub.requests).toHaveLength(0);
     });
   });
@@ -206,7 +229,10 @@ describe.each(['undici', 'got'] as const)('the gateway with UPSTREAM_CLIENT=%s',
     const simulator = await startSimulator();
     const gateway = await startGateway({ upstreamUrls: simulator.urls, upstreamClient });
     cleanups.push(simulator.close, gateway.close);
-    const { data, errors } = await execute(graphqlClient(gateway.endpoint, await demoToken(simulator, 'ready@demo.test')), WholeOrderDocument);
+    const { data, errors } = await execute(
+      graphqlClient(gateway.endpoint, await demoToken(simulator, 'ready@demo.test')),
+      WholeOrderDocument,
+    );
     expect(errors).toEqual([]);
     expect(data?.me?.orders?.[0]?.vehicle?.vin).toMatch(/\w{17}/);
     expect(simulator.requestLog).toHaveLength(8);

@@ -50,7 +50,8 @@ const UPSTREAM_NAMES: Record<string, string> = {
   payoffAmount: 'payoff.amount',
   lienHolder: 'payoff.lienHolder',
 };
-const upstreamField = (record: Record<string, any>, field: string) => (UPSTREAM_NAMES[field] ?? field).split('.').reduce((value, name) => value?.[name], record);
+const upstreamField = (record: Record<string, any>, field: string) =>
+  (UPSTREAM_NAMES[field] ?? field).split('.').reduce((value, name) => value?.[name], record);
 const isMoney = (value: object) => Object.keys(value).sort().join() === 'amount,currencyCode';
 const iso = (value: string) => (Number.isNaN(Date.parse(value)) ? undefined : new Date(value).toISOString());
 
@@ -70,7 +71,8 @@ function expectMapped(answer: unknown, record: any, at: string, currency?: strin
     expect(answer, at).toBe(record ?? null);
   } else if (typeof answer === 'object') {
     if (isMoney(answer)) return void expect(answer, at).toEqual({ amount: Number(record).toFixed(2), currencyCode: currency });
-    for (const [field, value] of Object.entries(answer)) expectMapped(value, upstreamField(record, field), `${at}.${field}`, record.currencyCode ?? currency);
+    for (const [field, value] of Object.entries(answer))
+      expectMapped(value, upstreamField(record, field), `${at}.${field}`, record.currencyCode ?? currency);
   } else {
     const forms = typeof record === 'string' ? [record, iso(record), record.toUpperCase(), Number(record)] : [record];
     expect(forms, `${at}: ${JSON.stringify(answer)} from ${JSON.stringify(record)}`).toContain(answer);
@@ -122,7 +124,11 @@ describe('the whole-order query, for every seeded customer', () => {
         ),
       );
       const records = answered.map(({ availability: _availability, ...record }) => record);
-      expectMapped({ ...data!.me, orders: records }, { ...demoUser(simulator, username), orders: orders.map((order) => upstreamOrder(seed, order)) }, 'me');
+      expectMapped(
+        { ...data!.me, orders: records },
+        { ...demoUser(simulator, username), orders: orders.map((order) => upstreamOrder(seed, order)) },
+        'me',
+      );
 
       const perOrder = orders.length;
       const expectedCounts: Record<string, number> = { customerDetails: 1, orderDetails: 1 };

@@ -5,5 +5,8 @@ import { afterAll, expect } from 'vitest';
 import { capturedLogLines, capturedSpanTexts, leakedLines } from '../helpers/log-capture.js';
 
 afterAll(() => {
-  expect(leakedLines(), `${leakedLines().length} of ${capturedLogLines.length} log lines and ${capturedSpanTexts().length} spans hold a secret`).toEqual([]);
+  expect(
+    leakedLines(),
+    `${leakedLines().length} of ${capturedLogLines.length} log lines and ${capturedSpanTexts().length} spans hold a secret`,
+  ).toEqual([]);
 });

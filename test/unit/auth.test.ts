@@ -3,10 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { readAuth } from '../../src/upstream/auth.js';
 
 const jwt = (exp: number) =>
-  new SignJWT({ sub: 'u1' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(exp).sign(new TextEncoder().encode('k'.repeat(32)));
+  new SignJWT({ sub: 'u1' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime(exp)
+    .sign(new TextEncoder().encode('k'.repeat(32)));
 
 describe('readAuth', () => {
-  const now = Date.UTC(2026, 0, 1) ;
+  const now = Date.UTC(2026, 0, 1);
   const nowSeconds = now / 1000;
 
   it('finds no token without a Bearer header', () => {

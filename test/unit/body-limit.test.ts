@@ -19,7 +19,10 @@ function post(text: string, contentLength?: string) {
       controller.close();
     },
   });
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(contentLength === undefined ? {} : { 'content-length': contentLength }) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(contentLength === undefined ? {} : { 'content-length': contentLength }),
+  };
   const init: RequestInit & { duplex: 'half' } = { method: 'POST', headers, body, duplex: 'half' };
   return yoga.fetch('http://localhost/graphql', init);
 }
@@ -38,13 +41,17 @@ describe('useBodyLimit', () => {
   it('refuses a Content-Length over the limit with 413', async () => {
     const response = await post(padded, String(padded.length));
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ errors: [{ message: 'Request body too large', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }] });
+    expect(await response.json()).toEqual({
+      errors: [{ message: 'Request body too large', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }],
+    });
   });
 
   it('counts a body without a Content-Length and refuses it past the limit with 413', async () => {
     const response = await post(padded);
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ errors: [{ message: 'Request body too large', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }] });
+    expect(await response.json()).toEqual({
+      errors: [{ message: 'Request body too large', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }],
+    });
   });
 
   it('refuses a Content-Length that is not one non-negative integer with 400', async () => {

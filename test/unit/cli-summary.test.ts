@@ -113,7 +113,11 @@ function readyOrder(overrides: Partial<Order> = {}): Order {
 
 /** `Order.availability` as the gateway sends it for an order in this status (from the SDK's stage table). */
 function availabilityAt(status: OrderStatus): Order['availability'] {
-  return Object.entries(AVAILABLE_FROM).map(([field, from]) => ({ part: field.toUpperCase() as OrderPart, from, available: hasReached(status, from) }));
+  return Object.entries(AVAILABLE_FROM).map(([field, from]) => ({
+    part: field.toUpperCase() as OrderPart,
+    from,
+    available: hasReached(status, from),
+  }));
 }
 
 function customer(orders: Order[] | null): Customer {
@@ -274,7 +278,11 @@ describe('a null field says why it is null', () => {
 
   it('another error: could not be loaded right now, with its code, and the rest still shows', () => {
     const order = readyOrder({ pickup: null, tradeIn: null, payments: null });
-    const errors = [fieldError('pickup', 'UPSTREAM_ERROR'), fieldError('tradeIn', 'UPSTREAM_TIMEOUT'), fieldError('payments', 'RATE_LIMITED')];
+    const errors = [
+      fieldError('pickup', 'UPSTREAM_ERROR'),
+      fieldError('tradeIn', 'UPSTREAM_TIMEOUT'),
+      fieldError('payments', 'RATE_LIMITED'),
+    ];
     const text = summarize(result([order], errors));
     expect(section(text, 'Pickup')).toBe('  Pickup      could not be loaded right now (UPSTREAM_ERROR)');
     expect(section(text, 'Trade-in')).toBe('  Trade-in    could not be loaded right now (UPSTREAM_TIMEOUT)');
@@ -327,7 +335,6 @@ describe('--json', () => {
   });
 });
 
-
 describe('--watch lines', () => {
   const update = (changes: { field: string; from: string | null; to: string | null }[], status: Order['status'] = 'DELIVERED') => ({
     observedAt: '2026-11-23T16:04:56.912Z',
@@ -345,7 +352,9 @@ describe('--watch lines', () => {
       before,
       false,
     );
-    expect(line).toBe('2026-11-23 16:04:56 UTC  OC-TEST1  status: ready for pickup → delivered; completedAt: none → 2026-11-23T16:04:00.000Z\n');
+    expect(line).toBe(
+      '2026-11-23 16:04:56 UTC  OC-TEST1  status: ready for pickup → delivered; completedAt: none → 2026-11-23T16:04:00.000Z\n',
+    );
   });
 
   it('the state on subscribing: nothing when the status is the one last seen, the status change otherwise', () => {
@@ -372,7 +381,7 @@ describe('what reaches the terminal', () => {
   const ACTS_ON = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
   const HOSTILE = 'Evil\u001b[2J\u001b]0;pwned\u0007\r\b\bName\nForged: line\u009b31m\u202eTxe';
 
-  it('printable: removes escape sequences\' ESC, BEL, BS, DEL, C1 and bidi controls; CR, LF, TAB and the Unicode separators become spaces', () => {
+  it("printable: removes escape sequences' ESC, BEL, BS, DEL, C1 and bidi controls; CR, LF, TAB and the Unicode separators become spaces", () => {
     expect(printable(HOSTILE)).toBe('Evil[2J]0;pwned Name Forged: line31mTxe');
     expect(printable('a\tb\u000bc\u000cd\u0085e\u2028f\u2029g')).toBe('a b c d e f g');
     expect(printable('\u0000\u007f\u0080\u009f\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069')).toBe('');
@@ -424,8 +433,12 @@ describe('what reaches the terminal', () => {
       { numRuns: 200 },
     );
     expect(changeLine(event([]), before, false)).toBeNull();
-    expect(changeLine(event([{ field: 'constructor', from: 'toString', to: 'constructor' }]), before, false)).toContain('constructor: toString → constructor');
-    expect(changeLine(event([{ field: 'status', from: 'toString', to: 'READY_FOR_PICKUP' }]), before, false)).toContain('status: toString → ready for pickup');
+    expect(changeLine(event([{ field: 'constructor', from: 'toString', to: 'constructor' }]), before, false)).toContain(
+      'constructor: toString → constructor',
+    );
+    expect(changeLine(event([{ field: 'status', from: 'toString', to: 'READY_FOR_PICKUP' }]), before, false)).toContain(
+      'status: toString → ready for pickup',
+    );
   });
 
   it('--json: the text exactly as received, with every character a terminal acts on escaped', () => {
@@ -434,7 +447,11 @@ describe('what reaches the terminal', () => {
         const json = toJson(withText(text));
         expect(json).not.toMatch(ACTS_ON);
         expect(JSON.parse(json).customer.firstName).toBe(text);
-        const line = changeLine({ observedAt: '2026-11-23T16:04:56.912Z', changes: [{ field: text, from: null, to: text }], order: readyOrder() }, undefined, true)!;
+        const line = changeLine(
+          { observedAt: '2026-11-23T16:04:56.912Z', changes: [{ field: text, from: null, to: text }], order: readyOrder() },
+          undefined,
+          true,
+        )!;
         expect(line.slice(0, -1)).not.toMatch(/[\n\u0085\u2028\u2029]/);
         expect(JSON.parse(line).changes[0].to).toBe(text);
       }),

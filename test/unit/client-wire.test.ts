@@ -24,7 +24,11 @@ async function all(parts: AsyncGenerator<string>): Promise<string[]> {
 }
 
 // As graphql-yoga sends @defer: boundary "-", a JSON body per part; one value holds the boundary and a multi-byte character.
-const PAYLOADS = ['{"data":{"me":{"id":"c1","note":"---a ü"}},"hasNext":true}', '{"incremental":[{"data":{"vin":"V"},"path":["me"]}],"hasNext":true}', '{"hasNext":false}'];
+const PAYLOADS = [
+  '{"data":{"me":{"id":"c1","note":"---a ü"}},"hasNext":true}',
+  '{"incremental":[{"data":{"vin":"V"},"path":["me"]}],"hasNext":true}',
+  '{"hasNext":false}',
+];
 const MULTIPART = `---${PAYLOADS.map((payload) => `\r\nContent-Type: application/json; charset=utf-8\r\n\r\n${payload}\r\n---`).join('')}--\r\n`;
 
 // GraphQL over SSE as the gateway sends it: keep-alive comments, next events, complete.
@@ -41,7 +45,9 @@ describe('multipartParts', () => {
   });
 
   it('stops at the closing delimiter', async () => {
-    expect(await all(multipartParts(body(`${MULTIPART}\r\nContent-Type: application/json\r\n\r\n{"late":true}\r\n---\r\n`, []), '-'))).toEqual(PAYLOADS);
+    expect(
+      await all(multipartParts(body(`${MULTIPART}\r\nContent-Type: application/json\r\n\r\n{"late":true}\r\n---\r\n`, []), '-')),
+    ).toEqual(PAYLOADS);
   });
 });
 

@@ -29,10 +29,14 @@ function tableDefaults(markdown: string): { name: string; stated: string | null 
  * states none.
  */
 function row(line: string): { name: string; stated: string | null }[] {
-  const [variables = '', defaults = ''] = line.slice(1).split('|').map((cell) => cell.trim());
+  const [variables = '', defaults = ''] = line
+    .slice(1)
+    .split('|')
+    .map((cell) => cell.trim());
   const names = [...variables.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1]!);
   const parts = defaults.split(' / ').map((part) => /^`([^`]+)`/.exec(part)?.[1] ?? null);
-  if (parts.length !== 1 && parts.length !== names.length) throw new Error(`README: ${names.length} variables but ${parts.length} defaults in ${line}`);
+  if (parts.length !== 1 && parts.length !== names.length)
+    throw new Error(`README: ${names.length} variables but ${parts.length} defaults in ${line}`);
   return names.map((name, index) => ({ name, stated: parts.length === 1 ? parts[0]! : parts[index]! }));
 }
 
@@ -41,10 +45,16 @@ function disagreements(markdown: string): string[] {
   const rows = tableDefaults(markdown);
   const settings: Record<string, z.ZodType> = envSchema.shape;
   const names = rows.map((r) => r.name);
-  const found = Object.keys(settings).filter((name) => !names.includes(name)).map((name) => `${name} is not in the README's tables`);
+  const found = Object.keys(settings)
+    .filter((name) => !names.includes(name))
+    .map((name) => `${name} is not in the README's tables`);
   for (const [index, { name, stated }] of rows.entries()) {
     const setting = settings[name];
-    const problem = !setting ? `${name} is in the README but is no setting` : names.indexOf(name) !== index ? `${name} is in the README twice` : defaultProblem(name, stated, setting);
+    const problem = !setting
+      ? `${name} is in the README but is no setting`
+      : names.indexOf(name) !== index
+        ? `${name} is in the README twice`
+        : defaultProblem(name, stated, setting);
     if (problem) found.push(problem);
   }
   return found;
@@ -73,7 +83,10 @@ describe("the README's settings tables", () => {
     const rows = new Map(tableDefaults(README).map(({ name, stated }) => [name, stated]));
     expect([rows.get('PORT'), rows.get('HOST')]).toEqual(['4000', '127.0.0.1']);
     expect([rows.get('REFRESH_FAILURES_PER_TOKEN'), rows.get('REFRESH_FAILURE_WINDOW_S')]).toEqual(['5', '900']);
-    expect([rows.get('OTEL_EXPORTER_OTLP_PROTOCOL'), rows.get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')]).toEqual(['http/protobuf', 'http/protobuf']);
+    expect([rows.get('OTEL_EXPORTER_OTLP_PROTOCOL'), rows.get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')]).toEqual([
+      'http/protobuf',
+      'http/protobuf',
+    ]);
     expect([rows.get('LOGIN_FAILURES_PER_USERNAME'), rows.get('REDIS_URL'), rows.get('TRUSTED_PROXIES')]).toEqual(['100', null, null]);
   });
 
@@ -86,7 +99,7 @@ describe("the README's settings tables", () => {
     expect(disagreements(doctored)).toEqual([
       "SUBGRAPH is not in the README's tables",
       'SUBGRAPHS is in the README but is no setting',
-      'UPSTREAM_TIMEOUT_MS: the README\'s default is `6000`, the schema\'s 5000',
+      "UPSTREAM_TIMEOUT_MS: the README's default is `6000`, the schema's 5000",
       "LOG_LEVEL: the README's default `loud` is not a value it takes",
     ]);
   });

@@ -58,18 +58,26 @@ describe('loadConfig', () => {
   });
 
   it('METRICS_PATH may not be a public path (/graphql, under /tracker/)', () => {
-    for (const path of ['/graphql', '/tracker', '/tracker/', '/tracker/metrics']) expect(problems({ METRICS_PATH: path }), path).toEqual(['METRICS_PATH must be off the public paths (/graphql, /tracker/): e.g. /metrics']);
+    for (const path of ['/graphql', '/tracker', '/tracker/', '/tracker/metrics'])
+      expect(problems({ METRICS_PATH: path }), path).toEqual([
+        'METRICS_PATH must be off the public paths (/graphql, /tracker/): e.g. /metrics',
+      ]);
     expect(loadConfig({ METRICS_PATH: '/internal/metrics' }).metricsPath).toBe('/internal/metrics');
   });
 
   it('ALLOWED_HOSTS: any in development; in production it must be set (host names, or * for any)', () => {
-    expect(loadConfig({ ALLOWED_HOSTS: 'API.example.com, gateway.internal' }).allowedHosts).toEqual(['api.example.com', 'gateway.internal']);
+    expect(loadConfig({ ALLOWED_HOSTS: 'API.example.com, gateway.internal' }).allowedHosts).toEqual([
+      'api.example.com',
+      'gateway.internal',
+    ]);
     expect(loadConfig({ ALLOWED_HOSTS: '*' }).allowedHosts).toBe('any');
     expect(problems({ NODE_ENV: 'production', ...allUrls })).toEqual([
       'NODE_ENV=production needs ALLOWED_HOSTS: the host names clients reach the gateway by (api.example.com), or * for any (IP addresses are always answered)',
     ]);
     for (const value of ['https://api.example.com', 'api.example.com:443', 'api example', ',']) {
-      expect(problems({ ALLOWED_HOSTS: value }), value).toEqual(['ALLOWED_HOSTS must be a comma-separated list of host names such as api.example.com (no scheme, no port), or *']);
+      expect(problems({ ALLOWED_HOSTS: value }), value).toEqual([
+        'ALLOWED_HOSTS must be a comma-separated list of host names such as api.example.com (no scheme, no port), or *',
+      ]);
     }
   });
 
@@ -85,7 +93,12 @@ describe('loadConfig', () => {
       samplerRatio: 1,
     });
     // In production one new trace in ten, unless the ratio is set.
-    const production = { NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', SIMULATOR: 'on', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    const production = {
+      NODE_ENV: 'production',
+      ALLOWED_HOSTS: 'api.example.com',
+      SIMULATOR: 'on',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+    };
     expect(loadConfig(production).tracing).toMatchObject({ sampler: 'parentbased_traceidratio', samplerRatio: 0.1 });
     expect(loadConfig({ ...production, OTEL_TRACES_SAMPLER_ARG: '1' }).tracing).toMatchObject({ samplerRatio: 1 });
     expect(
@@ -146,7 +159,10 @@ describe('loadConfig', () => {
 
   it('reads the HISTORY settings: off keeps no history at all; the bounds in their units', () => {
     expect(loadConfig({ HISTORY: 'off', HISTORY_EVENTS_PER_ORDER: '5' }).history).toBeNull();
-    expect(loadConfig({ HISTORY_EVENTS_PER_ORDER: '5', HISTORY_MAX_AGE_DAYS: '2', HISTORY_CUSTOMER_BYTES: '20000', HISTORY_BYTES: '1000000' }).history).toEqual({
+    expect(
+      loadConfig({ HISTORY_EVENTS_PER_ORDER: '5', HISTORY_MAX_AGE_DAYS: '2', HISTORY_CUSTOMER_BYTES: '20000', HISTORY_BYTES: '1000000' })
+        .history,
+    ).toEqual({
       bounds: { eventsPerOrder: 5, maxAgeMs: 2 * 86_400_000, customerBytes: 20_000 },
       totalBytes: 1_000_000,
     });
@@ -155,10 +171,24 @@ describe('loadConfig', () => {
   });
 
   it('NODE_ENV=production turns GraphiQL, introspection, the tracker page and cross-origin access off unless they are set', () => {
-    expect(loadConfig({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', ...allUrls })).toMatchObject({ graphiql: false, introspection: false, tracker: false, corsOrigins: [] });
+    expect(loadConfig({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', ...allUrls })).toMatchObject({
+      graphiql: false,
+      introspection: false,
+      tracker: false,
+      corsOrigins: [],
+    });
     expect(loadConfig({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', ...allUrls, TRACKER: 'on' }).tracker).toBe(true);
     expect(loadConfig({ TRACKER: 'off' }).tracker).toBe(false);
-    expect(loadConfig({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', ...allUrls, GRAPHIQL: 'on', INTROSPECTION: 'on', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' })).toMatchObject({
+    expect(
+      loadConfig({
+        NODE_ENV: 'production',
+        ALLOWED_HOSTS: 'api.example.com',
+        ...allUrls,
+        GRAPHIQL: 'on',
+        INTROSPECTION: 'on',
+        CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+      }),
+    ).toMatchObject({
       graphiql: true,
       introspection: true,
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
@@ -168,10 +198,14 @@ describe('loadConfig', () => {
   it('serves the simulator only without upstream URLs, and in production only when asked for', () => {
     const all = HOSTS.join(', ');
     expect(loadConfig({}).upstreamUrls).toBeNull();
-    expect(problems({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com' })).toEqual([`NODE_ENV=production needs the upstream: set ${all} (or SIMULATOR=on to serve the embedded simulator's demo data)`]);
+    expect(problems({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com' })).toEqual([
+      `NODE_ENV=production needs the upstream: set ${all} (or SIMULATOR=on to serve the embedded simulator's demo data)`,
+    ]);
     expect(loadConfig({ NODE_ENV: 'production', ALLOWED_HOSTS: 'api.example.com', SIMULATOR: 'on' }).upstreamUrls).toBeNull();
     expect(problems({ SIMULATOR: 'off' })).toEqual([`SIMULATOR=off needs the upstream: set ${all}`]);
-    expect(problems({ ...allUrls, SIMULATOR: 'on' })).toEqual([`SIMULATOR=on serves demo data instead of the upstream: unset ${all}, or SIMULATOR`]);
+    expect(problems({ ...allUrls, SIMULATOR: 'on' })).toEqual([
+      `SIMULATOR=on serves demo data instead of the upstream: unset ${all}, or SIMULATOR`,
+    ]);
     expect(loadConfig({ ...allUrls, SIMULATOR: 'off' }).upstreamUrls).not.toBeNull();
   });
 
@@ -202,8 +236,16 @@ describe('loadConfig', () => {
     ['TRUSTED_DOCUMENTS', 'sometimes', 'TRUSTED_DOCUMENTS must be one of off, allow, only'],
     ['MAX_CONNECTIONS', '0', 'MAX_CONNECTIONS must be at least 1'],
     ['HEADERS_TIMEOUT_MS', '10', 'HEADERS_TIMEOUT_MS must be at least 1000'],
-    ['CORS_ORIGINS', 'null', 'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *'],
-    ['CORS_ORIGINS', 'https://app.example.com/path', 'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *'],
+    [
+      'CORS_ORIGINS',
+      'null',
+      'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *',
+    ],
+    [
+      'CORS_ORIGINS',
+      'https://app.example.com/path',
+      'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), or *',
+    ],
     ['SIMULATOR', 'perhaps', 'SIMULATOR must be on or off'],
     ['OTEL_TRACES_EXPORTER', 'zipkin', 'OTEL_TRACES_EXPORTER must be one of otlp, console, none'],
     ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc', 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported)'],
@@ -225,8 +267,15 @@ describe('loadConfig', () => {
   });
 
   it('TRUSTED_PROXIES lists the proxies by address; a hop count or a name that is no address is refused', () => {
-    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,loopback, fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', 'loopback', 'fd00::/8']);
-    expect(problems({ TRUSTED_PROXIES: '1' })).toEqual(["TRUSTED_PROXIES takes the proxies' addresses, not a hop count: e.g. 10.0.0.0/8 or loopback"]);
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,loopback, fd00::/8' }).trustedProxies).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      'loopback',
+      'fd00::/8',
+    ]);
+    expect(problems({ TRUSTED_PROXIES: '1' })).toEqual([
+      "TRUSTED_PROXIES takes the proxies' addresses, not a hop count: e.g. 10.0.0.0/8 or loopback",
+    ]);
     for (const value of ['nginx', '10.0.0.0/33', '1.2.3', '10.0.0.1/8/8']) {
       expect(problems({ TRUSTED_PROXIES: value }), value).toEqual([
         "TRUSTED_PROXIES must list the proxies' addresses: IPs or CIDR ranges (10.0.0.0/8, 127.0.0.1), or loopback, linklocal, uniquelocal",
@@ -258,7 +307,9 @@ describe('loadConfig', () => {
   it('reports every problem at once', () => {
     const found = problems({ PORT: '-1', LOG_LEVEL: 'x', GRAPHIQL: 'x', AUTH_URL: 'not a url' });
     expect(found).toHaveLength(5);
-    expect(found.join('\n')).toMatch(/^PORT .*\n^LOG_LEVEL .*\n^GRAPHIQL .*\n^AUTH_URL must be an http\(s\) URL.*\n^Upstream configured only in part/m);
+    expect(found.join('\n')).toMatch(
+      /^PORT .*\n^LOG_LEVEL .*\n^GRAPHIQL .*\n^AUTH_URL must be an http\(s\) URL.*\n^Upstream configured only in part/m,
+    );
   });
 
   it('treats empty variables as unset', () => {

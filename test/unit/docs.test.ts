@@ -37,9 +37,13 @@ const srcFolders = paths.filter((path) => /^src\/[^/]+\/$/.test(path));
 // A path is written from the root (`src/live/`) or, inside src/, from there (`graph/context.ts`);
 // one that ends in "/" is a folder.
 const exists = (path: string) =>
-  [path, `src/${path}`].some((candidate) => existsSync(join(ROOT, candidate)) && (!candidate.endsWith('/') || statSync(join(ROOT, candidate)).isDirectory()));
+  [path, `src/${path}`].some(
+    (candidate) => existsSync(join(ROOT, candidate)) && (!candidate.endsWith('/') || statSync(join(ROOT, candidate)).isDirectory()),
+  );
 
-const FIRST_SEGMENTS = [...new Set([...topFolders, ...srcFolders.map((folder) => folder.slice('src/'.length))])].map((folder) => folder.slice(0, -1));
+const FIRST_SEGMENTS = [...new Set([...topFolders, ...srcFolders.map((folder) => folder.slice('src/'.length))])].map((folder) =>
+  folder.slice(0, -1),
+);
 const PATH = new RegExp(String.raw`(?<![\w./@:-])((?:${FIRST_SEGMENTS.join('|')})/[\w./@-]*)`, 'g');
 // A file name: lower case, or capitals (README.md); "Node.js" is neither.
 const FILE_NAME = /(?<![\w./@-])((?:[a-z0-9_][\w-]*|[A-Z][A-Z0-9_-]*)(?:\.[\w-]+)*\.(?:ts|mjs|js|json|md|ya?ml|graphql|conf))(?![\w/-])/g;
@@ -110,13 +114,24 @@ const resolves = (path: string) => (path.includes('/') ? exists(path) : baseName
 
 describe('the docs read what they are meant to', () => {
   it('reads a layout as a tree, descriptions and their continuation lines aside', () => {
-    const block = ['src/', '  server/           where a request enters', '    main.ts         the entry,', '                    wrapped', '  errors.ts         codes', 'test/'].join('\n');
+    const block = [
+      'src/',
+      '  server/           where a request enters',
+      '    main.ts         the entry,',
+      '                    wrapped',
+      '  errors.ts         codes',
+      'test/',
+    ].join('\n');
     expect(layoutEntries(block)).toEqual(['src/', 'src/server/', 'src/server/main.ts', 'src/errors.ts', 'test/']);
   });
 
   it('finds the paths each doc names', () => {
-    expect(namedPaths('README.md')).toEqual(expect.arrayContaining(['src/client/documents/whole-order.graphql', 'bench/README.md', 'upstream/']));
-    expect(namedPaths('docs/ARCHITECTURE.md')).toEqual(expect.arrayContaining(['src/server/http-server.ts', 'upstream/http.ts', 'polling.ts', 'src/graph/resolvers/order.ts']));
+    expect(namedPaths('README.md')).toEqual(
+      expect.arrayContaining(['src/client/documents/whole-order.graphql', 'bench/README.md', 'upstream/']),
+    );
+    expect(namedPaths('docs/ARCHITECTURE.md')).toEqual(
+      expect.arrayContaining(['src/server/http-server.ts', 'upstream/http.ts', 'polling.ts', 'src/graph/resolvers/order.ts']),
+    );
     expect(namedPaths('SECURITY.md')).toEqual(expect.arrayContaining(['src/server/limits.ts', 'abuse.test.ts']));
     expect(resolves('upstream/http.ts') && resolves('polling.ts') && resolves('src/live/')).toBe(true);
     expect(resolves('src/server.ts/') || resolves('src/nothing.ts') || resolves('nothing.ts')).toBe(false);

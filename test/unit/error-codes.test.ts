@@ -46,7 +46,10 @@ const REFUSALS = /^(Requests|A request) refused before anything runs/;
 /** Query's description in the SDL: the public API's own account of its errors. */
 function queryDescription(): string {
   const document = parse(read('schema/base.graphql'));
-  const query = document.definitions.find((definition): definition is ObjectTypeDefinitionNode => definition.kind === Kind.OBJECT_TYPE_DEFINITION && definition.name.value === 'Query');
+  const query = document.definitions.find(
+    (definition): definition is ObjectTypeDefinitionNode =>
+      definition.kind === Kind.OBJECT_TYPE_DEFINITION && definition.name.value === 'Query',
+  );
   return query?.description?.value ?? '';
 }
 
@@ -88,9 +91,22 @@ describe('the one list of error codes', () => {
     expect(codesIn(refusals)).toEqual(Object.keys(REQUEST_STATUSES).sort());
   });
 
-  it("every \"<status> `CODE`\" in the docs and the SDL (the upstream's own codes aside) is a refusal the list gives that status", () => {
-    const texts = ['SECURITY.md', 'README.md', 'docs/ARCHITECTURE.md', ...readdirSync(join(ROOT, 'schema')).filter((name) => name.endsWith('.graphql')).map((name) => `schema/${name}`)];
-    const pairs = texts.flatMap((path) => [...read(path).matchAll(/(?<!upstream )\b([1-5]\d\d) `([A-Z][A-Z0-9_]+)`/g)].map(([, status, code]) => ({ path, code: code!, status: Number(status) })));
+  it('every "<status> `CODE`" in the docs and the SDL (the upstream\'s own codes aside) is a refusal the list gives that status', () => {
+    const texts = [
+      'SECURITY.md',
+      'README.md',
+      'docs/ARCHITECTURE.md',
+      ...readdirSync(join(ROOT, 'schema'))
+        .filter((name) => name.endsWith('.graphql'))
+        .map((name) => `schema/${name}`),
+    ];
+    const pairs = texts.flatMap((path) =>
+      [...read(path).matchAll(/(?<!upstream )\b([1-5]\d\d) `([A-Z][A-Z0-9_]+)`/g)].map(([, status, code]) => ({
+        path,
+        code: code!,
+        status: Number(status),
+      })),
+    );
     expect(pairs.filter(({ path }) => path === 'SECURITY.md').length).toBeGreaterThan(5);
     expect(pairs.filter(({ code, status }) => REQUEST_STATUSES[code] !== status)).toEqual([]);
   });
@@ -98,9 +114,17 @@ describe('the one list of error codes', () => {
   it('every code the server writes into an error itself is on the list', () => {
     const sourceFiles = (dir: string): string[] =>
       readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
-        entry.isDirectory() ? (['simulator', '__generated__'].includes(entry.name) ? [] : sourceFiles(join(dir, entry.name))) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+        entry.isDirectory()
+          ? ['simulator', '__generated__'].includes(entry.name)
+            ? []
+            : sourceFiles(join(dir, entry.name))
+          : entry.name.endsWith('.ts')
+            ? [join(dir, entry.name)]
+            : [],
       );
-    const written = sourceFiles('src').flatMap((path) => [...read(path).matchAll(/extensions:\s*\{\s*code:\s*'([A-Z_]+)'/g)].map((match) => `${path}: ${match[1]}`));
+    const written = sourceFiles('src').flatMap((path) =>
+      [...read(path).matchAll(/extensions:\s*\{\s*code:\s*'([A-Z_]+)'/g)].map((match) => `${path}: ${match[1]}`),
+    );
     expect(written.length).toBeGreaterThan(0);
     expect(written.filter((site) => !ALL_CODES.has(site.split(': ')[1]!))).toEqual([]);
   });

@@ -30,9 +30,13 @@ describe('toGraphQLError', () => {
   });
 
   it('uses a 4xx message, never a 5xx one', () => {
-    expect(toGraphQLError('priceEstimate', { kind: 'status', status: 409, body: body('ORDER_STAGE_NOT_ELIGIBLE', 'Estimate not available for RESERVED') }).message).toBe(
-      'Estimate not available for RESERVED',
-    );
+    expect(
+      toGraphQLError('priceEstimate', {
+        kind: 'status',
+        status: 409,
+        body: body('ORDER_STAGE_NOT_ELIGIBLE', 'Estimate not available for RESERVED'),
+      }).message,
+    ).toBe('Estimate not available for RESERVED');
     const fiveHundred = toGraphQLError('priceEstimate', { kind: 'status', status: 500, body: body('BOOM', 'db password is hunter2') });
     expect(fiveHundred.message).not.toContain('hunter2');
   });
@@ -70,12 +74,14 @@ describe('isAbsence: the failures a per-order lookup answers with null and no er
     expect(toGraphQLError(operation, notEligible).extensions.code).toBe('NOT_AVAILABLE');
   });
 
-  it.each<CallFailure>([{ kind: 'timeout' }, { kind: 'status', status: 500, body: '' }, { kind: 'status', status: 403, body: '' }, { kind: 'malformed', status: 200 }])(
-    'a failure is never an absence: %j',
-    (failure) => {
-      for (const operation of OPERATION_NAMES) expect(isAbsence(operation, failure)).toBe(false);
-    },
-  );
+  it.each<CallFailure>([
+    { kind: 'timeout' },
+    { kind: 'status', status: 500, body: '' },
+    { kind: 'status', status: 403, body: '' },
+    { kind: 'malformed', status: 200 },
+  ])('a failure is never an absence: %j', (failure) => {
+    for (const operation of OPERATION_NAMES) expect(isAbsence(operation, failure)).toBe(false);
+  });
 });
 
 /** Upstream messages that must never reach a caller, each with what it leaks. */
@@ -106,14 +112,17 @@ const LEAKY_MESSAGES: [string, string][] = [
 ];
 
 describe('the upstream’s own message in a 4xx: passed on only when it is a plain sentence', () => {
-  const messageFor = (status: number, message: string) => toGraphQLError('nearestPickupCenter', { kind: 'status', status, body: body('X', message) }).message;
+  const messageFor = (status: number, message: string) =>
+    toGraphQLError('nearestPickupCenter', { kind: 'status', status, body: body('X', message) }).message;
 
   it.each(LEAKY_MESSAGES.flatMap(([what, message]) => [400, 403, 409, 422].map((status) => [what, status, message] as const)))(
     '%s in a %i message: the fixed message instead',
     (_what, status, message) => {
       const answered = messageFor(status, message);
       expect(answered).not.toContain(message);
-      expect(answered).toMatch(/^(The upstream rejected the request as invalid\.|Not allowed to see this\.|The upstream reported a conflict \(nearestPickupCenter\)\.)$/);
+      expect(answered).toMatch(
+        /^(The upstream rejected the request as invalid\.|Not allowed to see this\.|The upstream reported a conflict \(nearestPickupCenter\)\.)$/,
+      );
     },
   );
 

@@ -32,14 +32,20 @@ describe('the launcher’s heap flags', () => {
     [512, 32, 288],
     [256, 16, 144],
     [128, 8, 72],
-  ])('a %i MiB limit: the whole V8 heap is 75 %% of it, the young generation at most a quarter of that, and node starts with them', (limitMib, semiSpaceMib, oldSpaceMib) => {
-    const flags = heapFlags({}, limitMib * MIB, MACHINE);
-    expect(flags).toEqual([`--max-semi-space-size=${semiSpaceMib}`, '--heap-growing-percent=50', `--max-old-space-size=${oldSpaceMib}`]);
-    expect(heapLimitMib(flags)).toBe(Math.floor(limitMib * 0.75));
-  });
+  ])(
+    'a %i MiB limit: the whole V8 heap is 75 %% of it, the young generation at most a quarter of that, and node starts with them',
+    (limitMib, semiSpaceMib, oldSpaceMib) => {
+      const flags = heapFlags({}, limitMib * MIB, MACHINE);
+      expect(flags).toEqual([`--max-semi-space-size=${semiSpaceMib}`, '--heap-growing-percent=50', `--max-old-space-size=${oldSpaceMib}`]);
+      expect(heapLimitMib(flags)).toBe(Math.floor(limitMib * 0.75));
+    },
+  );
 
   it('NODE_HEAP_FLAGS replaces them all, word by word; empty, node runs with its own defaults', () => {
-    expect(heapFlags({ NODE_HEAP_FLAGS: ' --max-semi-space-size=16   --max-old-space-size=200 ' }, 512 * MIB, MACHINE)).toEqual(['--max-semi-space-size=16', '--max-old-space-size=200']);
+    expect(heapFlags({ NODE_HEAP_FLAGS: ' --max-semi-space-size=16   --max-old-space-size=200 ' }, 512 * MIB, MACHINE)).toEqual([
+      '--max-semi-space-size=16',
+      '--max-old-space-size=200',
+    ]);
     expect(heapFlags({ NODE_HEAP_FLAGS: '' }, 512 * MIB, MACHINE)).toEqual([]);
   });
 });

@@ -15,7 +15,12 @@ const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOSt
 function storyOf(orders: number, times: number, eventsPerOrder = 100): Story {
   let story: Story = { orders: [] };
   for (let time = 0; time < times; time += 1) {
-    story = observe(story, Array.from({ length: orders }, (_, i) => order(`o${i}`, `S${time}`)), at(time), eventsPerOrder).story;
+    story = observe(
+      story,
+      Array.from({ length: orders }, (_, i) => order(`o${i}`, `S${time}`)),
+      at(time),
+      eventsPerOrder,
+    ).story;
   }
   return story;
 }
@@ -109,7 +114,12 @@ describe('parseStory', () => {
       { id: 'a', fields: {}, next: -1, events: [goodEvent] },
       { id: 'x'.repeat(10_001), fields: {}, next: 1, events: [goodEvent] },
       { id: 'a', fields: { 'product.model': 'x'.repeat(10_001) }, next: 1, events: [goodEvent] },
-      { id: 'a', fields: {}, next: 1, events: [{ ...goodEvent, changes: [{ field: 'product.model', from: null, to: 'x'.repeat(10_001) }] }] },
+      {
+        id: 'a',
+        fields: {},
+        next: 1,
+        events: [{ ...goodEvent, changes: [{ field: 'product.model', from: null, to: 'x'.repeat(10_001) }] }],
+      },
       'not an order',
       [[[[[]]]]],
       { id: good.id, fields: {}, next: 1, events: [goodEvent] },
@@ -154,8 +164,20 @@ describe('createHistory: what the writer keeps is what the reader takes back', (
     const events = await history.events(order('o1', 'IN_PRODUCTION'), 10, null);
     expect(events.map((event) => [event.observedAt, event.changes.map((change) => [change.field, change.from, change.to])])).toEqual([
       [at(3), [['product.model', 'OC', 'OC2']]],
-      [at(2), [['status', 'ORDER_CONFIRMED', 'IN_PRODUCTION'], ['rawStatus', 'ORDER_CONFIRMED', 'IN_PRODUCTION']]],
-      [at(1), [['status', 'RESERVED', 'ORDER_CONFIRMED'], ['rawStatus', 'RESERVED', 'ORDER_CONFIRMED']]],
+      [
+        at(2),
+        [
+          ['status', 'ORDER_CONFIRMED', 'IN_PRODUCTION'],
+          ['rawStatus', 'ORDER_CONFIRMED', 'IN_PRODUCTION'],
+        ],
+      ],
+      [
+        at(1),
+        [
+          ['status', 'RESERVED', 'ORDER_CONFIRMED'],
+          ['rawStatus', 'RESERVED', 'ORDER_CONFIRMED'],
+        ],
+      ],
       [at(0), []],
     ]);
     expect(ignored).toEqual([]);
@@ -167,10 +189,15 @@ describe('createHistory: what the writer keeps is what the reader takes back', (
     const history = createHistory({ store, bounds, ignored: (reason) => ignored.push(reason) });
     await history.observe([order('o1', 'RESERVED')], at(0));
     const kept = JSON.parse((await store.read('u1'))!) as { orders: unknown[] };
-    await store.update('u1', () => JSON.stringify({ orders: [...kept.orders, { id: 'o2', fields: { status: 'x'.repeat(10_001) }, next: 1, events: [] }] }));
+    await store.update('u1', () =>
+      JSON.stringify({ orders: [...kept.orders, { id: 'o2', fields: { status: 'x'.repeat(10_001) }, next: 1, events: [] }] }),
+    );
     expect(await history.events(order('o1', 'RESERVED'), 10, null)).toHaveLength(1);
     await history.observe([order('o1', 'RESERVED')], at(1));
     expect(JSON.parse((await store.read('u1'))!)).toEqual(kept);
-    expect(ignored).toEqual(['1 of its entries were not of their shape: dropped, the rest kept', '1 of its entries were not of their shape: dropped, the rest kept']);
+    expect(ignored).toEqual([
+      '1 of its entries were not of their shape: dropped, the rest kept',
+      '1 of its entries were not of their shape: dropped, the rest kept',
+    ]);
   });
 });

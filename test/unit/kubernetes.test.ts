@@ -18,7 +18,12 @@ const files = readdirSync(DIR).filter((name) => name.endsWith('.yaml'));
 type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
 const objects: { file: string; object: Manifest }[] = files
   .filter((file) => file !== 'kustomization.yaml')
-  .flatMap((file) => parseAllDocuments(readFileSync(new URL(file, DIR), 'utf8'), { version: '1.1' }).map((doc) => ({ file, object: doc.toJS() as Manifest })));
+  .flatMap((file) =>
+    parseAllDocuments(readFileSync(new URL(file, DIR), 'utf8'), { version: '1.1' }).map((doc) => ({
+      file,
+      object: doc.toJS() as Manifest,
+    })),
+  );
 const find = (kind: string, name: string) => objects.find(({ object }) => object.kind === kind && object.metadata.name === name)!.object;
 
 const deployment = find('Deployment', 'order-graph');
@@ -27,7 +32,10 @@ const container = pod.containers[0];
 const settings = find('ConfigMap', 'order-graph').data as Record<string, string>;
 // What the image sets (Dockerfile ENV) under what the ConfigMap sets.
 const imageEnv = Object.fromEntries(
-  /^ENV (.+)$/m.exec(readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8'))![1]!.split(/\s+/).map((pair) => pair.split('=') as [string, string]),
+  /^ENV (.+)$/m
+    .exec(readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8'))![1]!
+    .split(/\s+/)
+    .map((pair) => pair.split('=') as [string, string]),
 );
 
 describe('deploy/kubernetes', () => {
@@ -36,12 +44,18 @@ describe('deploy/kubernetes', () => {
     expect([...kustomization.resources].sort()).toEqual(files.filter((file) => file !== 'kustomization.yaml').sort());
   });
 
-  it.each(objects.map(({ file, object }) => [`${file}: ${object.kind} ${object.metadata.name}`, object] as const))('%s is valid against the Kubernetes schema', async (_, object) => {
-    const models = (await import(`kubernetes-models/${object.apiVersion}`)) as Record<string, new (data: unknown) => { validate(): void }>;
-    const Model = models[object.kind];
-    expect(Model, `no schema for ${object.apiVersion} ${object.kind}`).toBeDefined();
-    expect(() => new Model!(object).validate()).not.toThrow();
-  });
+  it.each(objects.map(({ file, object }) => [`${file}: ${object.kind} ${object.metadata.name}`, object] as const))(
+    '%s is valid against the Kubernetes schema',
+    async (_, object) => {
+      const models = (await import(`kubernetes-models/${object.apiVersion}`)) as Record<
+        string,
+        new (data: unknown) => { validate(): void }
+      >;
+      const Model = models[object.kind];
+      expect(Model, `no schema for ${object.apiVersion} ${object.kind}`).toBeDefined();
+      expect(() => new Model!(object).validate()).not.toThrow();
+    },
+  );
 
   it('the schema check catches mistakes (a string port, a missing selector)', async () => {
     const { Deployment } = await import('kubernetes-models/apps/v1');
@@ -73,18 +87,26 @@ describe('deploy/kubernetes', () => {
     const ingresses = objects.filter(({ object }) => object.kind === 'Ingress').map(({ object }) => object);
     expect(ingresses.map((ingress) => ingress.metadata.name)).toEqual(['order-graph']);
     const service = find('Service', 'order-graph');
-    const paths = ingresses.flatMap((ingress) => ingress.spec.rules.flatMap((rule: { http: { paths: { path: string; pathType: string; backend: unknown }[] } }) => rule.http.paths));
+    const paths = ingresses.flatMap((ingress) =>
+      ingress.spec.rules.flatMap((rule: { http: { paths: { path: string; pathType: string; backend: unknown }[] } }) => rule.http.paths),
+    );
     const backend = { service: { name: service.metadata.name, port: { name: service.spec.ports[0].name } } };
     expect(paths.every((path) => JSON.stringify(path.backend) === JSON.stringify(backend))).toBe(true);
     const routes = paths.map((path) => `${path.pathType === 'Exact' ? '=' : 'prefix'} ${path.path}`);
     expect(routes).toEqual([`= ${GRAPHQL_PATH}`, `prefix ${TRACKER_PATH}`]);
     // The nginx file's locations that pass requests on to the replicas: the same routes.
     const nginx = readFileSync(new URL('../../deploy/nginx/order-graph.conf', import.meta.url), 'utf8');
-    const proxied = [...nginx.matchAll(/location\s+(=\s+)?(\S+)\s*\{([^}]*)\}/g)].filter(([, , , body]) => /\bproxy_pass\b/.test(body!)).map(([, exact, path]) => `${exact ? '=' : 'prefix'} ${path}`);
+    const proxied = [...nginx.matchAll(/location\s+(=\s+)?(\S+)\s*\{([^}]*)\}/g)]
+      .filter(([, , , body]) => /\bproxy_pass\b/.test(body!))
+      .map(([, exact, path]) => `${exact ? '=' : 'prefix'} ${path}`);
     expect(proxied).toEqual(routes);
     // The Ingress's host is one the gateway answers for.
     const { allowedHosts } = loadConfig({ ...imageEnv, ...settings });
-    expect(ingresses.flatMap((ingress) => ingress.spec.rules.map((rule: { host: string }) => rule.host)).every((host: string) => allowedHosts === 'any' || allowedHosts.includes(host))).toBe(true);
+    expect(
+      ingresses
+        .flatMap((ingress) => ingress.spec.rules.map((rule: { host: string }) => rule.host))
+        .every((host: string) => allowedHosts === 'any' || allowedHosts.includes(host)),
+    ).toBe(true);
     // No default backend either: anything else is the ingress controller's own 404.
     expect(ingresses.every((ingress) => ingress.spec.defaultBackend === undefined)).toBe(true);
     // What must stay off the public side is not that path.
@@ -94,8 +116,13 @@ describe('deploy/kubernetes', () => {
 
   it('the probes and Prometheus reach each pod on its own port: probes on the container port, scrape annotations naming that port and METRICS_PATH', () => {
     const { metricsPath, port } = loadConfig({ ...imageEnv, ...settings });
-    expect(deployment.spec.template.metadata.annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': metricsPath });
-    for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) expect(probe.httpGet.port).toBe(container.ports[0].name);
+    expect(deployment.spec.template.metadata.annotations).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(port),
+      'prometheus.io/path': metricsPath,
+    });
+    for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe])
+      expect(probe.httpGet.port).toBe(container.ports[0].name);
   });
 
   it('the gateway’s port admits only the ingress controller’s namespace and the monitoring namespace (the kubelet’s probes come from the node)', () => {
@@ -126,7 +153,11 @@ describe('deploy/kubernetes', () => {
     for (const spec of [pod, find('Deployment', 'order-graph-redis').spec.template.spec]) {
       expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
       for (const each of spec.containers) {
-        expect(each.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+        expect(each.securityContext).toMatchObject({
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+        });
         expect(each.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
         expect(each.resources.limits.memory).toEqual(expect.any(String));
       }
@@ -141,7 +172,11 @@ describe('deploy/kubernetes', () => {
     const service = find('Service', 'order-graph');
     expect(service.spec.selector).toEqual(labels);
     expect(container.ports.map((p: { name: string }) => p.name)).toContain(service.spec.ports[0].targetPort);
-    expect(find('HorizontalPodAutoscaler', 'order-graph').spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'order-graph' });
+    expect(find('HorizontalPodAutoscaler', 'order-graph').spec.scaleTargetRef).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'order-graph',
+    });
     expect(find('PodDisruptionBudget', 'order-graph').spec.selector.matchLabels).toEqual(labels);
     const redisService = find('Service', 'order-graph-redis');
     const redisUrl = new URL(settings.REDIS_URL!);
@@ -168,7 +203,9 @@ describe('deploy/kubernetes', () => {
     const { args } = shippedRedis();
     expect([argument(args, '--appendonly'), argument(args, '--appendfsync'), argument(args, '--save')]).toEqual(['yes', 'everysec', '']);
     const redis = find('Deployment', 'order-graph-redis');
-    const mount = redis.spec.template.spec.containers[0].volumeMounts.find((candidate: { mountPath: string }) => candidate.mountPath === '/data');
+    const mount = redis.spec.template.spec.containers[0].volumeMounts.find(
+      (candidate: { mountPath: string }) => candidate.mountPath === '/data',
+    );
     const volume = redis.spec.template.spec.volumes.find((candidate: { name: string }) => candidate.name === mount.name);
     const claim = find('PersistentVolumeClaim', volume.persistentVolumeClaim.claimName);
     expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);

@@ -23,7 +23,16 @@ function hubOver(count: number) {
     requestLimits: { deadlineMs: 10_000, budget: { calls: 100, concurrency: 16, retries: 4 } },
     fetchOrders: async (_token, limits) => {
       polls.push(limits);
-      return Array.from({ length: count }, (_, i) => ({ id: `o${i}`, reservationId: `R${i}`, status: 'READY_FOR_PICKUP', updatedAt: new Date(Date.UTC(2026, 0, 1) + generation * 60_000).toISOString() }) as Order);
+      return Array.from(
+        { length: count },
+        (_, i) =>
+          ({
+            id: `o${i}`,
+            reservationId: `R${i}`,
+            status: 'READY_FOR_PICKUP',
+            updatedAt: new Date(Date.UTC(2026, 0, 1) + generation * 60_000).toISOString(),
+          }) as Order,
+      );
     },
     checkToken: async () => 'c',
   });
@@ -46,7 +55,8 @@ async function nextItem(stream: AsyncIterator<LiveItem>): Promise<LiveItem | 'no
 }
 
 const update = (item: LiveItem | 'none' | 'ended') => {
-  if (typeof item === 'string' || !('update' in item)) throw new Error(`expected an update, got ${typeof item === 'string' ? item : item.error.message}`);
+  if (typeof item === 'string' || !('update' in item))
+    throw new Error(`expected an update, got ${typeof item === 'string' ? item : item.error.message}`);
   return item;
 };
 
@@ -79,7 +89,9 @@ describe('a live stream', () => {
 
     const before = polls.length;
     bump();
-    const changes = await Promise.all(streams.map(async (stream) => [update(await nextItem(stream)), update(await nextItem(stream)), update(await nextItem(stream))]));
+    const changes = await Promise.all(
+      streams.map(async (stream) => [update(await nextItem(stream)), update(await nextItem(stream)), update(await nextItem(stream))]),
+    );
     const budgets = new Set(changes.flat().map((item) => item.limits!.budget));
     // One budget for the six events, and it is the one the poll's own call was taken from.
     expect(budgets.size).toBe(1);

@@ -153,7 +153,11 @@ const resolvers = {
     availability: (order: Order) => {
       // The stages run up to DELIVERED; CANCELLED (and UNKNOWN) reach none of them.
       const at = ORDER_STATUSES.indexOf(toEnum(order.status, ORDER_STATUSES));
-      return STAGE_BOUND.map(({ part, from }) => ({ part, from, available: at < ORDER_STATUSES.indexOf('CANCELLED') && at >= ORDER_STATUSES.indexOf(from) }));
+      return STAGE_BOUND.map(({ part, from }) => ({
+        part,
+        from,
+        available: at < ORDER_STATUSES.indexOf('CANCELLED') && at >= ORDER_STATUSES.indexOf(from),
+      }));
     },
     createdAt: (order: Order) => dateTime(order.createdAt),
     updatedAt: (order: Order) => dateTime(order.updatedAt),
@@ -163,8 +167,7 @@ const resolvers = {
     delivered: (order: Order) => order.vehicleDelivered === true,
     vehicle: (order: Order, _args: unknown, { dataSources }: Context) =>
       dataSources.appointment.getVehicleDetails(order.id, order.reservationId),
-    pickup: (order: Order, _args: unknown, { dataSources }: Context) =>
-      dataSources.priceCalculator.getNearestPickupCenter(order.id),
+    pickup: (order: Order, _args: unknown, { dataSources }: Context) => dataSources.priceCalculator.getNearestPickupCenter(order.id),
     estimate: (order: Order, _args: unknown, { dataSources }: Context) => dataSources.order.getEstimate(order.id),
     addresses: (order: Order, _args: unknown, { dataSources }: Context) => dataSources.order.getAddresses(order.id),
     // The DELIVERY address, the primary one first.
@@ -214,7 +217,9 @@ const resolvers = {
         const amount = money(tax.amount, e.currencyCode);
         if (!tax.code || !amount) return [];
         const rate = typeof tax.rate === 'number' ? tax.rate : null;
-        return [{ code: tax.code, description: tax.description ?? null, rate, taxableAmount: money(tax.taxableAmount, e.currencyCode), amount }];
+        return [
+          { code: tax.code, description: tax.description ?? null, rate, taxableAmount: money(tax.taxableAmount, e.currencyCode), amount },
+        ];
       }),
     taxTotal: (e: Estimate) => money(e.taxTotal, e.currencyCode),
     credits: (e: Estimate) => priceLines(e.credits, e.currencyCode),

@@ -15,7 +15,13 @@ function Tracker({ client, settings, onSignOut }: { client: OrderClient; setting
     <>
       <div className="bar">
         <p>{view.me ? `Signed in${view.me.firstName ? ` as ${view.me.firstName}` : ''}.` : waiting ? 'Loading your order…' : ''}</p>
-        <p className="live">{live === 'live' ? 'Live: changes show here as they happen.' : live === 'connecting' ? 'Connecting for live updates…' : 'Live updates stopped: sign in again.'}</p>
+        <p className="live">
+          {live === 'live'
+            ? 'Live: changes show here as they happen.'
+            : live === 'connecting'
+              ? 'Connecting for live updates…'
+              : 'Live updates stopped: sign in again.'}
+        </p>
         <button type="button" onClick={onSignOut}>
           Sign out
         </button>
@@ -32,7 +38,8 @@ function Tracker({ client, settings, onSignOut }: { client: OrderClient; setting
       {view.orders.map((order, index) => (
         <article key={order.id} className="order" aria-labelledby={`order-${order.id}`}>
           <h2 id={`order-${order.id}`}>
-            {[order.product?.model, order.product?.trim].filter(Boolean).join(' ') || 'Your order'} <span className="muted">· {order.reservationId}</span>
+            {[order.product?.model, order.product?.trim].filter(Boolean).join(' ') || 'Your order'}{' '}
+            <span className="muted">· {order.reservationId}</span>
           </h2>
           <Progress status={order.status} />
           <OrderParts order={order} index={index} complete={view.complete} errors={view.errors} />
@@ -50,7 +57,10 @@ export function App({ settings }: { settings: TrackerSettings }) {
   // graphql-request takes an absolute URL only; window.fetch is called on window (a bare reference to it throws in some browsers).
   const endpoint = new URL(settings.endpoint, location.href).href;
   const persistedDocuments = settings.persistedDocuments ?? false;
-  const client = useMemo(() => createOrderClient({ endpoint, persistedDocuments, fetch: (input, init) => window.fetch(input, init) }), [endpoint, persistedDocuments, session]);
+  const client = useMemo(
+    () => createOrderClient({ endpoint, persistedDocuments, fetch: (input, init) => window.fetch(input, init) }),
+    [endpoint, persistedDocuments, session],
+  );
 
   const signIn = async (username: string, password: string) => {
     try {
@@ -71,7 +81,9 @@ export function App({ settings }: { settings: TrackerSettings }) {
       <header>
         <h1>Order tracker</h1>
       </header>
-      <main>{signedIn ? <Tracker client={client} settings={settings} onSignOut={signOut} /> : <SignIn demo={settings.demo} onSignIn={signIn} />}</main>
+      <main>
+        {signedIn ? <Tracker client={client} settings={settings} onSignOut={signOut} /> : <SignIn demo={settings.demo} onSignIn={signIn} />}
+      </main>
     </>
   );
 }

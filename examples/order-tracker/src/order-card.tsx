@@ -19,7 +19,11 @@ export function Progress({ status }: { status: string }) {
         ))}
       </ol>
       <p className="next">
-        {at < 0 ? `This order is ${stageName(status).toLowerCase()}.` : next ? `Now: ${stageName(status)}. Next: ${stageName(next)}.` : `Now: ${stageName(status)}. Nothing comes after this stage.`}
+        {at < 0
+          ? `This order is ${stageName(status).toLowerCase()}.`
+          : next
+            ? `Now: ${stageName(status)}. Next: ${stageName(next)}.`
+            : `Now: ${stageName(status)}. Nothing comes after this stage.`}
       </p>
     </div>
   );
@@ -41,7 +45,17 @@ function Row({ label, children }: { label: string; children: string }) {
 }
 
 /** The order's parts, each from its own deferred payload. */
-export function OrderParts({ order, index, complete, errors }: { order: TrackedOrder; index: number; complete: boolean; errors: OrderGraphError[] }) {
+export function OrderParts({
+  order,
+  index,
+  complete,
+  errors,
+}: {
+  order: TrackedOrder;
+  index: number;
+  complete: boolean;
+  errors: OrderGraphError[];
+}) {
   const parts = order as TrackedOrder & Parts;
   const part = (field: keyof Parts) => {
     const gate = order.availability.find((entry) => entry.part === field.toUpperCase());
@@ -69,8 +83,12 @@ export function OrderParts({ order, index, complete, errors }: { order: TrackedO
         {pickup ? (
           <dl>
             <Row label="Centre">{pickup.name}</Row>
-            <Row label="Address">{[pickup.address?.line1, pickup.address?.city, pickup.address?.region].filter(Boolean).join(', ') || '—'}</Row>
-            <Row label="Pickup date">{pickup.earliestPickupDate ? day(pickup.earliestPickupDate) : pickup.available ? 'Ready now' : 'Not set yet'}</Row>
+            <Row label="Address">
+              {[pickup.address?.line1, pickup.address?.city, pickup.address?.region].filter(Boolean).join(', ') || '—'}
+            </Row>
+            <Row label="Pickup date">
+              {pickup.earliestPickupDate ? day(pickup.earliestPickupDate) : pickup.available ? 'Ready now' : 'Not set yet'}
+            </Row>
           </dl>
         ) : null}
       </Part>
@@ -97,7 +115,9 @@ export function OrderParts({ order, index, complete, errors }: { order: TrackedO
       <Part title="Trade-in" {...part('tradeIn')} empty="No trade-in.">
         {tradeIn ? (
           <dl>
-            <Row label="Vehicle">{[tradeIn.vehicle?.year, tradeIn.vehicle?.make, tradeIn.vehicle?.model].filter(Boolean).join(' ') || '—'}</Row>
+            <Row label="Vehicle">
+              {[tradeIn.vehicle?.year, tradeIn.vehicle?.make, tradeIn.vehicle?.model].filter(Boolean).join(' ') || '—'}
+            </Row>
             <Row label="Offer">{tradeIn.offer ? money(tradeIn.offer.amount) : 'No offer yet'}</Row>
             <Row label="Offer expires">{dateTime(tradeIn.offer?.expiresAt)}</Row>
             <Row label="Status">{tradeIn.status.toLowerCase().replaceAll('_', ' ')}</Row>

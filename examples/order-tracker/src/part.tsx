@@ -38,9 +38,15 @@ export function Part({ title, field, arrived, complete, errors, notReached, empt
   const id = `part-${field}`;
   const waiting = !arrived && !complete;
   return (
-    <section className="part" aria-labelledby={id} aria-busy={waiting} data-part={field} data-state={waiting ? 'waiting' : children ? 'shown' : 'absent'}>
+    <section
+      className="part"
+      aria-labelledby={id}
+      aria-busy={waiting}
+      data-part={field}
+      data-state={waiting ? 'waiting' : children ? 'shown' : 'absent'}
+    >
       <h3 id={id}>{title}</h3>
-      {waiting ? <p className="muted">Loading…</p> : children ?? <p className="muted">{absence(errors, notReached, empty)}</p>}
+      {waiting ? <p className="muted">Loading…</p> : (children ?? <p className="muted">{absence(errors, notReached, empty)}</p>)}
     </section>
   );
 }

@@ -2,7 +2,13 @@
 import { useState, type FormEvent } from 'react';
 import type { TrackerSettings } from './settings';
 
-export function SignIn({ demo, onSignIn }: { demo: TrackerSettings['demo']; onSignIn: (username: string, password: string) => Promise<string | null> }) {
+export function SignIn({
+  demo,
+  onSignIn,
+}: {
+  demo: TrackerSettings['demo'];
+  onSignIn: (username: string, password: string) => Promise<string | null>;
+}) {
   const [chosen, setChosen] = useState(0);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
@@ -36,11 +42,24 @@ export function SignIn({ demo, onSignIn }: { demo: TrackerSettings['demo']; onSi
         <>
           <label>
             Username
-            <input name="username" autoComplete="username" required value={username} onChange={(event) => setUsername(event.target.value)} />
+            <input
+              name="username"
+              autoComplete="username"
+              required
+              value={username}
+              onChange={(event) => setUsername(event.target.value)}
+            />
           </label>
           <label>
             Password
-            <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.target.value)} />
+            <input
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+            />
           </label>
         </>
       )}

@@ -50,8 +50,15 @@ function useDeferredOrder(client: OrderClient, reading: number): OrderView {
       mark('tracker:order-asked', reading);
       for await (const { data, errors } of client.deferred(TrackerOrderDocument, undefined, stop.signal)) {
         if (stop.signal.aborted) return;
-        const failed = !data && errors.length > 0 && errors.every((error) => !error.extensions?.code) ? (errors[0]?.message ?? 'no answer') : null;
-        latest = { me: data?.me ? { id: data.me.id, firstName: data.me.firstName } : null, orders: data?.me?.orders ?? [], errors, complete: false, failed };
+        const failed =
+          !data && errors.length > 0 && errors.every((error) => !error.extensions?.code) ? (errors[0]?.message ?? 'no answer') : null;
+        latest = {
+          me: data?.me ? { id: data.me.id, firstName: data.me.firstName } : null,
+          orders: data?.me?.orders ?? [],
+          errors,
+          complete: false,
+          failed,
+        };
         const next = latest;
         setView((shown) => ({ ...next, orders: overlay(shown.orders, next.orders) }));
         mark('tracker:first-content', reading);

@@ -38,7 +38,9 @@ export function checkedEntities<S, C>(resolve: GraphQLFieldResolver<S, C>): Grap
   return (source, args, context, info) => {
     const { representations } = args as { representations?: unknown };
     if (!Array.isArray(representations) || !representations.every(isReference)) {
-      throw new BadUserInputError(`Each representation must be an object whose __typename is one of ${Object.keys(entityResolvers).join(', ')}, with its key fields.`);
+      throw new BadUserInputError(
+        `Each representation must be an object whose __typename is one of ${Object.keys(entityResolvers).join(', ')}, with its key fields.`,
+      );
     }
     return resolve(source, args, context, info);
   };

@@ -75,8 +75,17 @@ type FromLoader<F extends PerOrderField> = (
 function throughTable(fields: { [F in PerOrderField]: FromLoader<F> }): { [F in PerOrderField]: FieldResolver<F> } {
   const resolvers = Object.entries(ORDER_FIELD_OPERATIONS).map(([field, operation]) => {
     // Each field's function takes the loader its own entry names: the mapped type above checks that.
-    const resolve = fields[field as PerOrderField] as (loader: unknown, order: OrderModel, args: unknown, info: GraphQLResolveInfo) => unknown;
-    return [field, (order: OrderModel, args: unknown, { loaders }: GraphQLContext, info: GraphQLResolveInfo) => resolve(loaders[operation], order, args, info)];
+    const resolve = fields[field as PerOrderField] as (
+      loader: unknown,
+      order: OrderModel,
+      args: unknown,
+      info: GraphQLResolveInfo,
+    ) => unknown;
+    return [
+      field,
+      (order: OrderModel, args: unknown, { loaders }: GraphQLContext, info: GraphQLResolveInfo) =>
+        resolve(loaders[operation], order, args, info),
+    ];
   });
   return Object.fromEntries(resolvers) as { [F in PerOrderField]: FieldResolver<F> };
 }
@@ -86,7 +95,11 @@ export const Order: OrderResolvers = {
   // Read from the status as `status` maps it, so the two always agree.
   availability: (order) => {
     const status = ORDER_RECORD_FIELDS.status(order);
-    return STAGE_BOUND.map(([field, from]) => ({ part: field.toUpperCase() as Uppercase<typeof field>, from, available: hasReached(status, from) }));
+    return STAGE_BOUND.map(([field, from]) => ({
+      part: field.toUpperCase() as Uppercase<typeof field>,
+      from,
+      available: hasReached(status, from),
+    }));
   },
   product: ({ product }) => product ?? null,
   configuration: ({ configuration }) => configuration ?? null,
@@ -117,4 +130,3 @@ export const Order: OrderResolvers = {
     },
   }),
 };
-

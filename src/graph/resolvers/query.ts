@@ -33,5 +33,6 @@ export const Query: QueryResolvers = {
   },
   orders: ordersPage,
   // Only ids from the caller's own list ever reach the per-order calls.
-  order: async (_parent, { id }, { loaders }, info) => (await loaders.orderDetails.load(CALLER, info)).find((order) => order.id === id) ?? null,
+  order: async (_parent, { id }, { loaders }, info) =>
+    (await loaders.orderDetails.load(CALLER, info)).find((order) => order.id === id) ?? null,
 };

@@ -31,7 +31,5 @@ export const scalarResolvers = {
   Date: stringScalar('Date', 'a calendar date YYYY-MM-DD', (value) =>
     DATE.test(value) && !Number.isNaN(Date.parse(value)) ? value : null,
   ),
-  Decimal: stringScalar('Decimal', 'an exact decimal string, e.g. "68999.00"', (value) =>
-    DECIMAL.test(value) ? value : null,
-  ),
+  Decimal: stringScalar('Decimal', 'an exact decimal string, e.g. "68999.00"', (value) => (DECIMAL.test(value) ? value : null)),
 };

@@ -11,7 +11,13 @@ export const Subscription: SubscriptionResolvers = {
     subscribe: async (_root, { orderId }, { operations, scope: { auth, clientAddress }, live }) => {
       const customer = await operations.customerDetails();
       if (!auth.token) throw missingTokenError();
-      return live.watch({ customerId: customer.id, token: auth.token, expiresAt: auth.expiresAt, address: addressKey(clientAddress), orderId: orderId ?? null });
+      return live.watch({
+        customerId: customer.id,
+        token: auth.token,
+        expiresAt: auth.expiresAt,
+        address: addressKey(clientAddress),
+        orderId: orderId ?? null,
+      });
     },
     // Each event is resolved in a context of its own (GraphQLContext.forEvent): its other
     // fields (vehicle, pickup, …) are fetched within its poll's budget, shared with the

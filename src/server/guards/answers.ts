@@ -17,7 +17,8 @@ export function quietErrors(errors: ExecutionResult['errors'], hideSuggestions: 
     // yoga reads the key's presence to pick the status: keep it, drop what it quotes.
     if (original) (error.extensions as Record<string, unknown>).originalError = { name: original.name };
     // The schema stays private with introspection off: no suggestions of its names.
-    if (hideSuggestions && error.message.includes('Did you mean')) (error as { message: string }).message = error.message.replace(SUGGESTION, '');
+    if (hideSuggestions && error.message.includes('Did you mean'))
+      (error as { message: string }).message = error.message.replace(SUGGESTION, '');
   }
 }
 

@@ -32,9 +32,12 @@ function usePreflightedPosts(): Plugin {
         return onRequestParse?.(payload);
       } catch {
         // The plugin's refusal has no code: this one is the same refusal, with its code.
-        throw createGraphQLError('A POST must be sent as application/json, or with an x-graphql-yoga-csrf or apollo-require-preflight header.', {
-          extensions: requestErrorExtensions('PREFLIGHT_REQUIRED'),
-        });
+        throw createGraphQLError(
+          'A POST must be sent as application/json, or with an x-graphql-yoga-csrf or apollo-require-preflight header.',
+          {
+            extensions: requestErrorExtensions('PREFLIGHT_REQUIRED'),
+          },
+        );
       }
     },
   };

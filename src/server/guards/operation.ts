@@ -24,7 +24,12 @@ import { usesDeferOrStream } from '../executor.js';
 const CREDENTIAL_FIELDS = new Set(['login', 'refreshTokens']);
 
 /** The operation's root fields with these names, aliases and fragments included. */
-function countRootFields(context: ValidationContext, selections: readonly SelectionNode[], names: ReadonlySet<string>, seen = new Set<string>()): number {
+function countRootFields(
+  context: ValidationContext,
+  selections: readonly SelectionNode[],
+  names: ReadonlySet<string>,
+  seen = new Set<string>(),
+): number {
   let count = 0;
   for (const selection of selections) {
     if (selection.kind === Kind.FIELD) count += names.has(selection.name.value) ? 1 : 0;
@@ -70,13 +75,19 @@ export function useOperationRules(): Plugin {
       addValidationRule((context: ValidationContext) => ({
         Directive(node: DirectiveNode) {
           const count = streamCount(node);
-          if (count === null || (typeof count === 'number' && count < 0)) context.reportError(new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' satisfies RequestErrorCode } }));
+          if (count === null || (typeof count === 'number' && count < 0))
+            context.reportError(
+              new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' satisfies RequestErrorCode } }),
+            );
         },
         OperationDefinition(node: OperationDefinitionNode) {
           const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
           if (credentials <= 1) return;
           context.reportError(
-            new GraphQLError(`One login or refreshTokens per request: this operation has ${credentials}.`, { nodes: [node], extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' satisfies RequestErrorCode } }),
+            new GraphQLError(`One login or refreshTokens per request: this operation has ${credentials}.`, {
+              nodes: [node],
+              extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' satisfies RequestErrorCode },
+            }),
           );
         },
       }));
@@ -88,7 +99,10 @@ export function useOperationRules(): Plugin {
 const STREAMABLE = /(^|,)\s*(\*\/\*|multipart\/(mixed|\*)|text\/(event-stream|\*))\s*(;|,|$)/i;
 
 /** Variables that do not fit the operation: 400 BAD_USER_INPUT, whichever executor runs. */
-function variableRefusal({ document, variableValues, schema }: ExecutionArgs, operation: OperationDefinitionNode): ExecutionResult | undefined {
+function variableRefusal(
+  { document, variableValues, schema }: ExecutionArgs,
+  operation: OperationDefinitionNode,
+): ExecutionResult | undefined {
   if (!operation.variableDefinitions?.length) return undefined;
   const { errors } = getVariableValues(schema, operation.variableDefinitions, variableValues ?? {}, { maxErrors: 10 });
   if (!errors) {
@@ -97,7 +111,9 @@ function variableRefusal({ document, variableValues, schema }: ExecutionArgs, op
     return { errors: [createGraphQLError(NEGATIVE_STREAM_COUNT, { extensions: requestErrorExtensions('BAD_USER_INPUT') })] };
   }
   return {
-    errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: requestErrorExtensions('BAD_USER_INPUT') })),
+    errors: errors.map(
+      (error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: requestErrorExtensions('BAD_USER_INPUT') }),
+    ),
   };
 }
 

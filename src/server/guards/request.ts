@@ -5,7 +5,8 @@ import { requestErrorExtensions, REQUEST_ERRORS, type RequestErrorCode } from '.
 import { LIMITS } from '../limits.js';
 
 // What a GraphQL answer can be sent as; text/html is GraphiQL's page.
-const ACCEPTABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|multipart\/mixed|text\/event-stream|text\/html)\s*(;|,|$)/i;
+const ACCEPTABLE =
+  /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|multipart\/mixed|text\/event-stream|text\/html)\s*(;|,|$)/i;
 
 /** An Accept nothing can satisfy is 406 before the operation runs (not after its upstream calls). */
 export function useAcceptableAnswers(): Plugin {
@@ -65,8 +66,20 @@ export function useAllowedHosts(allowed: AllowedHosts): Plugin {
   return {
     onRequest({ request, endResponse, fetchAPI }) {
       if (allows(request.headers.get('host') ?? new URL(request.url).host)) return;
-      const body = { errors: [{ message: 'This server does not answer for that host name.', extensions: { code: 'HOST_NOT_ALLOWED' satisfies RequestErrorCode } }] };
-      endResponse(new fetchAPI.Response(JSON.stringify(body), { status: REQUEST_ERRORS.HOST_NOT_ALLOWED.status, headers: { 'content-type': 'application/json' } }));
+      const body = {
+        errors: [
+          {
+            message: 'This server does not answer for that host name.',
+            extensions: { code: 'HOST_NOT_ALLOWED' satisfies RequestErrorCode },
+          },
+        ],
+      };
+      endResponse(
+        new fetchAPI.Response(JSON.stringify(body), {
+          status: REQUEST_ERRORS.HOST_NOT_ALLOWED.status,
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
     },
   };
 }
@@ -79,8 +92,18 @@ export function useUncompressedBodies(): Plugin {
       if (!encoding || encoding.trim().toLowerCase() === 'identity') return;
       endResponse(
         new fetchAPI.Response(
-          JSON.stringify({ errors: [{ message: 'Request bodies are not accepted compressed: send them uncompressed.', extensions: { code: 'UNSUPPORTED_CONTENT_ENCODING' satisfies RequestErrorCode } }] }),
-          { status: REQUEST_ERRORS.UNSUPPORTED_CONTENT_ENCODING.status, headers: { 'content-type': 'application/json', connection: 'close' } },
+          JSON.stringify({
+            errors: [
+              {
+                message: 'Request bodies are not accepted compressed: send them uncompressed.',
+                extensions: { code: 'UNSUPPORTED_CONTENT_ENCODING' satisfies RequestErrorCode },
+              },
+            ],
+          }),
+          {
+            status: REQUEST_ERRORS.UNSUPPORTED_CONTENT_ENCODING.status,
+            headers: { 'content-type': 'application/json', connection: 'close' },
+          },
         ),
       );
     },
@@ -103,7 +126,13 @@ function countedBody(request: Request, limit: number, fetchAPI: FetchAPI): Reque
       },
     }),
   );
-  const init: RequestInit & { duplex: 'half' } = { method: request.method, headers: request.headers, signal: request.signal, body: counted, duplex: 'half' };
+  const init: RequestInit & { duplex: 'half' } = {
+    method: request.method,
+    headers: request.headers,
+    signal: request.signal,
+    body: counted,
+    duplex: 'half',
+  };
   return new fetchAPI.Request(request.url, init);
 }
 
@@ -121,7 +150,8 @@ export function useBodyLimit(limit: number = LIMITS.maxRequestBodyBytes): Plugin
       const length = request.headers.get('content-length');
       if (length !== null) {
         // One non-negative integer: anything else (a list of them, a sign) smells of smuggling.
-        if (!/^\d+$/.test(length)) throw createGraphQLError('Content-Length header is invalid.', { extensions: requestErrorExtensions('BAD_REQUEST') });
+        if (!/^\d+$/.test(length))
+          throw createGraphQLError('Content-Length header is invalid.', { extensions: requestErrorExtensions('BAD_REQUEST') });
         if (Number(length) > limit) throw tooLarge();
         return;
       }
