@@ -20,6 +20,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { wholeOrderCalls } from '../src/graph/order-fields.js';
 import { HOSTS, operationUrl, type UpstreamUrls } from '../src/upstream/contract.js';
 import { abuseMarkdown, abuseSettings, measureAbuse, type AbuseResults } from './abuse.js';
 import { measureStreams, streamsMarkdown, type StreamResults, type StreamSettings } from './streams.js';
@@ -29,7 +30,8 @@ const ROOT = fileURLToPath(ROOT_URL);
 const RESULTS_DIR = new URL('results/', import.meta.url);
 const CONCURRENCIES = [1, 16, 64] as const;
 const CUSTOMER = 'ready@demo.test';
-const CALLS_PER_QUERY = 8; // 2 + 6 × one order
+/** The upstream calls of the benchmark's whole order: its customer has one order. */
+const CALLS_PER_QUERY = wholeOrderCalls(1);
 /** How a production start runs the gateway: the launcher, which execs node with the heap flags (same PID). */
 const GATEWAY_START = 'dist/src/tools/start.mjs';
 // Plain JavaScript without declarations: imported by a path the compiler does not follow.
@@ -753,7 +755,7 @@ function buildReport(
     ...(streams ? streamsMarkdown(streams) : []),
     ...(abuse ? abuseMarkdown(abuse) : []),
     problems.length === 0
-      ? 'Nothing broke: every answer held the VIN, none had errors, every query not answered from the cache made 8 upstream calls.'
+      ? `Nothing broke: every answer held the VIN, none had errors, every query not answered from the cache made ${CALLS_PER_QUERY} upstream calls.`
       : `**Broken:**\n\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
     '',
   );

@@ -29,3 +29,16 @@ export const AVAILABLE_FROM = Object.fromEntries(
     return activeFrom ? [[field, activeFrom]] : [];
   }),
 ) as StageBound;
+
+/** The per-order operations, each once (two fields may share one: shippingAddress and addresses). */
+export const PER_ORDER_OPERATIONS = [...new Set(Object.values(ORDER_FIELD_OPERATIONS))];
+
+/** The operations a whole order makes once for the customer, whatever its orders: the customer and the order list. */
+export const CUSTOMER_OPERATIONS = ['customerDetails', 'orderDetails'] as const satisfies readonly OperationName[];
+
+/**
+ * The upstream calls of a whole order (the customer and every per-order field) of this many
+ * orders: each customer operation once, each per-order operation once per order. Tests, the
+ * budget's default and the benchmark count with it.
+ */
+export const wholeOrderCalls = (orders: number) => CUSTOMER_OPERATIONS.length + PER_ORDER_OPERATIONS.length * orders;

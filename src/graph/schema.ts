@@ -1,7 +1,7 @@
 // The graph: the public SDL (schema/), the per-request context, loaders and resolvers.
 import { readFileSync, readdirSync } from 'node:fs';
 import { buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
-import { parse } from 'graphql';
+import { buildASTSchema, parse } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
 import { checkedEntities, entityResolvers } from './resolvers/entities.js';
@@ -16,6 +16,16 @@ export function loadTypeDefs(): string[] {
     .filter((name) => name.endsWith('.graphql'))
     .sort()
     .map((name) => readFileSync(new URL(name, SCHEMA_DIR), 'utf8'));
+}
+
+/** The page of orders a query gets unless it asks otherwise (the SDL's default `first` of `Query.orders`): a whole order's page. */
+export function defaultOrdersPage(): number {
+  const first = buildASTSchema(parse(loadTypeDefs().join('\n')))
+    .getQueryType()
+    ?.getFields()
+    .orders?.args.find((arg) => arg.name === 'first')?.defaultValue;
+  if (typeof first !== 'number') throw new Error('schema/: Query.orders has no default page size');
+  return first;
 }
 
 /**

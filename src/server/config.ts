@@ -19,6 +19,8 @@ import type { BudgetLimits } from '../upstream/budget.js';
 import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
 import type { ResponseCacheBytes } from '../redis/response-cache.js';
 import type { HistoryBounds } from '../graph/history-story.js';
+import { wholeOrderCalls } from '../graph/order-fields.js';
+import { defaultOrdersPage } from '../graph/schema.js';
 import type { CallerLimits } from './callers.js';
 
 /** Thrown by loadConfig with every problem found, one line each. */
@@ -119,6 +121,13 @@ const hostNames = z
     'ALLOWED_HOSTS must be a comma-separated list of host names such as api.example.com (no scheme, no port), or *',
   );
 
+/**
+ * The upstream calls a request may make by default: a whole order of the default page, rounded
+ * up to the next ten so that a retry or two fit. It follows the operations: a per-order call
+ * added to the table raises it.
+ */
+export const DEFAULT_UPSTREAM_CALLS = Math.ceil(wholeOrderCalls(defaultOrdersPage()) / 10) * 10;
+
 /** Every environment variable the gateway reads, validated and defaulted (the README's tables are checked against it). */
 export const envSchema = z.object({
   PORT: integer('PORT', 0, 65535).default(4000),
@@ -127,7 +136,7 @@ export const envSchema = z.object({
   UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 0, 5).default(1),
   UPSTREAM_CLIENT: z.enum(['undici', 'got'], { error: 'UPSTREAM_CLIENT must be undici or got' }).default('undici'),
   REQUEST_DEADLINE_MS: integer('REQUEST_DEADLINE_MS', 1, 600_000).default(10_000),
-  UPSTREAM_CALLS_PER_REQUEST: integer('UPSTREAM_CALLS_PER_REQUEST', 1, 10_000).default(100),
+  UPSTREAM_CALLS_PER_REQUEST: integer('UPSTREAM_CALLS_PER_REQUEST', 1, 10_000).default(DEFAULT_UPSTREAM_CALLS),
   UPSTREAM_CONCURRENCY_PER_REQUEST: integer('UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 256).default(16),
   UPSTREAM_RETRIES_PER_REQUEST: integer('UPSTREAM_RETRIES_PER_REQUEST', 0, 1000).default(4),
   // Sized for a browser tab or two: a page's queries at once, each at its full concurrency.
