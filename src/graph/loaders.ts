@@ -1,7 +1,7 @@
 // The per-request DataLoaders, one per upstream operation: one call per distinct key per request.
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
-import type { Operations } from '../upstream/operations.js';
+import { PER_ORDER_CALLS, type Operations, type PerOrderAnswer, type PerOrderOperation } from '../upstream/operations.js';
 import type { RequestScope } from '../upstream/scope.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
@@ -82,14 +82,12 @@ function createLoader<K, V>(
   };
 }
 
-export interface VehicleKey {
-  orderId: string;
-  reservationId: string;
-}
-export interface PaymentsKey {
-  orderId: string;
-  feeType: string;
-}
+/** A per-order call's key: its parameters, as the contract names them (`paramValues`). */
+export type CallParams = Record<string, string>;
+// Built in the contract's order, so equal parameters make equal keys.
+const paramsKey = (params: CallParams) => JSON.stringify(Object.values(params));
+
+type PerOrderLoaders = { [O in PerOrderOperation]: Loader<CallParams, PerOrderAnswer<O> | null> };
 
 /**
  * One loader per upstream operation, named after it (the Order fields find theirs through
@@ -98,21 +96,13 @@ export interface PaymentsKey {
  */
 export function createLoaders(operations: Operations, scope: RequestScope, tracer?: FieldTracer) {
   const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, scope, tracer, cacheKeyFn);
+  const perOrder = Object.fromEntries(
+    PER_ORDER_CALLS.map((operation) => [operation, loader((params: CallParams) => operations.perOrder(operation, params), paramsKey)]),
+  ) as PerOrderLoaders;
   return {
     customerDetails: loader((_: typeof CALLER) => operations.customerDetails()),
     orderDetails: loader((_: typeof CALLER) => operations.orderDetails()),
-    vehicleProductionDetails: loader(
-      ({ orderId, reservationId }: VehicleKey) => operations.vehicleProductionDetails(orderId, reservationId),
-      ({ orderId, reservationId }) => JSON.stringify([orderId, reservationId]),
-    ),
-    nearestPickupCenter: loader((orderId: string) => operations.nearestPickupCenter(orderId)),
-    priceEstimate: loader((orderId: string) => operations.priceEstimate(orderId)),
-    shippingAddresses: loader((orderId: string) => operations.shippingAddresses(orderId)),
-    orderPayments: loader(
-      ({ orderId, feeType }: PaymentsKey) => operations.orderPayments(orderId, feeType),
-      ({ orderId, feeType }) => JSON.stringify([orderId, feeType]),
-    ),
-    tradeInDetails: loader((reservationId: string) => operations.tradeInDetails(reservationId)),
+    ...perOrder,
   };
 }
 

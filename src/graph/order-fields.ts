@@ -1,5 +1,6 @@
 // Which Order field takes which upstream call: the table the Order resolvers load through.
 import { CONTRACT, type OperationName, type OrderStage } from '../upstream/contract.js';
+import type { PerOrderOperation } from '../upstream/operations.js';
 
 /**
  * The Order fields that each take a per-order upstream call, with the operation that serves
@@ -15,7 +16,7 @@ export const ORDER_FIELD_OPERATIONS = {
   addresses: 'shippingAddresses',
   payments: 'orderPayments',
   tradeIn: 'tradeInDetails',
-} as const satisfies Record<string, OperationName>;
+} as const satisfies Record<string, PerOrderOperation>;
 
 type FieldOperations = typeof ORDER_FIELD_OPERATIONS;
 type StageBound = {

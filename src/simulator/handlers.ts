@@ -32,7 +32,7 @@ const FEATURE: Partial<Record<OperationName, string>> = {
   priceEstimate: 'Price estimate is',
 };
 
-function findOrder({ data }: World, orderId: string): Order {
+function findOrder({ data }: World, orderId = ''): Order {
   const order = data.orders.find((candidate) => candidate.id === orderId);
   if (!order) throw orderNotFound(`Order ${orderId} not found`);
   return order;
@@ -90,7 +90,7 @@ function customerDetails({ data }: World, call: Call): Reply {
 const orderDetails = ({ data }: World, call: Call): Reply => ok(data.orders.filter((order) => order.userId === call.userId));
 
 function vehicleProductionDetails({ data }: World, call: Call): Reply {
-  const [orderId, reservationId] = requireParams(call, ['order_id', 'reservation_id']) as [string, string];
+  const { id: orderId = '', reservationId = '' } = requireParams(call).order;
   const order = data.orders.find((candidate) => candidate.id === orderId);
   if (!order || order.reservationId !== reservationId) throw orderNotFound(`Order ${orderId} with reservation ${reservationId} not found`);
   assertOwner(call, order);
@@ -101,8 +101,7 @@ function vehicleProductionDetails({ data }: World, call: Call): Reply {
 }
 
 function nearestPickupCenter(world: World, call: Call): Reply {
-  const [orderId] = requireParams(call, ['orderId']) as [string];
-  const order = findOrder(world, orderId);
+  const order = findOrder(world, requireParams(call).order.id);
   assertActive(call, order);
   const center = world.data.pickupCenters.find((candidate) => candidate.orderId === order.id);
   if (!center) throw new SimulatedError(404, 'PICKUP_CENTER_NOT_FOUND', `No pickup centre assigned to order ${order.id}`);
@@ -110,8 +109,7 @@ function nearestPickupCenter(world: World, call: Call): Reply {
 }
 
 function priceEstimate(world: World, call: Call): Reply {
-  const [orderId] = requireParams(call, ['orderID']) as [string];
-  const order = findOrder(world, orderId);
+  const order = findOrder(world, requireParams(call).order.id);
   assertOwner(call, order);
   assertActive(call, order);
   const estimate = world.data.estimates.find((candidate) => candidate.orderId === order.id);
@@ -120,20 +118,20 @@ function priceEstimate(world: World, call: Call): Reply {
 }
 
 function shippingAddresses(world: World, call: Call): Reply {
-  const [orderId] = requireParams(call, ['order_id'], 'path') as [string];
-  const order = findOrder(world, orderId);
+  const order = findOrder(world, requireParams(call).order.id);
   return ok(world.data.addresses.filter((address) => address.orderId === order.id));
 }
 
 function orderPayments(world: World, call: Call): Reply {
-  const [orderId, feeType] = requireParams(call, ['order_id', 'fee_type']) as [string, string];
+  const { order: named, argument } = requireParams(call);
+  const feeType = argument.feeType;
   if (feeType !== 'ORDER_FEE') throw validationError('fee_type must be one of: ORDER_FEE');
-  const order = findOrder(world, orderId);
+  const order = findOrder(world, named.id);
   return ok(world.data.payments.filter((payment) => payment.orderId === order.id && payment.feeType === feeType));
 }
 
 function tradeInDetails({ data }: World, call: Call): Reply {
-  const [reservationId] = requireParams(call, ['reservationId']) as [string];
+  const { reservationId = '' } = requireParams(call).order;
   const order = data.orders.find((candidate) => candidate.reservationId === reservationId);
   if (!order) throw orderNotFound(`Reservation ${reservationId} not found`);
   assertOwner(call, order);

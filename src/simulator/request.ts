@@ -1,7 +1,7 @@
 // The simulator's request helpers: what a call carries, how it is read and checked, and
 // the error replies every operation shares.
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
-import type { OperationName } from '../upstream/contract.js';
+import { operationSpec, pathParamNames, type OperationName, type OrderKey } from '../upstream/contract.js';
 import type { AccessTokenCheck } from './tokens.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -82,15 +82,21 @@ export function parseQuery(search: string): { query: Record<string, string>; rep
   return { query: Object.fromEntries(entries), repeated };
 }
 
-/** The ids a call names, in the order given (for ownership tests on the log). */
-export function namedOrderIds(query: Record<string, string>, pathParams: Record<string, string>): string[] {
-  const ids: string[] = [];
-  for (const key of ['order_id', 'orderId', 'orderID', 'reservation_id', 'reservationId']) {
-    const value = Object.hasOwn(query, key) ? query[key] : undefined;
-    if (value) ids.push(value);
-  }
-  if (pathParams.order_id) ids.push(pathParams.order_id);
-  return ids;
+/** Where each of the operation's parameters is sent: in the path, or else in the query. */
+const placeOf = (operation: OperationName, name: string) => (pathParamNames(operation).includes(name) ? 'path' : 'query');
+
+/** The ids of orders a call names (its parameters the contract takes from an order), in the contract's order: for ownership tests on the log. */
+export function namedOrderIds(
+  operation: OperationName | null,
+  query: Record<string, string>,
+  pathParams: Record<string, string>,
+): string[] {
+  if (!operation) return [];
+  return Object.entries(operationSpec(operation).params ?? {}).flatMap(([name, source]) => {
+    const sent = placeOf(operation, name) === 'path' ? pathParams : query;
+    const value = 'order' in source && Object.hasOwn(sent, name) ? sent[name] : undefined;
+    return value ? [value] : [];
+  });
 }
 
 export interface RawBody {
@@ -127,22 +133,31 @@ export function parseBody(req: IncomingMessage, raw: RawBody): ParsedBody {
   }
 }
 
-/** Required query (or path) parameters: present once, not blank, of a sane length. */
-export function requireParams(call: Call, names: string[], from: 'query' | 'path' = 'query'): string[] {
-  const source = from === 'query' ? call.query : call.pathParams;
+/** A call's parameters, by where the contract says each comes from: the order's fields it names, the arguments it passes on. */
+export interface CallParams {
+  order: Partial<Record<OrderKey, string>>;
+  argument: Record<string, string>;
+}
+
+/**
+ * The operation's parameters (the contract's `params`, in the path or the query): each
+ * present once, not blank, of a sane length, else a 400 naming every one that is not.
+ */
+export function requireParams(call: Call): CallParams {
   const problems: string[] = [];
-  const values: string[] = [];
-  for (const name of names) {
-    const value = Object.hasOwn(source, name) ? source[name] : undefined;
+  const params: CallParams = { order: {}, argument: {} };
+  for (const [name, source] of Object.entries(operationSpec(call.operation).params ?? {})) {
+    const inQuery = placeOf(call.operation, name) === 'query';
+    const sent = inQuery ? call.query : call.pathParams;
+    const value = Object.hasOwn(sent, name) ? sent[name] : undefined;
     if (value === undefined || value.trim() === '') problems.push(`${name} is required`);
-    else if (from === 'query' && call.repeated.has(name)) problems.push(`${name} must be given once`);
-    else if (value.length > MAX_PARAM_LENGTH || /[\u0000-\u001f\u007f]/.test(value)) {
-      problems.push(`${name} is malformed`);
-    }
-    values.push(value ?? '');
+    else if (inQuery && call.repeated.has(name)) problems.push(`${name} must be given once`);
+    else if (value.length > MAX_PARAM_LENGTH || /[\u0000-\u001f\u007f]/.test(value)) problems.push(`${name} is malformed`);
+    else if ('order' in source) params.order[source.order] = value;
+    else params.argument[source.argument] = value;
   }
   if (problems.length > 0) throw validationError(problems.join('; '));
-  return values;
+  return params;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

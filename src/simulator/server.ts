@@ -177,7 +177,7 @@ async function receive(req: IncomingMessage, issuer: TokenIssuer, log: RequestLo
     path: resolution.hostPath,
     query,
     pathParams,
-    orderIds: namedOrderIds(query, pathParams),
+    orderIds: namedOrderIds(operation, query, pathParams),
     bearer,
     userId,
     status: 0,

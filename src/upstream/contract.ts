@@ -1,7 +1,7 @@
 /**
  * The upstream layer's table: the REST contract (`upstream/openapi.yaml`) as one table: for each of the ten
- * operations its operationId, host, method, path, query parameters, the bearer it takes
- * and the stage from which it answers. Everything that needs one of these facts (the
+ * operations its operationId, host, method, path, parameters (and where a call takes each
+ * from), the bearer it takes and the stage from which it answers. Everything that needs one of these facts (the
  * operations, the simulator's routes, the tests, the benchmark, the CLI) derives it from
  * here; `test/integration/contract.test.ts` checks the table against the YAML.
  */
@@ -28,13 +28,25 @@ export type OrderStage = (typeof ORDER_STAGES)[number];
 /** Every order status the contract names: the stages and CANCELLED. Others may still appear. */
 export const ORDER_STATUSES = [...ORDER_STAGES, 'CANCELLED'] as const;
 
+/** The fields of the upstream order record a per-order call may name it by. */
+export type OrderKey = 'id' | 'reservationId';
+
+/**
+ * Where a per-order call takes one parameter from: a field of the order (from the caller's own
+ * order list, never from the client), or an argument of the GraphQL field the call backs.
+ */
+export type ParamSource = { order: OrderKey } | { argument: string };
+
 interface OperationSpec {
   host: HostName;
   method: 'GET' | 'POST';
   /** The contract path; `{name}` is a path parameter. */
   path: string;
-  /** Required query parameters, spelled as the contract spells them. */
-  query?: readonly string[];
+  /**
+   * Its required parameters, path and query alike, spelled as the contract spells them and in
+   * its order, each with where a call takes it from. Those not in the path are the query's.
+   */
+  params?: Readonly<Record<string, ParamSource>>;
   /**
    * The bearer it takes: none (login), the caller's access token, or for refresh the
    * access token (expired is fine) or else the refresh token itself.
@@ -52,7 +64,7 @@ export const CONTRACT = {
     host: 'APPOINTMENT_URL',
     method: 'GET',
     path: '/vehicle/getDetails',
-    query: ['order_id', 'reservation_id'],
+    params: { order_id: { order: 'id' }, reservation_id: { order: 'reservationId' } },
     auth: 'access',
     activeFrom: 'IN_PRODUCTION',
   },
@@ -61,7 +73,7 @@ export const CONTRACT = {
     host: 'PRICE_CALCULATOR_URL',
     method: 'GET',
     path: '/pickup-scheduler/get-pickup-nearest-center-plus',
-    query: ['orderId'],
+    params: { orderId: { order: 'id' } },
     auth: 'access',
     activeFrom: 'IN_TRANSIT',
   },
@@ -69,23 +81,29 @@ export const CONTRACT = {
     host: 'ORDER_URL',
     method: 'GET',
     path: '/order/estimate',
-    query: ['orderID'],
+    params: { orderID: { order: 'id' } },
     auth: 'access',
     activeFrom: 'ORDER_CONFIRMED',
   },
-  shippingAddresses: { host: 'ORDER_URL', method: 'GET', path: '/order-address/findAll/{order_id}', auth: 'access' },
+  shippingAddresses: {
+    host: 'ORDER_URL',
+    method: 'GET',
+    path: '/order-address/findAll/{order_id}',
+    params: { order_id: { order: 'id' } },
+    auth: 'access',
+  },
   orderPayments: {
     host: 'ORDER_URL',
     method: 'GET',
     path: '/order-payments',
-    query: ['order_id', 'fee_type'],
+    params: { order_id: { order: 'id' }, fee_type: { argument: 'feeType' } },
     auth: 'access',
   },
   tradeInDetails: {
     host: 'TRADE_IN_URL',
     method: 'GET',
     path: '/partner-trade-in/trade-in-details',
-    query: ['reservationId'],
+    params: { reservationId: { order: 'reservationId' } },
     auth: 'access',
   },
 } as const satisfies Record<string, OperationSpec>;
@@ -108,15 +126,32 @@ export function isActiveAt(operation: OperationName, status: string): boolean {
   return !activeFrom || hasReached(status, activeFrom);
 }
 
+/** An operation's parameters, path and query, in the contract's order. */
+export const paramNames = (operation: OperationName): string[] => Object.keys(operationSpec(operation).params ?? {});
+
+/** The parameters in its path (`{name}`), in their order. */
+export const pathParamNames = (operation: OperationName): string[] => [...operationSpec(operation).path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+
+/** The parameters of its query string, in the contract's order. */
+export const queryParamNames = (operation: OperationName): string[] => {
+  const inPath = pathParamNames(operation);
+  return paramNames(operation).filter((name) => !inPath.includes(name));
+};
+
+/** A call's parameter values, each taken from where the contract says it comes from. */
+export function paramValues(operation: OperationName, valueOf: (source: ParamSource) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(operationSpec(operation).params ?? {}).map(([name, source]) => [name, valueOf(source)]));
+}
+
 /**
  * An operation's path with its parameters: path parameters percent-encoded into the
  * template, the rest as the query string in the contract's order.
  */
 export function contractPath(operation: OperationName, params: Readonly<Record<string, string>> = {}): string {
-  const spec = operationSpec(operation);
-  const path = spec.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-  if (!spec.query) return path;
-  return `${path}?${new URLSearchParams(spec.query.map((name): [string, string] => [name, params[name] ?? '']))}`;
+  const path = operationSpec(operation).path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  const query = queryParamNames(operation);
+  if (query.length === 0) return path;
+  return `${path}?${new URLSearchParams(query.map((name): [string, string] => [name, params[name] ?? '']))}`;
 }
 
 /** The full URL of a call: the host's base (which may carry a path prefix) and the operation's path. */

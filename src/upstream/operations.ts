@@ -21,13 +21,27 @@ const READ = {
   tokenSet: model(SHAPES.tokenSet),
   user: model(SHAPES.user),
   orders: list(SHAPES.order),
-  vehicle: model(SHAPES.vehicle),
-  pickup: model(SHAPES.pickup),
-  estimate: model(SHAPES.estimate),
-  addresses: list(SHAPES.address),
-  payments: list(SHAPES.payment),
-  tradeIn: model(SHAPES.tradeIn),
 };
+
+/**
+ * What the answer of each per-order call (one with parameters taken from an order: the
+ * contract's `params`) must be. Its parameters, their spelling and where each comes from are
+ * the contract's.
+ */
+const PER_ORDER_ANSWERS = {
+  vehicleProductionDetails: model(SHAPES.vehicle),
+  nearestPickupCenter: model(SHAPES.pickup),
+  priceEstimate: model(SHAPES.estimate),
+  shippingAddresses: list(SHAPES.address),
+  orderPayments: list(SHAPES.payment),
+  tradeInDetails: model(SHAPES.tradeIn),
+} satisfies Partial<Record<OperationName, Read<unknown>>>;
+
+/** A call made for one order: its parameters come from the order (and the field's arguments). */
+export type PerOrderOperation = keyof typeof PER_ORDER_ANSWERS;
+export const PER_ORDER_CALLS = Object.keys(PER_ORDER_ANSWERS) as PerOrderOperation[];
+/** What a per-order call answers, read as its model. */
+export type PerOrderAnswer<O extends PerOrderOperation> = NonNullable<ReturnType<(typeof PER_ORDER_ANSWERS)[O]>>;
 
 /**
  * The ten upstream calls of `upstream/openapi.yaml`, bound to one request's caller. Hosts,
@@ -62,9 +76,6 @@ export function createOperations(http: UpstreamHttp, scope: RequestScope) {
   }
   const call = async <T>(operation: OperationName, args: UpstreamCall, read: Read<T>): Promise<T> =>
     (await send(operation, args, read, false))!;
-  /** Nested lookups: a 404, or a stage the order has not reached, is data (null), not an error. */
-  const lookup = <T>(operation: OperationName, params: Record<string, string>, read: Read<T>) =>
-    send(operation, { params, bearer: bearer() }, read, true);
 
   return {
     login: (username: string, password: string) => call('login', { json: { username, password } }, READ.tokenSet),
@@ -77,19 +88,12 @@ export function createOperations(http: UpstreamHttp, scope: RequestScope) {
 
     orderDetails: () => call('orderDetails', { bearer: bearer() }, READ.orders),
 
-    vehicleProductionDetails: (orderId: string, reservationId: string) =>
-      lookup('vehicleProductionDetails', { order_id: orderId, reservation_id: reservationId }, READ.vehicle),
-
-    nearestPickupCenter: (orderId: string) => lookup('nearestPickupCenter', { orderId }, READ.pickup),
-
-    priceEstimate: (orderId: string) => lookup('priceEstimate', { orderID: orderId }, READ.estimate),
-
-    shippingAddresses: (orderId: string) => lookup('shippingAddresses', { order_id: orderId }, READ.addresses),
-
-    orderPayments: (orderId: string, feeType: string) =>
-      lookup('orderPayments', { order_id: orderId, fee_type: feeType }, READ.payments),
-
-    tradeInDetails: (reservationId: string) => lookup('tradeInDetails', { reservationId }, READ.tradeIn),
+    /**
+     * A per-order call with its parameters (`paramValues` in contract.ts): a 404, or a stage the
+     * order has not reached, is data (null), not an error.
+     */
+    perOrder: <O extends PerOrderOperation>(operation: O, params: Record<string, string>): Promise<PerOrderAnswer<O> | null> =>
+      send(operation, { params, bearer: bearer() }, PER_ORDER_ANSWERS[operation] as Read<PerOrderAnswer<O>>, true),
   };
 }
 

@@ -16,8 +16,13 @@ import {
   ORDER_STAGES,
   ORDER_STATUSES,
   operationUrl,
+  paramNames,
+  paramValues,
+  pathParamNames,
+  queryParamNames,
   type OperationName,
 } from '../../src/upstream/contract.js';
+import { PER_ORDER_CALLS } from '../../src/upstream/operations.js';
 import { SHAPES } from '../../src/upstream/shapes.js';
 import { demoCustomer } from '../helpers/demo.js';
 
@@ -43,12 +48,20 @@ describe('the contract table matches upstream/openapi.yaml', () => {
     expect(row.method).toBe(method);
     expect(row.path).toBe(path);
     const parameters = (spec.parameters ?? []) as Json[];
-    expect(row.query ?? []).toEqual(parameters.filter((p) => p.in === 'query').map((p) => p.name));
-    expect([...row.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])).toEqual(parameters.filter((p) => p.in === 'path').map((p) => p.name));
+    expect(queryParamNames(operation)).toEqual(parameters.filter((p) => p.in === 'query').map((p) => p.name));
+    expect(pathParamNames(operation)).toEqual(parameters.filter((p) => p.in === 'path').map((p) => p.name));
+    expect(paramNames(operation)).toEqual(parameters.map((p) => p.name));
     // `security: []` is the one operation without a bearer; refresh says which bearers it takes.
     expect(row.auth === 'none').toBe(Array.isArray(spec.security) && spec.security.length === 0);
     if (row.auth === 'refresh') expect(spec.description).toMatch(/refresh token itself may be sent as the bearer/);
     expect(row.activeFrom).toBe(spec['x-active-from']);
+  });
+
+  it('the per-order calls (each with its answer’s shape, operations.ts) are the operations whose parameters come from an order', () => {
+    const fromAnOrder = OPERATION_NAMES.filter((operation) =>
+      Object.values(paramValues(operation, (source) => ('order' in source ? 'order' : ''))).includes('order'),
+    );
+    expect([...PER_ORDER_CALLS].sort()).toEqual(fromAnOrder.sort());
   });
 
   it('names the five hosts and the stages in the YAML order', () => {
@@ -200,16 +213,12 @@ describe('every simulator answer matches the contract', () => {
       record('orderDetails', orders.status);
       // A customer without orders asks about an order that does not exist: the contract's 404.
       const ids = orders.body.length > 0 ? (orders.body as Json[]) : [{ id: 'no-such-order', reservationId: 'OC-NONE' }];
-      for (const { id, reservationId } of ids) {
-        const perOrder: [OperationName, Record<string, string>][] = [
-          ['vehicleProductionDetails', { order_id: id, reservation_id: reservationId }],
-          ['nearestPickupCenter', { orderId: id }],
-          ['priceEstimate', { orderID: id }],
-          ['shippingAddresses', { order_id: id }],
-          ['orderPayments', { order_id: id, fee_type: 'ORDER_FEE' }],
-          ['tradeInDetails', { reservationId }],
-        ];
-        for (const [operation, params] of perOrder) record(operation, (await call(operation, { params, bearer: accessToken })).status);
+      for (const order of ids) {
+        // Each per-order call with its parameters from the order (the one argument, the fee type, as the SDL's default).
+        for (const operation of PER_ORDER_CALLS) {
+          const params = paramValues(operation, (source) => ('order' in source ? order[source.order] : 'ORDER_FEE'));
+          record(operation, (await call(operation, { params, bearer: accessToken })).status);
+        }
       }
     }
     // Refusals: a wrong password, a missing bearer, a spent refresh token, a bad parameter.

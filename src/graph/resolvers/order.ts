@@ -2,11 +2,12 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
-import { hasReached, ORDER_STATUSES, type OrderStage } from '../../upstream/contract.js';
+import { hasReached, ORDER_STATUSES, paramValues, type OrderStage } from '../../upstream/contract.js';
 import type { Address, Order as OrderModel } from '../../upstream/models.js';
+import type { PerOrderAnswer } from '../../upstream/operations.js';
 import { readable } from '../../upstream/shapes.js';
 import type { GraphQLContext } from '../context.js';
-import { CALLER, type Loaders } from '../loaders.js';
+import { CALLER, type CallParams, type Loader } from '../loaders.js';
 import { AVAILABLE_FROM, ORDER_FIELD_OPERATIONS } from '../order-fields.js';
 import { toDateTime, toEnum } from './mapping.js';
 import { withCurrency } from './trade-in.js';
@@ -59,35 +60,41 @@ const STAGE_BOUND = Object.entries(AVAILABLE_FROM) as Array<[keyof typeof AVAILA
 type FieldOperations = typeof ORDER_FIELD_OPERATIONS;
 type PerOrderField = keyof FieldOperations;
 type FieldResolver<F extends keyof OrderResolvers> = Extract<NonNullable<OrderResolvers[F]>, (...args: never[]) => unknown>;
+type FieldValue<F extends PerOrderField> = NonNullable<Awaited<ReturnType<FieldResolver<F>>>>;
+type Answer<F extends PerOrderField> = PerOrderAnswer<FieldOperations[F]>;
 
-/**
- * A per-order field's resolver, handed the loader of the call order-fields.ts gives the
- * field: it says which key it asks for and what it makes of the answer, never which call.
- */
-type FromLoader<F extends PerOrderField> = (
-  loader: Loaders[FieldOperations[F]],
+/** What a per-order field makes of its call's answer, when not the answer as it is. */
+type Mapping<F extends PerOrderField> = (
+  answer: Answer<F>,
   order: OrderModel,
   args: Parameters<FieldResolver<F>>[1],
-  info: GraphQLResolveInfo,
-) => ReturnType<FieldResolver<F>>;
+) => FieldValue<F> | null;
 
-/** The per-order fields' resolvers, one for each field of the table, each over its loader. */
-function throughTable(fields: { [F in PerOrderField]: FromLoader<F> }): { [F in PerOrderField]: FieldResolver<F> } {
-  const resolvers = Object.entries(ORDER_FIELD_OPERATIONS).map(([field, operation]) => {
-    // Each field's function takes the loader its own entry names: the mapped type above checks that.
-    const resolve = fields[field as PerOrderField] as (
-      loader: unknown,
-      order: OrderModel,
-      args: unknown,
-      info: GraphQLResolveInfo,
-    ) => unknown;
-    return [
-      field,
-      (order: OrderModel, args: unknown, { loaders }: GraphQLContext, info: GraphQLResolveInfo) =>
-        resolve(loaders[operation], order, args, info),
-    ];
-  });
-  return Object.fromEntries(resolvers) as { [F in PerOrderField]: FieldResolver<F> };
+const MAPPINGS = {
+  shippingAddress: (addresses) => pickShippingAddress(addresses),
+  payments: (payments, _order, { feeType }) => payments.filter((payment) => payment.feeType === feeType),
+  tradeIn: (tradeIn, order) => withCurrency(tradeIn, order),
+} satisfies { [F in PerOrderField]?: Mapping<F> };
+
+// A field with no mapping answers its call's model as it is: the compiler holds it to the field's type.
+type Unmapped = Exclude<PerOrderField, keyof typeof MAPPINGS>;
+type Holds<T extends true> = T;
+export type _UnmappedAnswersFit = Holds<{ [F in Unmapped]: Answer<F> extends FieldValue<F> ? true : false }[Unmapped]>;
+
+/**
+ * A per-order field's resolver: its call (order-fields.ts) through that call's loader, with the
+ * parameters the contract says, from the order and the field's arguments; null when the call
+ * found nothing, else the answer as the field's mapping makes it.
+ */
+function perOrderField<F extends PerOrderField>(field: F): FieldResolver<F> {
+  const operation = ORDER_FIELD_OPERATIONS[field];
+  const map = (MAPPINGS as { [F in PerOrderField]?: Mapping<F> })[field] as Mapping<PerOrderField> | undefined;
+  const resolve = async (order: OrderModel, args: Record<string, unknown>, { loaders }: GraphQLContext, info: GraphQLResolveInfo) => {
+    const params = paramValues(operation, (source) => ('order' in source ? order[source.order] : String(args[source.argument] ?? '')));
+    const answer = await (loaders[operation] as Loader<CallParams, Answer<PerOrderField> | null>).load(params, info);
+    return answer === null ? null : map ? map(answer as never, order, args as never) : answer;
+  };
+  return resolve as unknown as FieldResolver<F>;
 }
 
 export const Order: OrderResolvers = {
@@ -111,22 +118,7 @@ export const Order: OrderResolvers = {
     return history.events(order, first, after);
   },
 
-  ...throughTable({
-    vehicle: (loader, { id, reservationId }, _args, info) => loader.load({ orderId: id, reservationId }, info),
-    pickup: (loader, { id }, _args, info) => loader.load(id, info),
-    estimate: (loader, { id }, _args, info) => loader.load(id, info),
-    addresses: (loader, { id }, _args, info) => loader.load(id, info),
-    shippingAddress: async (loader, { id }, _args, info) => {
-      const addresses = await loader.load(id, info);
-      return addresses && pickShippingAddress(addresses);
-    },
-    payments: async (loader, { id }, { feeType }, info) => {
-      const payments = await loader.load({ orderId: id, feeType }, info);
-      return payments && payments.filter((payment) => payment.feeType === feeType);
-    },
-    tradeIn: async (loader, order, _args, info) => {
-      const tradeIn = await loader.load(order.reservationId, info);
-      return tradeIn && withCurrency(tradeIn, order);
-    },
+  ...(Object.fromEntries(Object.keys(ORDER_FIELD_OPERATIONS).map((field) => [field, perOrderField(field as PerOrderField)])) as {
+    [F in PerOrderField]: FieldResolver<F>;
   }),
 };
