@@ -1,32 +1,14 @@
 // The graph: the public SDL (schema/), the per-request context, loaders and resolvers.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
-import { buildASTSchema, parse } from 'graphql';
+import { parse } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
 import { checkedEntities, entityResolvers } from './resolvers/entities.js';
 import { resolvers } from './resolvers/index.js';
+import { loadTypeDefs } from './sdl.js';
 
-const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
-const FEDERATION_SDL = new URL('subgraph/federation.graphql', SCHEMA_DIR);
-
-/** The SDL, one file per domain. */
-export function loadTypeDefs(): string[] {
-  return readdirSync(SCHEMA_DIR)
-    .filter((name) => name.endsWith('.graphql'))
-    .sort()
-    .map((name) => readFileSync(new URL(name, SCHEMA_DIR), 'utf8'));
-}
-
-/** The page of orders a query gets unless it asks otherwise (the SDL's default `first` of `Query.orders`): a whole order's page. */
-export function defaultOrdersPage(): number {
-  const first = buildASTSchema(parse(loadTypeDefs().join('\n')))
-    .getQueryType()
-    ?.getFields()
-    .orders?.args.find((arg) => arg.name === 'first')?.defaultValue;
-  if (typeof first !== 'number') throw new Error('schema/: Query.orders has no default page size');
-  return first;
-}
+const FEDERATION_SDL = new URL('../../schema/subgraph/federation.graphql', import.meta.url);
 
 /**
  * The executable schema: the SDL with its resolvers; as an Apollo Federation v2 subgraph

@@ -20,7 +20,7 @@ import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js
 import type { ResponseCacheBytes } from '../redis/response-cache.js';
 import type { HistoryBounds } from '../graph/history-story.js';
 import { wholeOrderCalls } from '../graph/order-fields.js';
-import { defaultOrdersPage } from '../graph/schema.js';
+import { defaultOrdersPage } from '../graph/sdl.js';
 import type { CallerLimits } from './callers.js';
 
 /** Thrown by loadConfig with every problem found, one line each. */

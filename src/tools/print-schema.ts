@@ -1,7 +1,7 @@
 // Writes schema.graphql: the whole public schema in one file, for consumers' codegen and editors.
 import { writeFileSync } from 'node:fs';
 import { buildSchema, printSchema } from 'graphql';
-import { loadTypeDefs } from '../graph/schema.js';
+import { loadTypeDefs } from '../graph/sdl.js';
 
 const target = new URL('../../schema.graphql', import.meta.url);
 const sdl = printSchema(buildSchema(loadTypeDefs().join('\n')));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildSchema, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTypeDefs } from '../../src/graph/schema.js';
+import { loadTypeDefs } from '../../src/graph/sdl.js';
 import { packClient } from '../helpers/client-package.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { installOffline } from '../helpers/offline-install.js';

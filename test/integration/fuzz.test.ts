@@ -27,7 +27,7 @@ import {
   WholeOrderDocument,
   type WholeOrderQuery,
 } from '../../src/client/__generated__/graphql.js';
-import { loadTypeDefs } from '../../src/graph/schema.js';
+import { loadTypeDefs } from '../../src/graph/sdl.js';
 import { findLeaks } from '../helpers/abuse-corpus.js';
 import { demoCustomer } from '../helpers/demo.js';
 import { execute, startHarness, type Harness } from '../helpers/harness.js';

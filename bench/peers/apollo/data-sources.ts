@@ -3,118 +3,38 @@
  * "Fetching from REST" page teaches. They are made per request (in the server's `context`)
  * with the caller's `Authorization` header and the server's cache, so each keeps its
  * in-flight GET deduplication to one GraphQL request. Paths and parameter spellings are
- * those of `upstream/openapi.yaml`; the JSON types are what the resolvers read of it.
+ * those of `upstream/openapi.yaml`; the JSON types are the project's models.
  */
 import { RESTDataSource, type AugmentedRequest, type DataSourceConfig } from '@apollo/datasource-rest';
 import { GraphQLError } from 'graphql';
 
-/** An amount in major units: a JSON number upstream (a decimal string is accepted too). */
-export type Amount = number | string;
+// The upstream's JSON as the project's models type it (types only: nothing of the gateway runs here).
+import type {
+  Address as OrderAddress,
+  Estimate,
+  Order,
+  Payment,
+  PickupCenter,
+  TradeIn,
+  User,
+  VehicleDetails,
+} from '../../../src/upstream/models.js';
 
-export interface PostalAddress {
-  address1?: string | null;
-  address2?: string | null;
-  city?: string | null;
-  region?: string | null;
-  zipcode?: string | null;
-  country?: string | null;
-}
-
-export interface OrderAddress extends PostalAddress {
-  id: string;
-  addressType?: string | null;
-  primary?: boolean | null;
-  validated?: boolean | null;
-}
-
-export interface User {
-  id: string;
-  createdAt?: string | null;
-  address?: PostalAddress | null;
-}
-
-export interface Order {
-  id: string;
-  reservationId: string;
-  status: string;
-  createdAt?: string | null;
-  updatedAt?: string | null;
-  cancelledAt?: string | null;
-  completedAt?: string | null;
-  editBuildExpirationDate?: string | null;
-  vehicleDelivered?: boolean | null;
-  product?: Product | null;
-}
-
-export interface Product {
-  currencyCode?: string | null;
-  msrp?: Amount | null;
-  preorderFee?: Amount | null;
-  deliveryFees?: Amount | null;
-}
-
-export interface VehicleDetails {
-  vin: string;
-  model: string;
-  modelYear?: string | null;
-  lastUpdatedAt?: string | null;
-}
-
-export interface PickupCenter {
-  centerPlusLocationId: string;
-  name: string;
-  address?: PostalAddress | null;
-  distance?: { value?: number | null; unit?: string | null } | null;
-  pickupAvailable?: boolean | null;
-  earliestPickupDate?: string | null;
-}
-
-export interface PriceLine {
-  code?: string | null;
-  description?: string | null;
-  amount?: Amount | null;
-}
-
-export interface TaxLine extends PriceLine {
-  rate?: number | null;
-  taxableAmount?: Amount | null;
-}
-
-export interface Estimate {
-  currencyCode: string;
-  vehiclePrice?: Amount | null;
-  optionsTotal?: Amount | null;
-  fees?: PriceLine[] | null;
-  feesTotal?: Amount | null;
-  taxes?: TaxLine[] | null;
-  taxTotal?: Amount | null;
-  credits?: PriceLine[] | null;
-  tradeInCredit?: Amount | null;
-  total: Amount;
-  paidTotal?: Amount | null;
-  amountDue: Amount;
-  calculatedAt?: string | null;
-}
-
-export interface Payment {
-  id: string;
-  feeType: string;
-  amount: Amount;
-  currencyCode: string;
-  status: string;
-  paymentMethod?: string | null;
-  paidAt?: string | null;
-  createdAt?: string | null;
-}
-
-export interface TradeIn {
-  id: string;
-  status: string;
-  offer?: { amount?: Amount | null; currencyCode?: string | null; expiresAt?: string | null } | null;
-  payoff?: { lienHolder?: string | null; amount?: Amount | null } | null;
-  netCredit?: Amount | null;
-  vehicle?: { mileageUnit?: string | null } | null;
-}
+export type {
+  UpstreamMoney as Amount,
+  PostalAddress,
+  Address as OrderAddress,
+  User,
+  Order,
+  Product,
+  VehicleDetails,
+  PickupCenter,
+  PriceLine,
+  TaxLine,
+  Estimate,
+  Payment,
+  TradeIn,
+} from '../../../src/upstream/models.js';
 
 export interface UpstreamOptions extends DataSourceConfig {
   baseURL: string;

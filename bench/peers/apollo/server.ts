@@ -10,6 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
+import { buildASTSchema, GraphQLEnumType, parse } from 'graphql';
+import { CONTRACT, HOSTS, ORDER_STAGES, ORDER_STATUSES } from '../../../src/upstream/contract.js';
 import {
   AppointmentAPI,
   AuthAPI,
@@ -30,7 +32,6 @@ import {
   type VehicleDetails,
 } from './data-sources.js';
 
-const HOSTS = ['AUTH_URL', 'APPOINTMENT_URL', 'ORDER_URL', 'PRICE_CALCULATOR_URL', 'TRADE_IN_URL'] as const;
 const urls = {} as Record<(typeof HOSTS)[number], string>;
 for (const name of HOSTS) {
   const value = process.env[name];
@@ -92,34 +93,27 @@ function distanceUnit(value: string | null | undefined): string | null {
   return unit === 'UNKNOWN' ? null : unit;
 }
 
-const ORDER_STATUSES = [
-  'RESERVED',
-  'ORDER_PENDING_PAYMENT',
-  'ORDER_CONFIRMED',
-  'BUILD_LOCKED',
-  'IN_PRODUCTION',
-  'IN_TRANSIT',
-  'READY_FOR_PICKUP',
-  'DELIVERED',
-  'CANCELLED',
-];
-/** The parts that come at a stage (the contract's x-active-from), in the schema's order. */
-const STAGE_BOUND = [
-  { part: 'VEHICLE', from: 'IN_PRODUCTION' },
-  { part: 'PICKUP', from: 'IN_TRANSIT' },
-  { part: 'ESTIMATE', from: 'ORDER_CONFIRMED' },
-];
-const ADDRESS_TYPES = ['DELIVERY', 'BILLING', 'REGISTRATION'];
-const PAYMENT_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'REFUNDED'];
-const TRADE_IN_STATUSES = [
-  'NOT_STARTED',
-  'OFFER_PENDING',
-  'OFFER_RECEIVED',
-  'OFFER_ACCEPTED',
-  'INSPECTION_SCHEDULED',
-  'COMPLETED',
-  'DECLINED',
-];
+/** The values of one of the SDL's enums, but UNKNOWN: what an upstream value may be. */
+function enumValues(name: string): string[] {
+  const type = buildASTSchema(parse(typeDefs)).getType(name);
+  if (!(type instanceof GraphQLEnumType)) throw new Error(`no enum ${name} in the SDL`);
+  return type
+    .getValues()
+    .map(({ name: value }) => value)
+    .filter((value) => value !== 'UNKNOWN');
+}
+
+/** The parts that come at a stage, with the call each comes from (its stage is the contract's x-active-from). */
+const STAGE_BOUND = (
+  [
+    { part: 'VEHICLE', operation: 'vehicleProductionDetails' },
+    { part: 'PICKUP', operation: 'nearestPickupCenter' },
+    { part: 'ESTIMATE', operation: 'priceEstimate' },
+  ] as const
+).map(({ part, operation }) => ({ part, from: CONTRACT[operation].activeFrom }));
+const ADDRESS_TYPES = enumValues('AddressType');
+const PAYMENT_STATUSES = enumValues('PaymentStatus');
+const TRADE_IN_STATUSES = enumValues('TradeInStatus');
 
 /** Fee or credit lines in the estimate's currency; a line without a code or an amount is left out. */
 function priceLines(lines: PriceLine[] | null | undefined, currencyCode: string) {
@@ -152,12 +146,8 @@ const resolvers = {
     rawStatus: (order: Order) => order.status,
     availability: (order: Order) => {
       // The stages run up to DELIVERED; CANCELLED (and UNKNOWN) reach none of them.
-      const at = ORDER_STATUSES.indexOf(toEnum(order.status, ORDER_STATUSES));
-      return STAGE_BOUND.map(({ part, from }) => ({
-        part,
-        from,
-        available: at < ORDER_STATUSES.indexOf('CANCELLED') && at >= ORDER_STATUSES.indexOf(from),
-      }));
+      const at = (ORDER_STAGES as readonly string[]).indexOf(toEnum(order.status, ORDER_STATUSES));
+      return STAGE_BOUND.map(({ part, from }) => ({ part, from, available: at >= 0 && at >= ORDER_STAGES.indexOf(from) }));
     },
     createdAt: (order: Order) => dateTime(order.createdAt),
     updatedAt: (order: Order) => dateTime(order.updatedAt),

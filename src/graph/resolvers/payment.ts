@@ -1,8 +1,9 @@
 // Payment: a payment made on an order.
 import type { PaymentResolvers, PaymentStatus } from '../__generated__/resolvers-types.js';
+import { knownEnumValues } from '../sdl.js';
 import { requiredMoney, toDateTime, toEnum } from './mapping.js';
 
-const PAYMENT_STATUSES: readonly Exclude<PaymentStatus, 'UNKNOWN'>[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'REFUNDED'];
+const PAYMENT_STATUSES = knownEnumValues<PaymentStatus>('PaymentStatus');
 
 export const Payment: PaymentResolvers = {
   // Order.payments keeps only the fee type that was asked for, and FeeType has one value.

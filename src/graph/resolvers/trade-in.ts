@@ -3,6 +3,7 @@ import type { TradeInResolvers, TradeInStatus, TradeInVehicleResolvers } from '.
 import type { Order, TradeIn as TradeInModel } from '../../upstream/models.js';
 import { readable } from '../../upstream/shapes.js';
 import type { TradeInParent } from '../mappers.js';
+import { knownEnumValues } from '../sdl.js';
 import { money, toDateTime, toDistanceUnit, toEnum } from './mapping.js';
 
 /**
@@ -13,15 +14,8 @@ export function withCurrency(tradeIn: TradeInModel, order: Order): TradeInParent
   return { ...tradeIn, currencyCode: tradeIn.offer?.currencyCode ?? order.product?.currencyCode ?? null };
 }
 
-const TRADE_IN_STATUSES: readonly Exclude<TradeInStatus, 'UNKNOWN'>[] = [
-  'NOT_STARTED',
-  'OFFER_PENDING',
-  'OFFER_RECEIVED',
-  'OFFER_ACCEPTED',
-  'INSPECTION_SCHEDULED',
-  'COMPLETED',
-  'DECLINED',
-];
+// The SDL's enum is the list: an upstream status it does not name is UNKNOWN.
+const TRADE_IN_STATUSES = knownEnumValues<TradeInStatus>('TradeInStatus');
 
 export const TradeIn: TradeInResolvers = {
   status: ({ status }) => toEnum(status, TRADE_IN_STATUSES),
