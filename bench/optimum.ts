@@ -2,13 +2,23 @@
  * The hand-written optimum, as a server so that autocannon drives it exactly like the
  * gateway: `GET /` with `Authorization: Bearer <token>` answers the caller's whole order as
  * JSON, calling the REST service in the best possible order over keep-alive connections
- * (customer + order list together, then the six per-order calls together). Plain node:http
+ * (customer + order list together, then every per-order call together). Plain node:http
  * and JSON.parse: no got, no GraphQL. Environment: the five upstream URLs (AUTH_URL, ...),
  * OPTIMUM_PORT (default 0). Prints one JSON line `{"url": ...}` once listening.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CONTRACT, HOSTS, operationUrl, type HostName, type OperationName, type UpstreamUrls } from '../src/upstream/contract.js';
+import {
+  CONTRACT,
+  HOSTS,
+  isPerOrder,
+  OPERATION_NAMES,
+  operationUrl,
+  paramValues,
+  type HostName,
+  type OperationName,
+  type UpstreamUrls,
+} from '../src/upstream/contract.js';
 
 const TIMEOUT_MS = 5000;
 
@@ -62,6 +72,9 @@ interface OrderJson {
   reservationId: string;
 }
 
+/** The calls made for each order, with their parameters as the contract takes them from it (the fee type: the order fee). */
+const PER_ORDER = OPERATION_NAMES.filter(isPerOrder);
+
 async function wholeOrder(bearer: string) {
   const [customer, orders] = await Promise.all([
     get('customerDetails', {}, bearer),
@@ -70,16 +83,16 @@ async function wholeOrder(bearer: string) {
   if (customer === null || !Array.isArray(orders)) throw new UpstreamError('customer or order list missing');
   const wholeOrders = await Promise.all(
     orders.map(async (order) => {
-      const { id, reservationId } = order;
-      const [vehicle, pickup, estimate, addresses, payments, tradeIn] = await Promise.all([
-        get('vehicleProductionDetails', { order_id: id, reservation_id: reservationId }, bearer),
-        get('nearestPickupCenter', { orderId: id }, bearer),
-        get('priceEstimate', { orderID: id }, bearer),
-        get('shippingAddresses', { order_id: id }, bearer),
-        get('orderPayments', { order_id: id, fee_type: 'ORDER_FEE' }, bearer),
-        get('tradeInDetails', { reservationId }, bearer),
-      ]);
-      return { ...order, vehicle, pickup, estimate, addresses, payments, tradeIn };
+      const answers = await Promise.all(
+        PER_ORDER.map((operation) =>
+          get(
+            operation,
+            paramValues(operation, (source) => ('order' in source ? order[source.order] : 'ORDER_FEE')),
+            bearer,
+          ),
+        ),
+      );
+      return { ...order, ...Object.fromEntries(PER_ORDER.map((operation, index) => [operation, answers[index]])) };
     }),
   );
   return { customer, orders: wholeOrders };

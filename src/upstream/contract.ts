@@ -126,6 +126,10 @@ export function isActiveAt(operation: OperationName, status: string): boolean {
   return !activeFrom || hasReached(status, activeFrom);
 }
 
+/** Whether a call is made for one order: its parameters come from an order. */
+export const isPerOrder = (operation: OperationName): boolean =>
+  Object.values(operationSpec(operation).params ?? {}).some((source) => 'order' in source);
+
 /** An operation's parameters, path and query, in the contract's order. */
 export const paramNames = (operation: OperationName): string[] => Object.keys(operationSpec(operation).params ?? {});
 
