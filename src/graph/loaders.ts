@@ -15,7 +15,7 @@ export interface FieldRef {
 }
 
 /** The field that asks for a load: its resolver's info, or a field named outright (a prefetch). */
-export type Asker = GraphQLResolveInfo | FieldRef;
+export type LoadingField = GraphQLResolveInfo | FieldRef;
 
 /** Traces the fields whose loads make upstream calls (the observability layer provides it). */
 export interface FieldTracer {
@@ -26,11 +26,11 @@ export interface FieldTracer {
 }
 
 export interface Loader<K, V> {
-  load(key: K, asker: Asker): Promise<V>;
+  load(key: K, field: LoadingField): Promise<V>;
 }
 
-const fieldRef = (asker: Asker): FieldRef =>
-  'parentType' in asker ? { type: asker.parentType.name, field: asker.fieldName, path: responsePathAsArray(asker.path).join('.') } : asker;
+const fieldRef = (field: LoadingField): FieldRef =>
+  'parentType' in field ? { type: field.parentType.name, field: field.fieldName, path: responsePathAsArray(field.path).join('.') } : field;
 
 /**
  * One DataLoader over one upstream operation. The upstream has no batch endpoints, so a
@@ -67,10 +67,10 @@ function createLoader<K, V>(
     cacheKeyFn ? { cacheKeyFn } : {},
   );
   return {
-    load(key, asker) {
+    load(key, field) {
       stats.loads += 1;
       if (!tracer?.records(scope) || asked.has(cacheKey(key))) return loader.load(key);
-      const span = tracer.start(fieldRef(asker), scope);
+      const span = tracer.start(fieldRef(field), scope);
       asked.set(cacheKey(key), span);
       const loaded = loader.load(key);
       loaded.then(

@@ -35,7 +35,7 @@ export interface DocumentCache {
    * one that runs a second time, so a flood of distinct documents is never compiled. Its
    * estimate grows by the compiled form's.
    */
-  earnsCompilation(args: ExecutionArgs): boolean;
+  worthCompiling(args: ExecutionArgs): boolean;
   /** Documents kept and their estimated bytes (parse errors included). */
   stats(): { documents: number; bytes: number };
 }
@@ -117,7 +117,7 @@ export function createDocumentCache({
         set: (key, error) => void (typeof error === 'object' && error !== null && errors.set(key, error)),
       },
     },
-    earnsCompilation({ document }) {
+    worthCompiling({ document }) {
       const entry = kept.get(document);
       // Not parsed through this cache: nothing to account it against, so not compiled.
       if (!entry) return false;

@@ -24,19 +24,19 @@ export function usesDeferOrStream(document: DocumentNode): boolean {
 }
 
 /**
- * graphql-jit compiles queries and mutations whose document `earnsCompilation` (the
+ * graphql-jit compiles queries and mutations whose document `worthCompiling` (the
  * document cache's judgement); subscriptions and @defer/@stream take the standard executor.
  * Both answer in the selection order (test/integration/selection-order.test.ts): a client
  * sees the same JSON whichever ran.
  */
-export function useJitWhereItPays(earnsCompilation: (args: ExecutionArgs) => boolean): Plugin {
+export function useJitWhereItPays(worthCompiling: (args: ExecutionArgs) => boolean): Plugin {
   return useGraphQlJit(
     {},
     {
       enableIf: (args) =>
         getOperationAST(args.document, args.operationName)?.operation !== 'subscription' &&
         !usesDeferOrStream(args.document) &&
-        earnsCompilation(args),
+        worthCompiling(args),
     },
   ) as Plugin;
 }

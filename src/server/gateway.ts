@@ -169,7 +169,7 @@ function gatewayPlugins(
     redis?: RedisConnection;
     metrics?: Metrics;
     responseCache?: ResponseCache;
-    earnsCompilation: Parameters<typeof useJitWhereItPays>[0];
+    worthCompiling: Parameters<typeof useJitWhereItPays>[0];
   },
 ) {
   const { tracing, metricsPath } = config;
@@ -204,7 +204,7 @@ function gatewayPlugins(
       : []),
     useDeferStream(),
     useEventContexts((context: GraphQLContext, event) => context.forEvent(event as Parameters<GraphQLContext['forEvent']>[0])),
-    useJitWhereItPays(parts.earnsCompilation),
+    useJitWhereItPays(parts.worthCompiling),
     // After the refusals that come before any work (a refused operation takes no slot), and
     // after the executor is chosen (its executor is the one watched).
     useCallerLimits(callers),
@@ -298,7 +298,7 @@ export function createGateway(config: GatewayConfig): Gateway {
       redis,
       metrics,
       responseCache,
-      earnsCompilation: documents.earnsCompilation,
+      worthCompiling: documents.worthCompiling,
     }),
   });
   const sockets = createWebSocketEndpoint({

@@ -1,6 +1,6 @@
 // Every answer's fields in the order its selection set selects them (GraphQL's CollectFields),
 // whichever executor runs it: a document's first run takes the standard executor, its second
-// graphql-jit (document-cache.ts, earnsCompilation), a registered one jit from the first,
+// graphql-jit (document-cache.ts, worthCompiling), a registered one jit from the first,
 // @defer the standard one; and a registered document sent by its hash too.
 import { Kind, parse, print, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type SelectionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
