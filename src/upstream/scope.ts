@@ -45,9 +45,8 @@ const ANONYMOUS: Auth = { token: null, expired: false, expiresAt: null };
 
 /**
  * The calls running under one client request, cancelled together when it goes away: one
- * abort listener per request (got's own `signal` option would add one per call, and costs
- * about a tenth of the gateway's CPU under load), shared by every scope renewed from it (a
- * subscription renews its scope for each event, and a listener per event on the one
+ * abort listener per request rather than one per call, shared by every scope renewed from
+ * it (a subscription renews its scope for each event, and a listener per event on the one
  * long-lived signal would pile up for as long as the stream lives).
  */
 class RunningCalls {

@@ -29,8 +29,8 @@ export function normalMediaType(value: string): string {
 
 /**
  * The request's Content-Type in its normal form before anything reads it: yoga's parsers and
- * the CSRF check compare it as written (an uppercase JSON type was 415, and a leading space
- * hid a simple type from the CSRF check).
+ * the CSRF check compare it as written (an uppercase JSON type would be refused 415, and a
+ * leading space would hide a simple type from the CSRF check).
  */
 export function useMediaTypes(): Plugin {
   return {
