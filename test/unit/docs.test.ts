@@ -137,7 +137,12 @@ describe('the docs read what they are meant to', () => {
       expect.arrayContaining(['docs/configuration.md', 'docs/limits.md', 'docs/production.md', 'docs/querying.md', 'docs/sdk.md']),
     );
     expect(namedPaths('README.md')).toEqual(
-      expect.arrayContaining(['src/client/documents/whole-order.graphql', 'bench/README.md', 'upstream/']),
+      expect.arrayContaining([
+        'src/client/documents/whole-order.graphql',
+        'bench/README.md',
+        'upstream/',
+        'docs/images/graphiql-whole-order.png',
+      ]),
     );
     expect(namedPaths('docs/ARCHITECTURE.md')).toEqual(
       expect.arrayContaining(['src/server/http-server.ts', 'upstream/http.ts', 'polling.ts', 'src/graph/resolvers/order.ts']),
