@@ -173,6 +173,34 @@ describe('the docs name what is there', () => {
   });
 });
 
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+    .replace(/ /g, '-');
+
+/** The anchors of a Markdown page's headings (outside code blocks). */
+const anchorsOf = (doc: string) => new Set([...readable(read(doc)).prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchorOf(match[1]!)));
+
+describe('links to a section of a page', () => {
+  it('make anchors as GitHub does', () => {
+    expect(anchorOf('What one caller may hold, on every transport')).toBe('what-one-caller-may-hold-on-every-transport');
+    expect(anchorOf('The order streamed: @defer')).toBe('the-order-streamed-defer');
+    expect(anchorOf('Watching: --watch')).toBe('watching---watch');
+    expect(anchorOf('The command line (`order-graph`)')).toBe('the-command-line-order-graph');
+  });
+
+  it.each(DOCS)('every #section %s links to is a heading of its page', (doc) => {
+    const links = [...readable(read(doc)).prose.matchAll(/\]\(([^)\s]*)#([^)\s]+)\)/g)].map(([, target, anchor]) => ({
+      page: target ? posix.normalize(posix.join(posix.dirname(doc), target)) : doc,
+      anchor: anchor!,
+    }));
+    expect(links.filter(({ page, anchor }) => page.endsWith('.md') && !anchorsOf(page).has(anchor))).toEqual([]);
+  });
+});
+
 describe('each file of src/ says what it is for', () => {
   // The lint (eslint.config.js) holds the code's shape; this is the one convention no standard rule reads.
   const scripts = paths.filter((path) => path.startsWith('src/') && !path.includes('/__generated__/') && /\.(ts|js|mjs)$/.test(path));
