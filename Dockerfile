@@ -39,5 +39,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node as PID 1: it receives SIGTERM itself and drains (it handles the signal; nothing forwards it).
 # The launcher replaces itself (execve, same PID) with node given heap flags sized for the
-# container's memory limit; NODE_HEAP_FLAGS overrides them (README, Run in production).
+# container's memory limit; NODE_HEAP_FLAGS overrides them (docs/production.md, The heap).
 CMD ["node", "dist/src/tools/start.mjs"]

@@ -1,16 +1,17 @@
 // The gateway's settings: the environment validated at once into the Config the server is given.
 //
 // One source per setting. The schema (envSchema) states each environment variable once: its
-// name, bounds, message and default; the README's tables are checked against it
-// (test/unit/config-readme.test.ts). The functions after loadConfig say where each value goes,
-// grouped by who reads it, and Config is inferred from them: no interface restates it, and
-// gateway.ts and http-server.ts take their part by name (GatewaySettings, HttpServerSettings)
-// instead of listing settings again. The layers below the server may not import this file, so
-// where one needs a shape (the upstream's BudgetLimits, the live hub's LiveLimits) that layer
-// states it, with what each limit means to it, and the part is typed as that shape here: the
-// compiler checks the mapping against it, and Config['live'] is LiveLimits, not a copy. Zod
-// schemas down there instead would restate those shapes in another form, while the bounds and
-// messages name environment variables, which only this file knows.
+// name, bounds, message, default and what it does; docs/configuration.md is written from it
+// (npm run docs:config; test/unit/config-doc.test.ts fails when the page is behind). The
+// functions after loadConfig say where each value goes, grouped by who reads it, and Config is
+// inferred from them: no interface restates it, and gateway.ts and http-server.ts take their
+// part by name (GatewaySettings, HttpServerSettings) instead of listing settings again. The
+// layers below the server may not import this file, so where one needs a shape (the upstream's
+// BudgetLimits, the live hub's LiveLimits) that layer states it, with what each limit means to
+// it, and the part is typed as that shape here: the compiler checks the mapping against it, and
+// Config['live'] is LiveLimits, not a copy. Zod schemas down there instead would restate those
+// shapes in another form, while the bounds and messages name environment variables, which only
+// this file knows.
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { LiveLimits } from '../live/orders-hub.js';
@@ -128,32 +129,99 @@ const hostNames = z
  */
 export const DEFAULT_UPSTREAM_CALLS = Math.ceil(wholeOrderCalls(defaultOrdersPage()) / 10) * 10;
 
-/** Every environment variable the gateway reads, validated and defaulted (the README's tables are checked against it). */
+/** The upstream URLs share one description: docs/configuration.md shows them as one row. */
+const UPSTREAM_URL =
+  "The upstream's base URLs, one per host of the contract (`upstream/openapi.yaml` names each path's host in `x-base`): http or https, without query or fragment; a base may carry a path prefix, and the contract's path is appended to it. None set: the embedded simulator serves them (not in production, see `SIMULATOR`). Some but not all: the gateway refuses to start and names the missing ones.";
+
+/**
+ * Every environment variable the gateway reads, validated and defaulted. Each says what it
+ * does (`describe`, or `meta` with `unset` for what an unset variable without a default
+ * means): docs/configuration.md is generated from them (npm run docs:config).
+ */
 export const envSchema = z.object({
-  PORT: integer('PORT', 0, 65535).default(4000),
-  HOST: z.string().trim().min(1, 'HOST must not be empty').default('127.0.0.1'),
-  UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 1, 600_000).default(5000),
-  UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 0, 5).default(1),
-  UPSTREAM_CLIENT: z.enum(['undici', 'got'], { error: 'UPSTREAM_CLIENT must be undici or got' }).default('undici'),
-  REQUEST_DEADLINE_MS: integer('REQUEST_DEADLINE_MS', 1, 600_000).default(10_000),
-  UPSTREAM_CALLS_PER_REQUEST: integer('UPSTREAM_CALLS_PER_REQUEST', 1, 10_000).default(DEFAULT_UPSTREAM_CALLS),
-  UPSTREAM_CONCURRENCY_PER_REQUEST: integer('UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 256).default(16),
-  UPSTREAM_RETRIES_PER_REQUEST: integer('UPSTREAM_RETRIES_PER_REQUEST', 0, 1000).default(4),
+  PORT: integer('PORT', 0, 65535).default(4000).describe('The TCP port the gateway listens on; `0` picks a free one.'),
+  HOST: z
+    .string()
+    .trim()
+    .min(1, 'HOST must not be empty')
+    .default('127.0.0.1')
+    .describe('The address the gateway listens on. A container sets `0.0.0.0`: every address of the machine.'),
+  UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 1, 600_000).default(5000).describe('How long each upstream call may take.'),
+  UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 0, 5)
+    .default(1)
+    .describe(
+      'Retries of an idempotent GET after a connection error or a 502, 503 or 504. Never for a POST, never after a timeout, and only while a whole further attempt fits in the request deadline.',
+    ),
+  UPSTREAM_CLIENT: z
+    .enum(['undici', 'got'], { error: 'UPSTREAM_CLIENT must be undici or got' })
+    .default('undici')
+    .describe(
+      'The HTTP client of the upstream calls: `undici` (a connection pool per host, the cheaper per call) or `got`. Both behave alike in every other respect (timeouts, the size cap, retries, cancellation); docs/ARCHITECTURE.md says why undici is the default.',
+    ),
+  REQUEST_DEADLINE_MS: integer('REQUEST_DEADLINE_MS', 1, 600_000)
+    .default(10_000)
+    .describe("The whole request's time budget: no upstream call outlives it, retries included."),
+  UPSTREAM_CALLS_PER_REQUEST: integer('UPSTREAM_CALLS_PER_REQUEST', 1, 10_000)
+    .default(DEFAULT_UPSTREAM_CALLS)
+    .describe(
+      'Upstream calls one request may make, retries included. The default is what a whole order of the default page of orders takes (each customer call once, each per-order call once per order), rounded up to the next ten. The fields past it are null with `UPSTREAM_BUDGET_EXCEEDED`.',
+    ),
+  UPSTREAM_CONCURRENCY_PER_REQUEST: integer('UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 256)
+    .default(16)
+    .describe('Upstream calls of one request in flight at once; the others wait their turn within the deadline.'),
+  UPSTREAM_RETRIES_PER_REQUEST: integer('UPSTREAM_RETRIES_PER_REQUEST', 0, 1000)
+    .default(4)
+    .describe('Retries one request may make in all, whatever `UPSTREAM_RETRIES` allows per call.'),
   // Sized for a browser tab or two: a page's queries at once, each at its full concurrency.
-  CALLER_OPERATIONS_IN_FLIGHT: integer('CALLER_OPERATIONS_IN_FLIGHT', 1, 100_000).default(32),
-  CALLER_UPSTREAM_CALLS_IN_FLIGHT: integer('CALLER_UPSTREAM_CALLS_IN_FLIGHT', 1, 100_000).default(64),
-  LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: integer('LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS', 1, 1000).default(5),
-  LOGIN_FAILURE_DELAY_S: integer('LOGIN_FAILURE_DELAY_S', 1, 86_400).default(30),
-  // From all addresses: a ceiling only a distributed attack reaches (it was 5, which let anyone lock anyone out).
-  LOGIN_FAILURES_PER_USERNAME: integer('LOGIN_FAILURES_PER_USERNAME', 1, 100_000).default(100),
-  LOGIN_FAILURES_PER_ADDRESS: integer('LOGIN_FAILURES_PER_ADDRESS', 1, 100_000).default(20),
-  LOGIN_FAILURE_WINDOW_S: integer('LOGIN_FAILURE_WINDOW_S', 1, 86_400).default(900),
-  REFRESH_FAILURES_PER_ADDRESS: integer('REFRESH_FAILURES_PER_ADDRESS', 1, 100_000).default(20),
-  REFRESH_FAILURES_PER_TOKEN: integer('REFRESH_FAILURES_PER_TOKEN', 1, 1000).default(5),
-  REFRESH_FAILURE_WINDOW_S: integer('REFRESH_FAILURE_WINDOW_S', 1, 86_400).default(900),
-  LIVE_POLL_INTERVAL_MS: integer('LIVE_POLL_INTERVAL_MS', 100, 3_600_000).default(30_000),
-  LIVE_STREAMS_PER_CUSTOMER: integer('LIVE_STREAMS_PER_CUSTOMER', 1, 10_000).default(50),
-  LIVE_STREAMS_PER_ADDRESS: integer('LIVE_STREAMS_PER_ADDRESS', 1, 100_000).default(200),
+  CALLER_OPERATIONS_IN_FLIGHT: integer('CALLER_OPERATIONS_IN_FLIGHT', 1, 100_000)
+    .default(32)
+    .describe(
+      'Queries and mutations one caller may have in flight at once, over HTTP, SSE, multipart and WebSocket together (a streamed answer until its last part). Past it: 429 `RATE_LIMITED` before anything runs. A caller is the customer the upstream verified its token as, else its client address (an IPv6 /64 counts as one). Open live streams are held by the `LIVE_STREAMS_*` limits instead.',
+    ),
+  CALLER_UPSTREAM_CALLS_IN_FLIGHT: integer('CALLER_UPSTREAM_CALLS_IN_FLIGHT', 1, 100_000)
+    .default(64)
+    .describe(
+      'Upstream calls one caller may have in flight at once, all its requests and live streams together; the others wait their turn within their deadline.',
+    ),
+  LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: integer('LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS', 1, 1000)
+    .default(5)
+    .describe(
+      'Failed logins free per username and client address in a window. After them each attempt must wait (`LOGIN_FAILURE_DELAY_S`): `RATE_LIMITED` with `retryAfterSeconds`, and no upstream call. A successful login clears the count.',
+    ),
+  LOGIN_FAILURE_DELAY_S: integer('LOGIN_FAILURE_DELAY_S', 1, 86_400)
+    .default(30)
+    .describe(
+      'The first wait once a username and address have used their free failures; it doubles after each further failure, up to the window.',
+    ),
+  LOGIN_FAILURES_PER_USERNAME: integer('LOGIN_FAILURES_PER_USERNAME', 1, 100_000)
+    .default(100)
+    .describe(
+      'Failed logins per username from all addresses in a window: a ceiling only many addresses together reach. Past it everyone, the owner too, waits for the window to end, so a low value (5, say) lets anyone lock anyone out.',
+    ),
+  LOGIN_FAILURES_PER_ADDRESS: integer('LOGIN_FAILURES_PER_ADDRESS', 1, 100_000)
+    .default(20)
+    .describe('Failed logins per client address across usernames in a window; past it, `RATE_LIMITED` for the rest of the window.'),
+  LOGIN_FAILURE_WINDOW_S: integer('LOGIN_FAILURE_WINDOW_S', 1, 86_400)
+    .default(900)
+    .describe("The login counters' window, and the longest wait."),
+  REFRESH_FAILURES_PER_ADDRESS: integer('REFRESH_FAILURES_PER_ADDRESS', 1, 100_000)
+    .default(20)
+    .describe(
+      'Refresh tokens the upstream refused, per client address in a window. More are `RATE_LIMITED` with `retryAfterSeconds`, with no upstream call; successful refreshes cost nothing.',
+    ),
+  REFRESH_FAILURES_PER_TOKEN: integer('REFRESH_FAILURES_PER_TOKEN', 1, 1000)
+    .default(5)
+    .describe('Refusals of one refresh token in a window; more are refused the same way.'),
+  REFRESH_FAILURE_WINDOW_S: integer('REFRESH_FAILURE_WINDOW_S', 1, 86_400).default(900).describe("The refresh counters' window."),
+  LIVE_POLL_INTERVAL_MS: integer('LIVE_POLL_INTERVAL_MS', 100, 3_600_000)
+    .default(30_000)
+    .describe('How often a customer with open `orderUpdates` streams has its order list polled.'),
+  LIVE_STREAMS_PER_CUSTOMER: integer('LIVE_STREAMS_PER_CUSTOMER', 1, 10_000)
+    .default(50)
+    .describe('Open live streams per customer, SSE and WebSocket together; past it, `RATE_LIMITED`.'),
+  LIVE_STREAMS_PER_ADDRESS: integer('LIVE_STREAMS_PER_ADDRESS', 1, 100_000)
+    .default(200)
+    .describe('Open live streams per client address; past it, `RATE_LIMITED`.'),
   REDIS_URL: z
     .string()
     .trim()
@@ -161,62 +229,159 @@ export const envSchema = z.object({
       (v) => URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol),
       'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://redis:6379',
     )
-    .optional(),
-  REDIS_COMMAND_TIMEOUT_MS: integer('REDIS_COMMAND_TIMEOUT_MS', 10, 60_000).default(500),
-  RESPONSE_CACHE_TTL_MS: integer('RESPONSE_CACHE_TTL_MS', 0, 60_000).default(0),
-  RESPONSE_CACHE_ENTRY_BYTES: integer('RESPONSE_CACHE_ENTRY_BYTES', 1_000, 100 * MIB).default(MIB),
-  RESPONSE_CACHE_BYTES: integer('RESPONSE_CACHE_BYTES', 10_000, 4096 * MIB).default(32 * MIB),
-  DOCUMENT_CACHE_BYTES: integer('DOCUMENT_CACHE_BYTES', 1_000_000, 4096 * MIB).default(32 * MIB),
-  LIVE_SNAPSHOT_BYTES: integer('LIVE_SNAPSHOT_BYTES', 100_000, 4096 * MIB).default(32 * MIB),
-  HISTORY: flag('HISTORY').default(true),
-  HISTORY_EVENTS_PER_ORDER: integer('HISTORY_EVENTS_PER_ORDER', 1, 10_000).default(100),
-  HISTORY_MAX_AGE_DAYS: integer('HISTORY_MAX_AGE_DAYS', 1, 3650).default(400),
-  HISTORY_CUSTOMER_BYTES: integer('HISTORY_CUSTOMER_BYTES', 10_000, 64 * MIB).default(256 * 1024),
-  HISTORY_BYTES: integer('HISTORY_BYTES', 100_000, 4096 * MIB).default(32 * MIB),
-  SUBGRAPH: flag('SUBGRAPH').default(false),
-  TRUSTED_PROXIES: trustedProxies.default([]),
-  SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000).default(10_000),
-  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600_000).default(10_000),
-  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 600_000).default(30_000),
-  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 1000, 600_000).default(5000),
-  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1_000_000).default(4096),
-  MAX_CONNECTIONS_PER_ADDRESS: integer('MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000).default(256),
-  SLOW_READER_BYTES: integer('SLOW_READER_BYTES', 1_000, 1024 * MIB).default(MIB),
-  SLOW_READER_TIMEOUT_MS: integer('SLOW_READER_TIMEOUT_MS', 1000, 3_600_000).default(10_000),
-  SLOW_READER_BYTES_PER_ADDRESS: integer('SLOW_READER_BYTES_PER_ADDRESS', 1_000, 4096 * MIB).default(8 * MIB),
-  WEBSOCKET_IDLE_TIMEOUT_MS: integer('WEBSOCKET_IDLE_TIMEOUT_MS', 1000, 3_600_000).default(30_000),
-  // Unset: local origins in development, none in production.
-  CORS_ORIGINS: origins.optional(),
-  // Unset: any in development; production needs it set.
-  ALLOWED_HOSTS: hostNames.optional(),
-  // Unset: on when no upstream URL is set, except in production.
-  SIMULATOR: flag('SIMULATOR').optional(),
+    .optional()
+    .describe(
+      '`redis://` or `rediss://`: the state the replicas share (login counters, live polls, order histories, cached answers). Unset: each process keeps its own, as a single replica needs.',
+    ),
+  REDIS_COMMAND_TIMEOUT_MS: integer('REDIS_COMMAND_TIMEOUT_MS', 10, 60_000)
+    .default(500)
+    .describe(
+      'How long any Redis command may take. Past it the replica works alone (its own login counters and polls, no cache) until Redis answers a PING again (one a second), and `/readyz` says `"redis": "degraded"`.',
+    ),
+  RESPONSE_CACHE_TTL_MS: integer('RESPONSE_CACHE_TTL_MS', 0, 60_000)
+    .default(0)
+    .describe(
+      "How long a caller's query answers are kept, for that caller alone; `0`: no response cache. In Redis when `REDIS_URL` is set, else in memory. HTTP only: a query over a WebSocket runs afresh.",
+    ),
+  RESPONSE_CACHE_ENTRY_BYTES: integer('RESPONSE_CACHE_ENTRY_BYTES', 1_000, 100 * MIB)
+    .default(MIB)
+    .describe('The largest answer the response cache keeps; a larger one is answered, not kept.'),
+  RESPONSE_CACHE_BYTES: integer('RESPONSE_CACHE_BYTES', 10_000, 4096 * MIB)
+    .default(32 * MIB)
+    .describe(
+      'All cached answers together, in this process or in Redis for all replicas. Past it the least recently used (in memory) or the oldest (in Redis) go first; expired answers go at their ttl.',
+    ),
+  DOCUMENT_CACHE_BYTES: integer('DOCUMENT_CACHE_BYTES', 1_000_000, 4096 * MIB)
+    .default(32 * MIB)
+    .describe(
+      'The heap the documents kept between requests (parsed and validated, and compiled by graphql-jit once they run a second time or when registered) may take, estimated; the least recently used go first.',
+    ),
+  LIVE_SNAPSHOT_BYTES: integer('LIVE_SNAPSHOT_BYTES', 100_000, 4096 * MIB)
+    .default(32 * MIB)
+    .describe(
+      "The heap the watched customers' last polls may take in one process (estimated, on the high side). A customer whose poll does not fit has its streams end with `RATE_LIMITED`.",
+    ),
+  HISTORY: flag('HISTORY')
+    .default(true)
+    .describe("Keep each order's history (`Order.history`). `off` keeps nothing anywhere, and every `history` is `[]`."),
+  HISTORY_EVENTS_PER_ORDER: integer('HISTORY_EVENTS_PER_ORDER', 1, 10_000).default(100).describe('The newest events kept per order.'),
+  HISTORY_MAX_AGE_DAYS: integer('HISTORY_MAX_AGE_DAYS', 1, 3650)
+    .default(400)
+    .describe('Events older than this are dropped; a Redis history key expires this long after its last write.'),
+  HISTORY_CUSTOMER_BYTES: integer('HISTORY_CUSTOMER_BYTES', 10_000, 64 * MIB)
+    .default(256 * 1024)
+    .describe("One customer's history at most, as JSON, in memory and in Redis; past it the oldest events go first."),
+  HISTORY_BYTES: integer('HISTORY_BYTES', 100_000, 4096 * MIB)
+    .default(32 * MIB)
+    .describe(
+      "All customers' histories together. Without `REDIS_URL`, kept in this process (estimated heap; past it the least recently used customers are forgotten); with it, in Redis for all replicas (past it the stories written longest ago go first).",
+    ),
+  SUBGRAPH: flag('SUBGRAPH').default(false).describe('Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`).'),
+  TRUSTED_PROXIES: trustedProxies
+    .default([])
+    .describe(
+      "The proxies in front of the gateway, by address: comma-separated IPs and CIDR ranges (`10.0.0.0/8`, `127.0.0.1`), or `loopback`, `linklocal`, `uniquelocal`. Only a connection from one of them has its `X-Forwarded-For` believed: the client address (for throttling and the per-address limits, and forwarded upstream) is then the entry the nearest trusted proxy added, else the socket's. A forwarded entry that is not an IP is ignored. A hop count is refused.",
+    ),
+  SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 600_000)
+    .default(10_000)
+    .describe('On SIGTERM or SIGINT, how long requests in flight may take before their connections are closed.'),
+  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600_000)
+    .default(10_000)
+    .describe(
+      'A client must send its request headers within this from connecting, else 408 and the connection is closed; a WebSocket its `connection_init` from the upgrade, else it is closed with 4408. At most `REQUEST_TIMEOUT_MS`.',
+    ),
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 600_000)
+    .default(30_000)
+    .describe('A client must send its whole request (headers and body) within this, else 408 and the connection is closed.'),
+  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 1000, 600_000)
+    .default(5000)
+    .describe('An idle keep-alive connection is closed after this.'),
+  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1_000_000)
+    .default(4096)
+    .describe(
+      'Open client connections at most; more are closed on arrival (logged at warn). The process needs about this many file handles, plus 1,280 for upstream sockets, and warns at start-up when its limit is lower.',
+    ),
+  MAX_CONNECTIONS_PER_ADDRESS: integer('MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000)
+    .default(256)
+    .describe(
+      "Open connections from one client address at most; more are closed on arrival. Behind a trusted proxy it counts that client's requests in flight instead, and answers 429 `RATE_LIMITED` past it.",
+    ),
+  SLOW_READER_BYTES: integer('SLOW_READER_BYTES', 1_000, 1024 * MIB)
+    .default(MIB)
+    .describe(
+      'A connection whose unsent answer stays above this for `SLOW_READER_TIMEOUT_MS` is closed: plain, multipart, SSE and WebSocket answers alike.',
+    ),
+  SLOW_READER_TIMEOUT_MS: integer('SLOW_READER_TIMEOUT_MS', 1000, 3_600_000)
+    .default(10_000)
+    .describe(
+      "How long a connection's unsent answer may stay above `SLOW_READER_BYTES`, or not shrink at all (its reader stopped), before the connection is closed.",
+    ),
+  SLOW_READER_BYTES_PER_ADDRESS: integer('SLOW_READER_BYTES_PER_ADDRESS', 1_000, 4096 * MIB)
+    .default(8 * MIB)
+    .describe(
+      "The unsent data of all of one client address's connections together (behind a trusted proxy, its forwarded client's). Past it, the connections holding the most are closed at once until the rest fit.",
+    ),
+  WEBSOCKET_IDLE_TIMEOUT_MS: integer('WEBSOCKET_IDLE_TIMEOUT_MS', 1000, 3_600_000)
+    .default(30_000)
+    .describe('A WebSocket running no operation is closed (1000) after this, before `connection_init` and after it; pings do not count.'),
+  CORS_ORIGINS: origins.optional().meta({
+    description:
+      'Comma-separated origins allowed cross-origin access (`https://app.example.com`), or `*`; never with credentials (the API takes a bearer token, no cookie). A WebSocket upgrade from a browser page of another origin is refused (403).',
+    unset: 'local origins (`localhost`, `127.0.0.1`, `[::1]`, any port); none in production',
+  }),
+  ALLOWED_HOSTS: hostNames.optional().meta({
+    description:
+      "Comma-separated host names clients reach the gateway by (`api.example.com`), or `*`. A request or WebSocket upgrade whose `Host` is another name is refused with 421 `HOST_NOT_ALLOWED`, as a DNS-rebinding page's are. An IP address is always answered: probes and Prometheus reach pods by address.",
+    unset: 'any; production refuses to start without it',
+  }),
+  SIMULATOR: flag('SIMULATOR').optional().meta({
+    description:
+      'The embedded simulator of the REST service, with its demo logins, in place of the upstream. In production it must be asked for; with the upstream URLs set it cannot be.',
+    unset: '`on` without upstream URLs, except in production',
+  }),
   METRICS_PATH: z
     .string()
     .trim()
     .regex(/^(off|\/[\w./-]*)$/, 'METRICS_PATH must be a path such as /metrics, or off')
-    .default('/metrics'),
+    .default('/metrics')
+    .describe(
+      "Where Prometheus metrics are served (`GET`, on the gateway's port), or `off`. Not `/graphql` or under `/tracker/`: keep it off the public side.",
+    ),
   // The OpenTelemetry SDK's standard variables (the ones this gateway supports).
-  OTEL_SDK_DISABLED: flag('OTEL_SDK_DISABLED').default(false),
+  OTEL_SDK_DISABLED: flag('OTEL_SDK_DISABLED').default(false).describe('`true` (or `on`) turns tracing off, whatever else is set.'),
   OTEL_TRACES_EXPORTER: z
     .enum(['otlp', 'console', 'none'], { error: 'OTEL_TRACES_EXPORTER must be one of otlp, console, none' })
-    .optional(),
+    .optional()
+    .meta({
+      description: 'Where spans go. Tracing is on with `otlp` or `console`.',
+      unset: '`none`, or `otlp` when an OTLP endpoint is set',
+    }),
   OTEL_EXPORTER_OTLP_PROTOCOL: z
     .enum(['http/protobuf', 'http/json'], {
       error: 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported)',
     })
-    .default('http/protobuf'),
+    .default('http/protobuf')
+    .describe('How spans are sent to the collector (gRPC is not supported).'),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
     .enum(['http/protobuf', 'http/json'], {
       error: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf or http/json (grpc is not supported)',
     })
-    .optional(),
-  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT').optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').optional(),
-  OTEL_SERVICE_NAME: z.string().trim().default('order-graph'),
+    .optional()
+    .meta({ description: 'The same for traces alone, in place of the general one.', unset: "`OTEL_EXPORTER_OTLP_PROTOCOL`'s" }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT')
+    .optional()
+    .meta({ description: 'The collector; `/v1/traces` is appended. Setting it turns tracing on.', unset: '`http://localhost:4318`' }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').optional().meta({
+    description: 'The traces endpoint, used as it is. Setting it turns tracing on.',
+    unset: 'the general endpoint with `/v1/traces` appended',
+  }),
+  OTEL_SERVICE_NAME: z.string().trim().default('order-graph').describe('The `service.name` of every span.'),
   OTEL_TRACES_SAMPLER: z
     .enum(SAMPLERS, { error: `OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}` })
-    .default('parentbased_traceidratio'),
+    .default('parentbased_traceidratio')
+    .describe(
+      "Which requests are traced. The default follows a caller's `traceparent`, sampled or not, and records a new trace at the ratio `OTEL_TRACES_SAMPLER_ARG` gives.",
+    ),
   // Unset: every trace in development, one in ten new traces in production (a caller's sampled
   // traceparent is always followed): a recorded trace costs its request about a third more CPU.
   OTEL_TRACES_SAMPLER_ARG: z
@@ -224,20 +389,41 @@ export const envSchema = z.object({
     .trim()
     .refine((v) => /^(0|1|0?\.\d+|1\.0*)$/.test(v), 'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1')
     .transform(Number)
-    .optional(),
-  NODE_ENV: z.string().trim().default('development'),
+    .optional()
+    .meta({
+      description: 'The share of new traces recorded (from 0 to 1), for the `traceidratio` samplers.',
+      unset: '`1` (`0.1` in production)',
+    }),
+  NODE_ENV: z
+    .string()
+    .trim()
+    .default('development')
+    .describe(
+      '`production` turns GraphiQL, introspection, the tracker page and cross-origin access off unless they are set, records one new trace in ten, and refuses to start without the upstream (unless `SIMULATOR=on`) or without `ALLOWED_HOSTS`.',
+    ),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     })
-    .default('info'),
-  // Unset: on, but off when NODE_ENV=production.
-  GRAPHIQL: flag('GRAPHIQL').optional(),
-  INTROSPECTION: flag('INTROSPECTION').optional(),
-  // Unset: on, but off when NODE_ENV=production.
-  TRACKER: flag('TRACKER').optional(),
-  TRUSTED_DOCUMENTS: z.enum(['off', 'allow', 'only'], { error: 'TRUSTED_DOCUMENTS must be one of off, allow, only' }).default('off'),
-  ...(Object.fromEntries(HOSTS.map((name) => [name, httpUrl(name).optional()])) as Record<
+    .default('info')
+    .describe("The log's level (pino)."),
+  GRAPHIQL: flag('GRAPHIQL')
+    .optional()
+    .meta({ description: 'The GraphiQL page at `/graphql`, self-hosted: it works offline.', unset: '`on` (`off` in production)' }),
+  INTROSPECTION: flag('INTROSPECTION')
+    .optional()
+    .meta({ description: 'Schema introspection, and the field suggestions that go with it.', unset: '`on` (`off` in production)' }),
+  TRACKER: flag('TRACKER').optional().meta({
+    description: 'The order-tracker page at `/tracker/`, served where `npm run build` built it (the container image does).',
+    unset: '`on` (`off` in production)',
+  }),
+  TRUSTED_DOCUMENTS: z
+    .enum(['off', 'allow', 'only'], { error: 'TRUSTED_DOCUMENTS must be one of off, allow, only' })
+    .default('off')
+    .describe(
+      'Which documents run: `off`, any; `allow`, the registered documents by hash and full documents too; `only`, the registered documents by hash alone.',
+    ),
+  ...(Object.fromEntries(HOSTS.map((name) => [name, httpUrl(name).optional().describe(UPSTREAM_URL)])) as Record<
     HostName,
     z.ZodOptional<ReturnType<typeof httpUrl>>
   >),

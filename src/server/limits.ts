@@ -1,8 +1,7 @@
 /**
- * The request limits, in one place; SECURITY.md states each with its reason. The SDK's
- * largest document (WholeOrder: depth 10, cost 2,822 with its default page of 16 orders,
- * 228 selections with its fragments expanded, no aliases or directives) stays well inside
- * every one of them.
+ * The request limits, in one place; docs/limits.md states each with its reason. The SDK's
+ * largest document (WholeOrder, with its default page of orders) stays well inside every one
+ * of them (test/integration/paging-cost.test.ts holds its cost to a third of the limit).
  */
 export const LIMITS = {
   /** Field nesting, fragments followed. */

@@ -1,6 +1,6 @@
 // Failed-credential counters (rate-limiter-flexible): this process's, or shared in Redis by
 // every replica, with this process's own taking over whenever Redis does not answer in time.
-// The rules and why: SECURITY.md, "Upstream budgets".
+// The rules and why: docs/limits.md, "Upstream budgets".
 import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { GatewayError, RateLimitedError } from '../errors.js';

@@ -344,8 +344,8 @@ const WHOLE_ORDER_FRAGMENTS = WholeOrderDocument.definitions
   .join('\n');
 
 /**
- * The README's paging example: a page of whole orders after a given one, with `first` as a
- * literal or (`'$first'`) a variable.
+ * The paging example of docs/querying.md: a page of whole orders after a given one, with
+ * `first` as a literal or (`'$first'`) a variable.
  */
 export function wholeOrderPage(first: number | '$first'): string {
   const variables = first === '$first' ? '$after: ID, $first: Int' : '$after: ID';

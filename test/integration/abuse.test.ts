@@ -311,7 +311,7 @@ describe('odd but legitimate requests reach the upstream correctly', () => {
       },
     },
     ...([16, '$first'] as const).map((first) => ({
-      name: `the README's paging example, first ${first === 16 ? 'as a literal' : 'as a variable'} (16): the customer's one whole order`,
+      name: `docs/querying.md's paging example, first ${first === 16 ? 'as a literal' : 'as a variable'} (16): the customer's one whole order`,
       query: wholeOrderPage(first),
       variables: first === 16 ? {} : { first: 16 },
       // The customer and the order list, then one call per per-order operation.

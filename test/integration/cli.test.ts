@@ -1,10 +1,12 @@
-// The CLI run as a customer runs it (a separate process over real HTTP): summaries, --watch, the password's sources, exit codes.
+// The CLI run as a customer runs it (a separate process over real HTTP): summaries, --watch, the password's sources, exit codes;
+// and docs/cli.md against the command: every option and every exit code on the page.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT, USAGE } from '../../src/cli/options.js';
 import { startSimulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { listen, startGateway, startHarness, type Harness } from '../helpers/harness.js';
@@ -28,7 +30,7 @@ function startProcessRun(command: string, args: string[], env: Record<string, st
 
 let harness: Harness;
 const passwordOf = (username: string) => demoCustomer(harness.simulator, username).password;
-/** A demo customer's run as the README shows it: the password in ORDER_GRAPH_PASSWORD, never in the arguments. */
+/** A demo customer's run as docs/cli.md shows it: the password in ORDER_GRAPH_PASSWORD, never in the arguments. */
 const as = (username: string, ...more: string[]) =>
   [['--username', username, '--endpoint', harness.endpoint, ...more], { env: { ORDER_GRAPH_PASSWORD: passwordOf(username) } }] as const;
 
@@ -258,7 +260,7 @@ describe('the password: from the environment, a prompt or stdin, not the command
     expect(run.stdout + run.stderr).not.toContain(password);
   });
 
-  it("npm run order with the password in the environment (as the README shows): npm's debug log does not hold it", async () => {
+  it("npm run order with the password in the environment (as docs/cli.md shows): npm's debug log does not hold it", async () => {
     const logs = mkdtempSync(join(tmpdir(), 'order-npm-logs-'));
     try {
       const password = passwordOf('ready@demo.test');
@@ -382,5 +384,22 @@ describe('exit 4: service unavailable', () => {
       env: { ORDER_GRAPH_PASSWORD: 'secret-for-404' },
     });
     expectOneLineFailure(run, 4, /did not answer as a GraphQL endpoint \(HTTP 404/, 'secret-for-404');
+  });
+});
+
+describe('docs/cli.md', () => {
+  const page = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8');
+  /** The page's prose: what it explains, its sample commands and output left out. */
+  const prose = page.replace(/^```[\s\S]*?^```$/gm, '');
+
+  it('names every option of the usage text', () => {
+    const options = [...USAGE.matchAll(/^ {2}(?:-h, )?(--[a-z-]+)/gm)].map((match) => match[1]!);
+    expect(options).toEqual(expect.arrayContaining(['--username', '--watch', '--history', '--max-answer-mb', '--password', '--help']));
+    expect(options.filter((option) => !new RegExp(`(?<![\\w-])${option}(?![\\w-])`).test(prose))).toEqual([]);
+  });
+
+  it('lists every exit code the command uses, once', () => {
+    const listed = [...page.matchAll(/^\| `(\d+)` \|/gm)].map((match) => Number(match[1]));
+    expect(listed.sort((a, b) => a - b)).toEqual(Object.values(EXIT).sort((a, b) => a - b));
   });
 });

@@ -1,5 +1,5 @@
-// The README's frontend recipe as a new user follows it: its codegen.ts block taken from
-// README.md as it stands, in a project with the compiler settings of Vite's `react-ts`
+// The frontend recipe of docs/sdk.md as a new user follows it: its codegen.ts block taken from
+// the page as it stands, in a project with the compiler settings of Vite's `react-ts`
 // template, the SDK package installed from its tarball (offline), codegen run from the
 // file the package ships and from the running endpoint, and the project type-checked with
 // `tsc -b`. The recipe and this test cannot drift: the test has no configuration of its own.
@@ -17,11 +17,13 @@ import { installOffline } from '../helpers/offline-install.js';
 import { PROJECT_PATH, ROOT } from '../helpers/process.js';
 
 const run = promisify(execFile);
+/** Where the recipe is written for frontend developers. */
+const RECIPE = 'docs/sdk.md';
 
-/** The README's codegen.ts: the TypeScript block that starts with `// codegen.ts`. */
-function readmeCodegenConfig(readme: string): string {
-  const block = /```ts\n(\/\/ codegen\.ts\n[\s\S]*?)```/.exec(readme)?.[1];
-  if (!block) throw new Error('README.md has no ```ts block starting with // codegen.ts');
+/** The page's codegen.ts: the TypeScript block that starts with `// codegen.ts`. */
+function recipeCodegenConfig(page: string): string {
+  const block = /```ts\n(\/\/ codegen\.ts\n[\s\S]*?)```/.exec(page)?.[1];
+  if (!block) throw new Error(`${RECIPE} has no \`\`\`ts block starting with // codegen.ts`);
   return block;
 }
 
@@ -90,7 +92,7 @@ beforeAll(async () => {
       devDependencies: Object.fromEntries(tools.map((name) => [name, project.devDependencies[name]!])),
     },
   );
-  config = readmeCodegenConfig(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  config = recipeCodegenConfig(readFileSync(join(ROOT, RECIPE), 'utf8'));
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ files: [], references: [{ path: './tsconfig.app.json' }] }, null, 2));
   writeFileSync(join(app, 'tsconfig.app.json'), JSON.stringify(VITE_APP_TSCONFIG, null, 2));
   writeFileSync(join(app, 'src', 'main.ts'), APP);
@@ -119,7 +121,7 @@ async function tscBuild(): Promise<string> {
   }
 }
 
-describe("the README's frontend recipe, verbatim", () => {
+describe("docs/sdk.md's frontend recipe, verbatim", () => {
   it('schema.graphql is up to date with schema/ (run npm run schema:print)', () => {
     const printed = readFileSync(join(ROOT, 'schema.graphql'), 'utf8');
     expect(printed).toContain(printSchema(buildSchema(loadTypeDefs().join('\n'))));

@@ -91,7 +91,7 @@ describe('distinct documents, no token', () => {
     expect(normalFailures).toBe(0);
     expect(normalAnswers).toBeGreaterThan(0);
     // The budget, plus what V8 keeps besides (its code caches for compiled documents age out
-    // over several collections: about 4 MB, measured; SECURITY.md) and what a collection
+    // over several collections: about 4 MB, measured; docs/limits.md) and what a collection
     // leaves behind. Without the budget this flood grew the heap by 54 MB.
     expect(grownMb).toBeLessThan(BUDGET / MB + 10);
     console.info(

@@ -1,9 +1,10 @@
 // The cost limit counts what a page of orders will fetch, `first` from a literal, a variable
-// or the schema's default alike: the README's paging example is answered, a page of 100 whole
-// orders is refused before any upstream call. Against a real gateway and a stub upstream that
-// counts its calls; the model's figures against the schema.
+// or the schema's default alike: the paging example of docs/querying.md is answered, a page of
+// 100 whole orders is refused before any upstream call. Against a real gateway and a stub
+// upstream that counts its calls; the model's figures against the schema, and against the
+// figures docs/querying.md and docs/limits.md state.
 import { readdirSync, readFileSync } from 'node:fs';
-import { getIntrospectionQuery, Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { getIntrospectionQuery, Kind, parse, print, type OperationDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { createGraphSchema } from '../../src/graph/schema.js';
@@ -73,7 +74,10 @@ const refusedFor = (cost: number) => ({
   },
 });
 
-describe("the README's paging example against the gateway", () => {
+/** A doc's text, its line breaks as spaces: a sentence reads the same however it is wrapped. */
+const doc = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+
+describe("docs/querying.md's paging example against the gateway", () => {
   it.for([
     ['a literal', wholeOrderPage(16), {}],
     ['a variable', wholeOrderPage('$first'), { first: 16 }],
@@ -136,7 +140,9 @@ describe("the README's paging example against the gateway", () => {
   it('the edge: the largest page of whole orders inside the limit runs (into the call budget), one more is refused', async () => {
     const largest = Math.floor((LIMITS.maxCost - wholeOrderPageCost(0)) / WHOLE_ORDER_COST);
     expect(wholeOrderPageCost(largest)).toBeLessThanOrEqual(LIMITS.maxCost);
-    expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain(`takes up to ${largest} whole orders in a page`);
+    expect(doc('docs/querying.md')).toContain(`takes up to ${largest} whole orders in a page`);
+    expect(doc('docs/limits.md')).toContain(`past 16 whole orders (17 to ${largest})`);
+    expect(doc('docs/limits.md')).toContain(`and ${largest + 1} or more are refused before any call`);
     const inside = await send(wholeOrderPage('$first'), { first: largest });
     expect(inside.status).toBe(200);
     expect(inside.body.data!.me.orders).toHaveLength(largest);
@@ -181,6 +187,15 @@ describe('the cost model', () => {
     const cost = costOf(sdk, { id: 'o1', username: 'u', password: 'p', refreshToken: 'r' }, name);
     expect(cost).toBeDefined();
     expect(cost!).toBeLessThanOrEqual(LIMITS.maxCost / 3);
+  });
+
+  it('docs/limits.md states what a whole order and the SDK’s WholeOrder cost', () => {
+    // WholeOrder is the paging example's page of 16 without orderCount.
+    const wholeOrder = costOf(print(WholeOrderDocument))!;
+    expect(wholeOrder).toBe(wholeOrderPageCost(16) - 1);
+    const text = doc('docs/limits.md');
+    expect(text).toContain(`a whole order costs ${WHOLE_ORDER_COST},`);
+    expect(text).toContain(`(its default page of 16 whole orders) costs ${wholeOrder.toLocaleString('en')},`);
   });
 
   it('GraphiQL’s introspection query is counted like any other, its lists once: far inside', () => {

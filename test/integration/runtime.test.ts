@@ -361,7 +361,7 @@ describe('start-up', () => {
   });
 });
 
-describe('the production install the README describes', () => {
+describe('the production install docs/production.md describes', () => {
   it('dist/ alone, copied elsewhere: npm ci --omit=dev (from npm’s cache, offline), then node src/tools/start.mjs serves the whole order', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'order-graph-deploy-'));
     try {

@@ -1,4 +1,4 @@
-// The docs against the tree: every path README.md, docs/ARCHITECTURE.md and SECURITY.md name
+// The docs against the tree: every path README.md, SECURITY.md and the pages of docs/ name
 // exists, and their layouts list what is there (ARCHITECTURE.md every file of src/, the
 // README every folder), so a move or a new file cannot leave them behind.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -7,8 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DOCS = ['README.md', 'docs/ARCHITECTURE.md', 'SECURITY.md'];
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+/** The README, SECURITY.md and every page of docs/. */
+const DOCS = [
+  'README.md',
+  'SECURITY.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 // What is not the project's: dot folders (tooling) and what .gitignore names by file or folder
 // name (node_modules/, dist/, test-results/, *.log…); patterns with a path in them are left out.
@@ -125,14 +132,24 @@ describe('the docs read what they are meant to', () => {
     expect(layoutEntries(block)).toEqual(['src/', 'src/server/', 'src/server/main.ts', 'src/errors.ts', 'test/']);
   });
 
-  it('finds the paths each doc names', () => {
+  it('reads every page of docs/, and finds the paths each doc names', () => {
+    expect(DOCS).toEqual(
+      expect.arrayContaining(['docs/configuration.md', 'docs/limits.md', 'docs/production.md', 'docs/querying.md', 'docs/sdk.md']),
+    );
     expect(namedPaths('README.md')).toEqual(
-      expect.arrayContaining(['src/client/documents/whole-order.graphql', 'bench/README.md', 'upstream/']),
+      expect.arrayContaining([
+        'src/client/documents/whole-order.graphql',
+        'bench/README.md',
+        'upstream/',
+        'docs/images/graphiql-whole-order.png',
+      ]),
     );
     expect(namedPaths('docs/ARCHITECTURE.md')).toEqual(
       expect.arrayContaining(['src/server/http-server.ts', 'upstream/http.ts', 'polling.ts', 'src/graph/resolvers/order.ts']),
     );
-    expect(namedPaths('SECURITY.md')).toEqual(expect.arrayContaining(['src/server/limits.ts', 'abuse.test.ts']));
+    expect(namedPaths('docs/limits.md')).toEqual(expect.arrayContaining(['src/server/limits.ts', 'abuse.test.ts', 'SECURITY.md']));
+    // A link from docs/ is read from there: ../SECURITY.md is the root's.
+    expect(namedPaths('docs/sdk.md')).toEqual(expect.arrayContaining(['SECURITY.md', 'docs/cli.md']));
     expect(resolves('upstream/http.ts') && resolves('polling.ts') && resolves('src/live/')).toBe(true);
     expect(resolves('src/server.ts/') || resolves('src/nothing.ts') || resolves('nothing.ts')).toBe(false);
   });
@@ -153,6 +170,34 @@ describe('the docs name what is there', () => {
   it("the README's layout lists every top-level folder and every folder of src/", () => {
     const listed = new Set(layoutOf('README.md', LAYOUTS['README.md']));
     expect([...topFolders, ...srcFolders].filter((path) => path !== 'src/' && !listed.has(path))).toEqual([]);
+  });
+});
+
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+    .replace(/ /g, '-');
+
+/** The anchors of a Markdown page's headings (outside code blocks). */
+const anchorsOf = (doc: string) => new Set([...readable(read(doc)).prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchorOf(match[1]!)));
+
+describe('links to a section of a page', () => {
+  it('make anchors as GitHub does', () => {
+    expect(anchorOf('What one caller may hold, on every transport')).toBe('what-one-caller-may-hold-on-every-transport');
+    expect(anchorOf('The order streamed: @defer')).toBe('the-order-streamed-defer');
+    expect(anchorOf('Watching: --watch')).toBe('watching---watch');
+    expect(anchorOf('The command line (`order-graph`)')).toBe('the-command-line-order-graph');
+  });
+
+  it.each(DOCS)('every #section %s links to is a heading of its page', (doc) => {
+    const links = [...readable(read(doc)).prose.matchAll(/\]\(([^)\s]*)#([^)\s]+)\)/g)].map(([, target, anchor]) => ({
+      page: target ? posix.normalize(posix.join(posix.dirname(doc), target)) : doc,
+      anchor: anchor!,
+    }));
+    expect(links.filter(({ page, anchor }) => page.endsWith('.md') && !anchorsOf(page).has(anchor))).toEqual([]);
   });
 });
 

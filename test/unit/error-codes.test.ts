@@ -1,5 +1,5 @@
-// The error codes are one list (src/error-codes.ts): the SDL's description, the README,
-// docs/ARCHITECTURE.md, SECURITY.md and the codes the server writes out itself follow it.
+// The error codes are one list (src/error-codes.ts): the SDL's description, docs/errors.md,
+// docs/ARCHITECTURE.md, the other docs and the codes the server writes out itself follow it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,8 +69,8 @@ describe('the one list of error codes', () => {
     expect(codesIn(refusals)).toEqual(Object.keys(REQUEST_STATUSES).sort());
   });
 
-  it("the README's Errors section: every field code, and every refusal with its status", () => {
-    const errors = section(read('README.md'), 'Errors');
+  it('docs/errors.md: every field code, and every refusal with its status', () => {
+    const errors = read('docs/errors.md');
     expect(codesIn(paragraph(errors, /^Every upstream-backed field/))).toEqual(FIELD_CODES);
     const refusals = paragraph(errors, REFUSALS);
     expect(statusesIn(refusals)).toEqual(REQUEST_STATUSES);
@@ -95,7 +95,9 @@ describe('the one list of error codes', () => {
     const texts = [
       'SECURITY.md',
       'README.md',
-      'docs/ARCHITECTURE.md',
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
       ...readdirSync(join(ROOT, 'schema'))
         .filter((name) => name.endsWith('.graphql'))
         .map((name) => `schema/${name}`),
@@ -107,7 +109,7 @@ describe('the one list of error codes', () => {
         status: Number(status),
       })),
     );
-    expect(pairs.filter(({ path }) => path === 'SECURITY.md').length).toBeGreaterThan(5);
+    expect(pairs.filter(({ path }) => path === 'docs/limits.md').length).toBeGreaterThan(5);
     expect(pairs.filter(({ code, status }) => REQUEST_STATUSES[code] !== status)).toEqual([]);
   });
 

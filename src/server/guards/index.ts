@@ -44,7 +44,7 @@ function usePreflightedPosts(): Plugin {
 }
 
 /**
- * Query limits (graphql-armor; their messages state the limit, as SECURITY.md does), CSRF
+ * Query limits (graphql-armor; their messages state the limit, as docs/limits.md does), CSRF
  * prevention, and the refusals that must come before any work is done. Field suggestions
  * ("did you mean …") go with introspection: off together.
  */
