@@ -123,6 +123,15 @@ const hostNames = z
   );
 
 /**
+ * Settings no operator tunes, kept as constants: the retries one request may make in all
+ * (whatever UPSTREAM_RETRIES allows per call), the window of the login and refresh counters
+ * (also the longest wait), and the refusals of one refresh token in a window.
+ */
+const RETRIES_PER_REQUEST = 4;
+const FAILURE_WINDOW_S = 900;
+const REFRESH_FAILURES_PER_TOKEN = 5;
+
+/**
  * The upstream calls a request may make by default: a whole order of the default page, rounded
  * up to the next ten so that a retry or two fit. It follows the operations: a per-order call
  * added to the table raises it.
@@ -169,9 +178,6 @@ export const envSchema = z.object({
   UPSTREAM_CONCURRENCY_PER_REQUEST: integer('UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 256)
     .default(16)
     .describe('Upstream calls of one request in flight at once; the others wait their turn within the deadline.'),
-  UPSTREAM_RETRIES_PER_REQUEST: integer('UPSTREAM_RETRIES_PER_REQUEST', 0, 1000)
-    .default(4)
-    .describe('Retries one request may make in all, whatever `UPSTREAM_RETRIES` allows per call.'),
   // Sized for a browser tab or two: a page's queries at once, each at its full concurrency.
   CALLER_OPERATIONS_IN_FLIGHT: integer('CALLER_OPERATIONS_IN_FLIGHT', 1, 100_000)
     .default(32)
@@ -201,18 +207,11 @@ export const envSchema = z.object({
   LOGIN_FAILURES_PER_ADDRESS: integer('LOGIN_FAILURES_PER_ADDRESS', 1, 100_000)
     .default(20)
     .describe('Failed logins per client address across usernames in a window; past it, `RATE_LIMITED` for the rest of the window.'),
-  LOGIN_FAILURE_WINDOW_S: integer('LOGIN_FAILURE_WINDOW_S', 1, 86_400)
-    .default(900)
-    .describe("The login counters' window, and the longest wait."),
   REFRESH_FAILURES_PER_ADDRESS: integer('REFRESH_FAILURES_PER_ADDRESS', 1, 100_000)
     .default(20)
     .describe(
       'Refresh tokens the upstream refused, per client address in a window. More are `RATE_LIMITED` with `retryAfterSeconds`, with no upstream call; successful refreshes cost nothing.',
     ),
-  REFRESH_FAILURES_PER_TOKEN: integer('REFRESH_FAILURES_PER_TOKEN', 1, 1000)
-    .default(5)
-    .describe('Refusals of one refresh token in a window; more are refused the same way.'),
-  REFRESH_FAILURE_WINDOW_S: integer('REFRESH_FAILURE_WINDOW_S', 1, 86_400).default(900).describe("The refresh counters' window."),
   LIVE_POLL_INTERVAL_MS: integer('LIVE_POLL_INTERVAL_MS', 100, 3_600_000)
     .default(30_000)
     .describe('How often a customer with open `orderUpdates` streams has its order list polled.'),
@@ -525,7 +524,7 @@ function gatewaySettings(values: EnvValues) {
   const upstreamBudget: BudgetLimits = {
     calls: values.UPSTREAM_CALLS_PER_REQUEST,
     concurrency: values.UPSTREAM_CONCURRENCY_PER_REQUEST,
-    retries: values.UPSTREAM_RETRIES_PER_REQUEST,
+    retries: RETRIES_PER_REQUEST,
   };
   const live: LiveLimits = {
     pollIntervalMs: values.LIVE_POLL_INTERVAL_MS,
@@ -604,13 +603,13 @@ function throttles(values: EnvValues) {
       firstDelaySeconds: values.LOGIN_FAILURE_DELAY_S,
       perUsername: values.LOGIN_FAILURES_PER_USERNAME,
       perAddress: values.LOGIN_FAILURES_PER_ADDRESS,
-      windowSeconds: values.LOGIN_FAILURE_WINDOW_S,
+      windowSeconds: FAILURE_WINDOW_S,
     },
     /** Failed token refreshes (tokens the upstream refused) allowed per client address and per refresh token in each window. */
     refreshThrottle: {
       perAddress: values.REFRESH_FAILURES_PER_ADDRESS,
-      perToken: values.REFRESH_FAILURES_PER_TOKEN,
-      windowSeconds: values.REFRESH_FAILURE_WINDOW_S,
+      perToken: REFRESH_FAILURES_PER_TOKEN,
+      windowSeconds: FAILURE_WINDOW_S,
     },
   };
 }

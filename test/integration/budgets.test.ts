@@ -143,7 +143,7 @@ describe('fan-out', () => {
     );
   });
 
-  it('retries are capped per request, and count as calls: a 503 on every per-order call adds at most UPSTREAM_RETRIES_PER_REQUEST calls', async () => {
+  it('retries are capped per request, and count as calls: a 503 on every per-order call adds at most the retries a request may make', async () => {
     const stub = await startStubUpstream((request, res) => {
       if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
       if (request.path.endsWith('/v2/order/user')) return json(res, 200, [order('a'), order('b')]);

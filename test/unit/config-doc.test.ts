@@ -34,7 +34,7 @@ describe('docs/configuration.md', () => {
     expect(setting('TRUSTED_PROXIES').default).toBe('none');
     expect(setting('SUBGRAPH')).toMatchObject({ default: '`off`', takes: '`on`, `off`' });
     expect(setting('UPSTREAM_TIMEOUT_MS').takes).toBe('1–600000 ms');
-    expect(setting('LOGIN_FAILURE_WINDOW_S').takes).toBe('1–86400 seconds');
+    expect(setting('LOGIN_FAILURE_DELAY_S').takes).toBe('1–86400 seconds');
     expect(setting('HISTORY_CUSTOMER_BYTES').takes).toBe('10000 bytes to 64 MiB');
     expect(setting('TRUSTED_DOCUMENTS').takes).toBe('`off`, `allow`, `only`');
     expect(setting('HOST').takes).toBe('');

@@ -289,18 +289,15 @@ describe('loadConfig', () => {
       LOGIN_FAILURE_DELAY_S: '2',
       LOGIN_FAILURES_PER_USERNAME: '50',
       LOGIN_FAILURES_PER_ADDRESS: '40',
-      LOGIN_FAILURE_WINDOW_S: '600',
       REFRESH_FAILURES_PER_ADDRESS: '30',
-      REFRESH_FAILURES_PER_TOKEN: '2',
-      REFRESH_FAILURE_WINDOW_S: '300',
     };
     expect(loadConfig(env)).toMatchObject({
-      loginThrottle: { perUsernameAndAddress: 3, firstDelaySeconds: 2, perUsername: 50, perAddress: 40, windowSeconds: 600 },
-      refreshThrottle: { perAddress: 30, perToken: 2, windowSeconds: 300 },
+      loginThrottle: { perUsernameAndAddress: 3, firstDelaySeconds: 2, perUsername: 50, perAddress: 40, windowSeconds: 900 },
+      refreshThrottle: { perAddress: 30, perToken: 5, windowSeconds: 900 },
     });
-    expect(problems({ LOGIN_FAILURE_DELAY_S: '0', REFRESH_FAILURES_PER_TOKEN: 'x' })).toEqual([
+    expect(problems({ LOGIN_FAILURE_DELAY_S: '0', REFRESH_FAILURES_PER_ADDRESS: 'x' })).toEqual([
       'LOGIN_FAILURE_DELAY_S must be at least 1',
-      'REFRESH_FAILURES_PER_TOKEN must be a whole number from 1 to 1000',
+      'REFRESH_FAILURES_PER_ADDRESS must be a whole number from 1 to 100000',
     ]);
   });
 
