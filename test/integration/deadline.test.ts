@@ -9,6 +9,7 @@ import { startSimulator } from '../../src/simulator/server.js';
 import { demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, startGateway, type ResponseError, type TestGatewayConfig } from '../helpers/harness.js';
 import { json, startStubUpstream, type StubHandler } from '../helpers/stub-upstream.js';
+import { wholeOrders } from '../helpers/whole-order.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -47,8 +48,7 @@ async function ask(endpoint: string, token: string, query: string) {
 }
 const codes = (errors: ResponseError[]) => [...new Set(errors.map((e) => e.extensions?.code))].sort();
 
-const WHOLE_ORDERS = (first: number) => `{ me { id orderCount orders(first: ${first}) {
-  id vehicle { vin } pickup { name } estimate { total { amount } } shippingAddress { id } addresses { id } payments { id } tradeIn { id } } } }`;
+const WHOLE_ORDERS = wholeOrders;
 
 describe('the request deadline', () => {
   it('cuts a hung upstream call at REQUEST_DEADLINE_MS, not at the longer per-call timeout, retries or not; the rest of the order is answered', async () => {
@@ -105,7 +105,7 @@ describe('the request deadline', () => {
     );
   });
 
-  it('time spent waiting for a turn counts against it, and no call starts once it has passed: one call at a time, 200 ms each, a 500 ms deadline makes at most 3 of the 6', async () => {
+  it('time spent waiting for a turn counts against it, and no call starts once it has passed: one call at a time, 200 ms each, a 500 ms deadline makes at most 3 of the per-order calls', async () => {
     const { stub, gateway } = await gatewayOver(
       (request, res) =>
         isFirstWave(request.path) ? answerFirstWave(request, res) : setTimeout(() => !res.destroyed && json(res, 404, {}), 200),

@@ -4,13 +4,13 @@ import { CONTRACT, HOSTS, OPERATION_NAMES, type OperationName } from '../../src/
 import { demoCustomer } from '../helpers/demo.js';
 import { CODE_OF_FAULT, ORDER_FIELDS_OF } from '../helpers/faults.js';
 import { graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
+import { PER_ORDER_FIELDS } from '../helpers/whole-order.js';
 
 const TIMEOUT_MS = 300;
 const DEADLINE_MS = 1_000;
 
 const WHOLE = `{
-  me { id firstName orders { id status vehicle { vin } pickup { name } estimate { amountDue { amount } }
-       shippingAddress { id } addresses { id } payments { id status } tradeIn { id status } } }
+  me { id firstName orders { id status ${PER_ORDER_FIELDS} } }
   orders { id reservationId }
 }`;
 

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
+import { PER_ORDER_FIELDS } from '../helpers/whole-order.js';
 
 const POLL_MS = 400;
 const ORDERS = 2000;
@@ -160,9 +162,9 @@ function expectOnlyPollFailures(failures: Event[]) {
 
 const codesOf = (events: Event[]) => [...new Set(events.flatMap((event) => (event.errors ?? []).map((error) => error.extensions?.code)))];
 
-/** The whole order as a subscriber asks for it: six per-order calls for each order. */
+/** The whole order as a subscriber asks for it: every per-order call for each order. */
 const WHOLE_ORDER_UPDATES = `subscription { orderUpdates { changes { field from to } order {
-  id updatedAt vehicle { vin } pickup { name } estimate { total { amount } } shippingAddress { id } addresses { id } payments { id } tradeIn { id } } } }`;
+  id updatedAt ${PER_ORDER_FIELDS} estimate { total { amount } } addresses { id } payments { id } } } }`;
 /** Two per-order calls for each order. */
 const SMALL_UPDATES = 'subscription { orderUpdates { changes { field from to } order { id updatedAt vehicle { vin } pickup { name } } } }';
 
@@ -174,7 +176,7 @@ async function until(condition: () => boolean, timeoutMs = 20_000) {
 }
 
 describe('a 2,000-order customer', () => {
-  it('one subscription: its whole first state reaches a reader that reads, within the subscribing request’s budget; a poll that changes every order makes at most 100 calls in all', async () => {
+  it('one subscription: its whole first state reaches a reader that reads, within the subscribing request’s budget; a poll that changes every order makes at most the budget’s calls in all', async () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
     const stream = await subscribe(gateway.endpoint, 'orders-2000', WHOLE_ORDER_UPDATES);
@@ -193,7 +195,7 @@ describe('a 2,000-order customer', () => {
     expect(first[0]!.data!.orderUpdates.order).toMatchObject({ estimate: { total: { amount: '1.00' } }, addresses: [], payments: [] });
     expect(codesOf(first)).toEqual(['UPSTREAM_BUDGET_EXCEEDED']);
     expect(first.filter((event) => event.errors?.length).length).toBeGreaterThan(ORDERS - 20);
-    expect(subscribing.customer + subscribing.perOrder).toBeLessThanOrEqual(100);
+    expect(subscribing.customer + subscribing.perOrder).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
 
     const mark = upstream.stub.requests.length;
     upstream.bump();
@@ -209,13 +211,13 @@ describe('a 2,000-order customer', () => {
     );
     expect(codesOf(changes)).toEqual(['UPSTREAM_BUDGET_EXCEEDED']);
     // The poll that saw the change and its events share one budget; the other polls found nothing to send.
-    expect(1 + polled.perOrder).toBeLessThanOrEqual(100);
+    expect(1 + polled.perOrder).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
     expect(polled.perOrder).toBeGreaterThan(90);
     expectOnlyPollFailures(stream.failures());
     expect(stream.ended()).toBe(false);
   }, 120_000);
 
-  it('ten subscriptions: each first state within its own request’s budget, and at most 100 calls per poll for all ten together', async () => {
+  it('ten subscriptions: each first state within its own request’s budget, and at most the budget’s calls per poll for all ten together', async () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
     const bearers = Array.from({ length: 10 }, (_, i) => `orders-2000~s${i}`);
@@ -229,7 +231,7 @@ describe('a 2,000-order customer', () => {
     expect(whole).toEqual(Array(10).fill(true));
     for (const stream of streams) {
       const own = upstream.calls(0, stream.requestId);
-      expect(own.customer + own.perOrder).toBeLessThanOrEqual(100);
+      expect(own.customer + own.perOrder).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
     }
 
     const mark = upstream.stub.requests.length;
@@ -243,7 +245,7 @@ describe('a 2,000-order customer', () => {
     for (const stream of streams) expectOnlyPollFailures(stream.failures());
     for (const stream of streams)
       expect(stream.updates.slice(ORDERS).every((event) => event.data!.orderUpdates.changes.length === 1)).toBe(true);
-    expect(1 + polled.perOrder).toBeLessThanOrEqual(100);
+    expect(1 + polled.perOrder).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
     expect(streams.some((stream) => stream.ended())).toBe(false);
   }, 180_000);
 

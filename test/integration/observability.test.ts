@@ -14,6 +14,10 @@ import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, listen, startGateway } from '../helpers/harness.js';
 import { capturedLogLines, captureTracing } from '../helpers/log-capture.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+import { wholeOrderCalls } from '../../src/graph/order-fields.js';
+
+/** The upstream calls of a whole order whose customer has one order. */
+const ONE_ORDER_CALLS = wholeOrderCalls(1);
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -79,7 +83,7 @@ describe('traces', () => {
     expect(parentOf(operation)).toBe(server);
 
     const calls = all.filter((s) => s.kind === 2 /* CLIENT */);
-    expect(calls).toHaveLength(8);
+    expect(calls).toHaveLength(ONE_ORDER_CALLS);
     for (const call of calls) {
       const field = parentOf(call)!;
       // Each call hangs under the field that asked for it, though the loaders batch.
@@ -103,9 +107,9 @@ describe('traces', () => {
     console.info(`The span tree of one whole-order request:\n${spanTree(all)}`);
 
     // The upstream saw each call's own traceparent, in the caller's trace.
-    expect(simulator.requestLog).toHaveLength(8);
+    expect(simulator.requestLog).toHaveLength(ONE_ORDER_CALLS);
     const { traceparents } = await upstreamTraceparents(token);
-    expect(new Set(traceparents).size).toBe(8);
+    expect(new Set(traceparents).size).toBe(ONE_ORDER_CALLS);
     for (const traceparent of traceparents) expect(traceparent).toMatch(new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-01$`));
   });
 
@@ -114,7 +118,7 @@ describe('traces', () => {
     const { traceparents, spans } = await upstreamTraceparents(token, `00-${CALLER_TRACE}-${CALLER_SPAN}-00`);
     expect(spans()).toEqual([]);
     // No call span exists to name: each call names the request's own (unrecorded) span as its parent.
-    expect(traceparents).toHaveLength(8);
+    expect(traceparents).toHaveLength(ONE_ORDER_CALLS);
     expect(new Set(traceparents).size).toBe(1);
     expect(traceparents[0]).toMatch(new RegExp(`^00-${CALLER_TRACE}-(?!${CALLER_SPAN})[0-9a-f]{16}-00$`));
   });
@@ -153,7 +157,7 @@ describe('traces', () => {
     expect(new Set(all.map((s) => s.spanContext().traceId))).toEqual(new Set([operation.spanContext().traceId]));
     const byId = new Map(all.map((s) => [s.spanContext().spanId, s]));
     const calls = all.filter((s) => s.kind === 2 /* CLIENT */);
-    expect(calls).toHaveLength(8);
+    expect(calls).toHaveLength(ONE_ORDER_CALLS);
     for (const call of calls) {
       const field = byId.get(call.parentSpanContext?.spanId ?? '')!;
       expect(field.attributes['graphql.field.path']).toBe(call.attributes['graphql.field.path']);
@@ -191,7 +195,7 @@ async function upstreamTraceparents(token: string, traceparent = TRACEPARENT) {
   const client = graphqlClient(gateway.endpoint, token);
   client.setHeader('traceparent', traceparent);
   await execute(client, WholeOrderDocument);
-  expect(stub.requests).toHaveLength(8);
+  expect(stub.requests).toHaveLength(ONE_ORDER_CALLS);
   return { traceparents: stub.requests.map((r) => String(r.headers.traceparent)), spans };
 }
 
@@ -209,7 +213,7 @@ describe('trace-linked logs', () => {
     const requestLine = mine.find((line) => line.msg === 'request')!;
     expect(requestLine).toMatchObject({ level: 30, trace_id: server.spanContext().traceId, span_id: server.spanContext().spanId });
     const callLines = mine.filter((line) => line.msg === 'upstream call');
-    expect(callLines).toHaveLength(8);
+    expect(callLines).toHaveLength(ONE_ORDER_CALLS);
     const callSpans = new Set(
       spans()
         .filter((s) => s.kind === 2)
@@ -239,7 +243,7 @@ describe('trace-linked logs', () => {
     expect(requestLine.span_id).toMatch(/^[0-9a-f]{16}$/);
     expect(requestLine.span_id).not.toBe(CALLER_SPAN);
     const callLines = mine.filter((line) => line.msg === 'upstream call');
-    expect(callLines).toHaveLength(8);
+    expect(callLines).toHaveLength(ONE_ORDER_CALLS);
     for (const line of callLines) expect(line).toMatchObject({ trace_id: CALLER_TRACE, span_id: requestLine.span_id });
   });
 });

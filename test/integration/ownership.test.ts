@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderByIdDocument } from '../../src/client/__generated__/graphql.js';
 import { demoOrders } from '../helpers/demo.js';
 import { execute, startHarness, type Harness } from '../helpers/harness.js';
+import { PER_ORDER_OPERATIONS } from '../../src/graph/order-fields.js';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -38,7 +39,7 @@ describe('ownership by construction', () => {
     expect(errors).toEqual([]);
     expect(data?.order?.id).toBe(second!.id);
     const perOrder = harness.simulator.requestLog.filter((e) => e.operation !== 'orderDetails');
-    expect(perOrder).toHaveLength(6);
+    expect(perOrder).toHaveLength(PER_ORDER_OPERATIONS.length);
     for (const entry of perOrder) {
       expect(entry.orderIds.length).toBeGreaterThan(0);
       expect(entry.orderIds.every((id) => id === second!.id || id === second!.reservationId)).toBe(true);

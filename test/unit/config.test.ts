@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/server/config.js';
+import { ConfigError, DEFAULT_UPSTREAM_CALLS, loadConfig } from '../../src/server/config.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 
 const allUrls = Object.fromEntries(HOSTS.map((name) => [name, `http://upstream.test/${name.toLowerCase()}`]));
@@ -24,7 +24,7 @@ describe('loadConfig', () => {
       upstreamRetries: 1,
       upstreamClient: 'undici',
       requestDeadlineMs: 10_000,
-      upstreamBudget: { calls: 100, concurrency: 16, retries: 4 },
+      upstreamBudget: { calls: DEFAULT_UPSTREAM_CALLS, concurrency: 16, retries: 4 },
       callerLimits: { operations: 32, upstreamCalls: 64 },
       webSocketIdleTimeoutMs: 30_000,
       loginThrottle: { perUsernameAndAddress: 5, firstDelaySeconds: 30, perUsername: 100, perAddress: 20, windowSeconds: 900 },
