@@ -1,6 +1,5 @@
 // Which Order field takes which upstream call: the table the Order resolvers load through.
 import { CONTRACT, type OperationName, type OrderStage } from '../upstream/contract.js';
-import type { PerOrderOperation } from '../upstream/operations.js';
 
 /**
  * The Order fields that each take a per-order upstream call, with the operation that serves
@@ -16,7 +15,9 @@ export const ORDER_FIELD_OPERATIONS = {
   addresses: 'shippingAddresses',
   payments: 'orderPayments',
   tradeIn: 'tradeInDetails',
-} as const satisfies Record<string, PerOrderOperation>;
+  // Each a per-order call of operations.ts: the Order resolvers' types hold it to that. The SDK
+  // imports this table, so it imports nothing of the gateway but the contract.
+} as const satisfies Record<string, OperationName>;
 
 type FieldOperations = typeof ORDER_FIELD_OPERATIONS;
 type StageBound = {

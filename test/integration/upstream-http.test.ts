@@ -75,6 +75,12 @@ describe.each([
       expect(stub.requests).toHaveLength(1);
     });
 
+    it('nothing is retried when retries are 0 (UPSTREAM_RETRIES=0)', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 503, {}), { retries: 0 });
+      expect(await http.send('priceEstimate', estimate, scope())).toMatchObject({ ok: false, failure: { kind: 'status', status: 503 } });
+      expect(stub.requests).toHaveLength(1);
+    });
+
     it('a timeout is not retried', async () => {
       const { stub, http } = await setup(() => undefined, { timeoutMs: 200, retries: 3 });
       expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'timeout' } });
