@@ -25,13 +25,7 @@ import { WholeOrderDocument } from '../src/client/__generated__/graphql.js';
 import { createOrderClient } from '../src/client/index.js';
 import { startSimulator } from '../src/simulator/server.js';
 import { HOSTS, type UpstreamUrls } from '../src/upstream/contract.js';
-
-type Start = <T>(
-  name: string,
-  file: string,
-  env: Record<string, string>,
-  ready: (line: string) => T | undefined,
-) => Promise<{ pid: number; value: T }>;
+import type { Start } from './streams.js';
 
 export interface AbuseSettings {
   /** The Deployment's memory limit, in MiB (deploy/kubernetes/deployment.yaml). */

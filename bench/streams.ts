@@ -18,7 +18,8 @@ export interface StreamSettings {
   liveWindowS: number;
 }
 
-type Start = <T>(
+/** Starts a compiled server as its own process: its pid, and what `ready` read from its output. */
+export type Start = <T>(
   name: string,
   file: string,
   env: Record<string, string>,

@@ -5,17 +5,11 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DOC_PAGES } from '../helpers/docs.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-/** The README, SECURITY.md and every page of docs/. */
-const DOCS = [
-  'README.md',
-  'SECURITY.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-];
+const DOCS = DOC_PAGES;
 
 // What is not the project's: dot folders (tooling) and what .gitignore names by file or folder
 // name (node_modules/, dist/, test-results/, *.log…); patterns with a path in them are left out.

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Kind, parse, type ObjectTypeDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, REQUEST_ERROR_CODES, REQUEST_ERRORS } from '../../src/error-codes.js';
+import { DOC_PAGES } from '../helpers/docs.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -93,11 +94,7 @@ describe('the one list of error codes', () => {
 
   it('every "<status> `CODE`" in the docs and the SDL (the upstream\'s own codes aside) is a refusal the list gives that status', () => {
     const texts = [
-      'SECURITY.md',
-      'README.md',
-      ...readdirSync(join(ROOT, 'docs'))
-        .filter((name) => name.endsWith('.md'))
-        .map((name) => `docs/${name}`),
+      ...DOC_PAGES,
       ...readdirSync(join(ROOT, 'schema'))
         .filter((name) => name.endsWith('.graphql'))
         .map((name) => `schema/${name}`),
