@@ -58,7 +58,8 @@ describe('the request deadline', () => {
       upstreamUrls: simulator.urls,
       upstreamTimeoutMs: 5_000,
       upstreamRetries: 3,
-      requestDeadlineMs: 300,
+      // Long enough for the other calls on a loaded machine, far short of the per-call timeout.
+      requestDeadlineMs: 1_500,
     });
     cleanups.push(gateway.close);
     const token = await demoToken(simulator, 'ready@demo.test');
