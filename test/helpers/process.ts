@@ -126,3 +126,10 @@ export function checkoutCopy(dir: string, { build = false } = {}): string {
   if (build) execFileSync(join(PROJECT_NODE_BIN, 'node'), ['src/tools/build.mjs'], { cwd: dir, stdio: 'pipe' });
   return dir;
 }
+
+/** `npm start` as a user runs it, on a free port and quiet but for warnings. */
+export const npmStart = (env: Record<string, string>, options: { group?: boolean } = {}) =>
+  startProcess('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn', ...env }, ROOT, options);
+
+/** The banner's first line, with the URL it listens at. */
+export const LISTENING = /Order Graph is listening at (http:\/\/\S+)/;
