@@ -79,7 +79,7 @@ const MAPPINGS = {
 // A field with no mapping answers its call's model as it is: the compiler holds it to the field's type.
 type Unmapped = Exclude<PerOrderField, keyof typeof MAPPINGS>;
 type Holds<T extends true> = T;
-export type _UnmappedAnswersFit = Holds<{ [F in Unmapped]: Answer<F> extends FieldValue<F> ? true : false }[Unmapped]>;
+type _UnmappedAnswersFit = Holds<{ [F in Unmapped]: Answer<F> extends FieldValue<F> ? true : false }[Unmapped]>;
 
 /**
  * A per-order field's resolver: its call (order-fields.ts) through that call's loader, with the
