@@ -385,52 +385,24 @@ async function main() {
     body: JSON.stringify({ query, operationName: 'WholeOrder' }),
   };
   const graphqlAnswer = (body: string) => body.includes(vin) && !body.includes('"errors"');
+  /** A GraphQL server under load: the whole-order query by POST, its answer holding the VIN and no error. */
+  const graphqlSubject = (name: SubjectName, child: { pid: number; value: string }, concurrencies: Subject['concurrencies']): Subject => ({
+    name,
+    pid: child.pid,
+    request: { url: child.value, ...graphql },
+    verifyBody: graphqlAnswer,
+    concurrencies,
+  });
   const subjects: Subject[] = [
-    {
-      name: 'gateway',
-      pid: started.gateway.pid,
-      request: { url: started.gateway.value, ...graphql },
-      verifyBody: graphqlAnswer,
-      concurrencies: CONCURRENCIES,
-    },
-    {
-      name: 'gateway-got',
-      pid: started.got.pid,
-      request: { url: started.got.value, ...graphql },
-      verifyBody: graphqlAnswer,
-      concurrencies: CONCURRENCIES,
-    },
+    graphqlSubject('gateway', started.gateway, CONCURRENCIES),
+    graphqlSubject('gateway-got', started.got, CONCURRENCIES),
     // At every concurrency, like the gateway they are compared with: a process's CPU per query
     // falls over its first tens of seconds of load (V8 optimising, the heap finding its size),
     // so each comes to its c=64 run with the same history.
-    {
-      name: 'gateway-observed',
-      pid: started.observed.pid,
-      request: { url: started.observed.value, ...graphql },
-      verifyBody: graphqlAnswer,
-      concurrencies: CONCURRENCIES,
-    },
-    {
-      name: 'gateway-traced',
-      pid: started.traced.pid,
-      request: { url: started.traced.value, ...graphql },
-      verifyBody: graphqlAnswer,
-      concurrencies: CONCURRENCIES,
-    },
-    {
-      name: 'gateway-cached',
-      pid: started.cached.pid,
-      request: { url: started.cached.value, ...graphql },
-      verifyBody: graphqlAnswer,
-      concurrencies: [64],
-    },
-    {
-      name: 'apollo',
-      pid: started.apollo.pid,
-      request: { url: started.apollo.value, ...graphql },
-      verifyBody: graphqlAnswer,
-      concurrencies: CONCURRENCIES,
-    },
+    graphqlSubject('gateway-observed', started.observed, CONCURRENCIES),
+    graphqlSubject('gateway-traced', started.traced, CONCURRENCIES),
+    graphqlSubject('gateway-cached', started.cached, [64]),
+    graphqlSubject('apollo', started.apollo, CONCURRENCIES),
     {
       name: 'optimum',
       pid: started.optimum.pid,
