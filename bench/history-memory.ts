@@ -1,12 +1,12 @@
 /**
  * What one customer's order history takes with 100 events (HISTORY_EVENTS_PER_ORDER's
- * default): the story's JSON bytes (what a Redis key holds, and what HISTORY_CUSTOMER_BYTES
+ * default): the history's JSON bytes (what a Redis key holds, and what HISTORY_CUSTOMER_BYTES
  * bounds), the in-memory store's own estimate of it (what HISTORY_BYTES bounds), and the heap
  * it really takes in this process, measured over many customers after a GC.
  * Run: node --expose-gc --import tsx bench/history-memory.ts [customers] [orders]
  */
 import { createHistory } from '../src/graph/history.js';
-import { memoryStoryStore } from '../src/graph/history-memory.js';
+import { memoryHistoryStore } from '../src/graph/history-memory.js';
 import type { Order } from '../src/upstream/models.js';
 
 const CUSTOMERS = Number(process.argv[2] ?? 2000);
@@ -33,7 +33,7 @@ function orderAt(customer: number, index: number, step: number): Order {
   };
 }
 
-const store = memoryStoryStore(Number.MAX_SAFE_INTEGER);
+const store = memoryHistoryStore(Number.MAX_SAFE_INTEGER);
 const history = createHistory({ store, bounds: { eventsPerOrder: EVENTS, maxAgeMs: 400 * 86_400_000, customerBytes: 64 * 1024 * 1024 } });
 
 gc();
@@ -53,6 +53,6 @@ const events = (await history.events(orderAt(0, 0, 0), 100, null)).length;
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 console.log(`${CUSTOMERS} customers × ${ORDERS} order(s) × ${events} events`);
-console.log(`story JSON (a Redis value):       ${kib(jsonBytes / CUSTOMERS)} per customer`);
+console.log(`history JSON (a Redis value):       ${kib(jsonBytes / CUSTOMERS)} per customer`);
 console.log(`in-memory estimate (HISTORY_BYTES): ${kib(store.stats().bytes / CUSTOMERS)} per customer`);
 console.log(`measured heap in this process:      ${kib(heap / CUSTOMERS)} per customer`);

@@ -64,7 +64,7 @@ export interface OrderHistory {
   /**
    * A page of the order's events, newest first: `first` of them (1..MAX_HISTORY_PAGE, else
    * BAD_USER_INPUT), older than the `after` cursor. The order is one of the caller's own
-   * list; its story is read under the customer id its record carries.
+   * list; its history is read under the customer id its record carries.
    */
   events(order: Order, first: number, after: string | null | undefined): Promise<OrderEventParent[]>;
 }

@@ -1,23 +1,23 @@
 // Order history (Order.history): what the gateway records each time it reads a customer's
-// order list (a query's loader, a live poll), and the pages read from it. Where the stories
-// are kept is a StoryStore: this process (history-memory.ts) or Redis (src/redis/history.ts).
+// order list (a query's loader, a live poll), and the pages read from it. Where the histories
+// are kept is a HistoryStore: this process (history-memory.ts) or Redis (src/redis/history.ts).
 import { BadUserInputError } from '../errors.js';
 import type { Order } from '../upstream/models.js';
-import { dropAged, fit, observe, parseStory, type HistoryBounds, type Story } from './history-story.js';
+import { dropAged, fit, observe, parseHistory, type HistoryBounds, type CustomerHistory } from './customer-history.js';
 import { customerIdOf, customerOf } from './order-owner.js';
 import type { OrderHistory } from './context.js';
 
 /**
- * Where each customer's story is kept, as text. Neither method rejects: a store out of reach
- * reads as no story and writes nothing.
+ * Where each customer's history is kept, as text. Neither method rejects: a store out of reach
+ * reads as no history and writes nothing.
  */
-export interface StoryStore {
+export interface HistoryStore {
   read(customerId: string): Promise<string | null>;
   /**
-   * Replaces the customer's story with what `change` makes of the current one (null: no
+   * Replaces the customer's history with what `change` makes of the current one (null: no
    * change), atomically against every other writer: `change` may be called again with a
-   * newer text when another writer came first. A text that is no story reaches `change` as
-   * null (the story starts afresh).
+   * newer text when another writer came first. A text that is no history reaches `change` as
+   * null (the history starts afresh).
    */
   update(customerId: string, change: (current: string | null) => string | null): Promise<void>;
 }
@@ -49,9 +49,9 @@ function positionOf(cursor: string, orderId: string): number {
 }
 
 export interface HistoryOptions {
-  store: StoryStore;
+  store: HistoryStore;
   bounds: HistoryBounds;
-  /** Told when a stored story was not one (its reason only, never its text). */
+  /** Told when a stored history was not one (its reason only, never its text). */
   ignored?: (reason: string) => void;
   /** Told when an order list carried more than one customer id: nothing of it was recorded. */
   mixed?: () => void;
@@ -61,31 +61,31 @@ export interface HistoryOptions {
 
 /** The history over a store, within its bounds. */
 export function createHistory({ store, bounds, ignored, mixed, failed }: HistoryOptions): OrderHistory {
-  /** A kept text as a story within the age bound, and whether it had entries to drop (then it is written again without them). */
-  const read = (text: string | null): { story: Story; dropped: boolean } => {
-    if (text === null) return { story: { orders: [] }, dropped: false };
-    const parsed = parseStory(text);
+  /** A kept text as a history within the age bound, and whether it had entries to drop (then it is written again without them). */
+  const read = (text: string | null): { history: CustomerHistory; dropped: boolean } => {
+    if (text === null) return { history: { orders: [] }, dropped: false };
+    const parsed = parseHistory(text);
     if (!parsed.ok) {
       ignored?.(parsed.reason);
-      return { story: { orders: [] }, dropped: true };
+      return { history: { orders: [] }, dropped: true };
     }
     if (parsed.dropped > 0) ignored?.(`${parsed.dropped} of its entries were not of their shape: dropped, the rest kept`);
-    return { story: dropAged(parsed.story, Date.now(), bounds.maxAgeMs), dropped: parsed.dropped > 0 };
+    return { history: dropAged(parsed.history, Date.now(), bounds.maxAgeMs), dropped: parsed.dropped > 0 };
   };
 
-  /** One observation into the customer's story; resolves to `since` (see OrderHistory.observe). */
+  /** One observation into the customer's history; resolves to `since` (see OrderHistory.observe). */
   async function record(customerId: string, orders: readonly Order[], observedAt: string): Promise<Record<string, string>> {
     let since: Record<string, string> = {};
     await store.update(customerId, (current) => {
-      const { story, dropped } = read(current);
-      const known = new Set(story.orders.map((order) => order.id));
-      const observed = observe(story, orders, observedAt, bounds.eventsPerOrder);
+      const { history, dropped } = read(current);
+      const known = new Set(history.orders.map((order) => order.id));
+      const observed = observe(history, orders, observedAt, bounds.eventsPerOrder);
       since = observed.since;
       if (!observed.recorded && !dropped && current !== null) return null;
       const newIds = new Set(orders.map((order) => order.id).filter((id) => !known.has(id)));
-      const fitted = fit(observed.story, bounds.customerBytes, newIds);
+      const fitted = fit(observed.history, bounds.customerBytes, newIds);
       // What did not fit has no event to point at.
-      const kept = new Set(fitted.story.orders.map((order) => order.id));
+      const kept = new Set(fitted.history.orders.map((order) => order.id));
       since = Object.fromEntries(Object.entries(since).filter(([id]) => kept.has(id)));
       return fitted.json;
     });
@@ -109,8 +109,8 @@ export function createHistory({ store, bounds, ignored, mixed, failed }: History
       const before = after == null ? Infinity : positionOf(after, orderId);
       const customerId = customerIdOf(order);
       if (customerId === null) return [];
-      const story = read(await store.read(customerId)).story.orders.find((candidate) => candidate.id === orderId);
-      return (story?.events ?? [])
+      const history = read(await store.read(customerId)).history.orders.find((candidate) => candidate.id === orderId);
+      return (history?.events ?? [])
         .filter((event) => event.n < before)
         .slice(0, first)
         .map((event) => ({ observedAt: event.at, changes: event.changes, cursor: cursorOf(orderId, event.n) }));

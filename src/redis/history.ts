@@ -1,21 +1,21 @@
-// The order histories in Redis (with REDIS_URL): one key per customer holding its story's
+// The order histories in Redis (with REDIS_URL): one key per customer holding its history's
 // JSON, shared by every replica, each key expiring HISTORY_MAX_AGE_DAYS after its last write,
-// and all of them within HISTORY_BYTES of their own (budget.ts: past it, the stories written
+// and all of them within HISTORY_BYTES of their own (budget.ts: past it, the histories written
 // longest ago go first, and nothing else in Redis is touched). Redis keeps them on disk
 // (deploy/kubernetes/redis.yaml: an append-only file on a volume), so they outlive a restart.
-// Writes are compare-and-set: a replica reads the story with a token (the SHA-1 of the text,
-// computed by Redis), makes the new story, and a Lua script writes it only if the key still
+// Writes are compare-and-set: a replica reads the history with a token (the SHA-1 of the text,
+// computed by Redis), makes the new history, and a Lua script writes it only if the key still
 // has that token; otherwise it reads again and retries. So two replicas recording the same
 // customer at once both get their events in, and neither overwrites the other's. Within one
 // process a customer's writes go one after the other, so that the retries only ever race the
 // other replicas.
-import type { StoryStore } from '../graph/history.js';
+import type { HistoryStore } from '../graph/history.js';
 import { BUDGET_LUA, budgetKeys } from './budget.js';
 import { KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
 import type { Logger } from 'pino';
 
-// The key's token: its text's SHA-1 when it is a story-sized string, else what it is (none,
-// of another type, too large: read as no story, and overwritten).
+// The key's token: its text's SHA-1 when it is a history-sized string, else what it is (none,
+// of another type, too large: read as no history, and overwritten).
 const TOKEN = `
 local function token(key, bound)
   local kind = redis.call('TYPE', key)['ok']
@@ -27,12 +27,12 @@ local function token(key, bound)
   return {redis.sha1hex(value), value}
 end`;
 
-// KEYS[1] the story. ARGV: the bound.
+// KEYS[1] the history. ARGV: the bound.
 const READ = `${TOKEN}
 return token(KEYS[1], tonumber(ARGV[1]))`;
 
-// KEYS[1..3] the budget's keys, KEYS[4] the story. ARGV: the bound, the token read, the new
-// text, its expiry in ms, the customer id, its bytes, the budget, the stories' key prefix.
+// KEYS[1..3] the budget's keys, KEYS[4] the history. ARGV: the bound, the token read, the new
+// text, its expiry in ms, the customer id, its bytes, the budget, the histories' key prefix.
 // 1: written (or, larger than the whole budget, dropped); 0: the key changed since.
 const WRITE = `${TOKEN}
 if token(KEYS[4], tonumber(ARGV[1]))[1] ~= ARGV[2] then return 0 end
@@ -48,31 +48,34 @@ redis.call('SET', KEYS[4], ARGV[3], 'PX', ttl)
 count_in(name, bytes, now + ttl, ttl)
 return 1`;
 
-/** How many times a write is tried against other replicas writing the same customer's story, and the most it waits before trying again. */
+/** How many times a write is tried against other replicas writing the same customer's history, and the most it waits before trying again. */
 const ATTEMPTS = 10;
 const RETRY_JITTER_MS = 20;
 
-export interface RedisStoryOptions {
+export interface RedisHistoryOptions {
   /** HISTORY_CUSTOMER_BYTES: a larger value is not read (and is overwritten). */
   customerBytes: number;
-  /** HISTORY_BYTES: what all the stories may take in Redis, counted as storyBytes does. */
+  /** HISTORY_BYTES: what all the histories may take in Redis, counted as historyBytes does. */
   totalBytes: number;
   /** HISTORY_MAX_AGE_DAYS in ms: each key's expiry, renewed at each write. */
   maxAgeMs: number;
   logger?: Logger;
 }
 
-/** The bytes a story is counted for: its text, its key, its name in the budget's index, and Redis's own keeping of them. */
-export const storyBytes = (customerId: string, text: string) => Buffer.byteLength(text) + 3 * Buffer.byteLength(customerId) + 200;
+/** The bytes a history is counted for: its text, its key, its name in the budget's index, and Redis's own keeping of them. */
+export const historyBytes = (customerId: string, text: string) => Buffer.byteLength(text) + 3 * Buffer.byteLength(customerId) + 200;
 
-const STORIES = `${KEY_PREFIX}history:`;
+const HISTORIES = `${KEY_PREFIX}history:`;
 const BOOKKEEPING = budgetKeys(`${KEY_PREFIX}history-budget:`);
 
-export function redisStoryStore(redis: RedisConnection, { customerBytes, totalBytes, maxAgeMs, logger }: RedisStoryOptions): StoryStore {
-  const key = (customerId: string) => `${STORIES}${customerId}`;
+export function redisHistoryStore(
+  redis: RedisConnection,
+  { customerBytes, totalBytes, maxAgeMs, logger }: RedisHistoryOptions,
+): HistoryStore {
+  const key = (customerId: string) => `${HISTORIES}${customerId}`;
   const warn = warnOncePerKind(logger);
 
-  /** The story's text and token; a value that is no story-sized string reads as none (and is reported). */
+  /** The history's text and token; a value that is no history-sized string reads as none (and is reported). */
   async function readWithToken(customerId: string): Promise<{ token: string; text: string | null } | null> {
     const reply = await redis.attempt(
       'history read',
@@ -89,7 +92,7 @@ export function redisStoryStore(redis: RedisConnection, { customerBytes, totalBy
     return { token: token!, text: detail ?? null };
   }
 
-  /** One attempt after another until the story is written, or left as it is. */
+  /** One attempt after another until the history is written, or left as it is. */
   async function write(customerId: string, change: (current: string | null) => string | null): Promise<void> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS));
@@ -103,9 +106,9 @@ export function redisStoryStore(redis: RedisConnection, { customerBytes, totalBy
         next,
         String(maxAgeMs),
         customerId,
-        String(storyBytes(customerId, next)),
+        String(historyBytes(customerId, next)),
         String(totalBytes),
-        STORIES,
+        HISTORIES,
       ];
       const keys = [...BOOKKEEPING, key(customerId)];
       const written = await redis.attempt(

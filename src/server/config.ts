@@ -19,7 +19,7 @@ import { SAMPLERS, type TracingSettings } from '../observability/settings.js';
 import type { BudgetLimits } from '../upstream/budget.js';
 import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
 import type { ResponseCacheBytes } from '../redis/response-cache.js';
-import type { HistoryBounds } from '../graph/history-story.js';
+import type { HistoryBounds } from '../graph/customer-history.js';
 import { wholeOrderCalls } from '../graph/order-fields.js';
 import { defaultOrdersPage } from '../graph/sdl.js';
 import type { CallerLimits } from './callers.js';
@@ -273,7 +273,7 @@ export const envSchema = z.object({
   HISTORY_BYTES: integer('HISTORY_BYTES', 100_000, 4096 * MIB)
     .default(32 * MIB)
     .describe(
-      "All customers' histories together. Without `REDIS_URL`, kept in this process (estimated heap; past it the least recently used customers are forgotten); with it, in Redis for all replicas (past it the stories written longest ago go first).",
+      "All customers' histories together. Without `REDIS_URL`, kept in this process (estimated heap; past it the least recently used customers are forgotten); with it, in Redis for all replicas (past it the histories written longest ago go first).",
     ),
   SUBGRAPH: flag('SUBGRAPH').default(false).describe('Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`).'),
   TRUSTED_PROXIES: trustedProxies
@@ -581,7 +581,7 @@ function gatewaySettings(values: EnvValues) {
     responseCacheBytes,
     /**
      * Order history: null when off (nothing is kept); else its bounds, and the bytes the
-     * stories may take in all: in this process, or in Redis for all replicas.
+     * histories may take in all: in this process, or in Redis for all replicas.
      */
     history: values.HISTORY ? { bounds: historyBounds, totalBytes: values.HISTORY_BYTES } : null,
     /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */

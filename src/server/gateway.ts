@@ -5,13 +5,13 @@ import { createYoga, useExecutionCancellation, type CORSOptions, type YogaServer
 import type { Logger } from 'pino';
 import { createContext, type ContextServices, type GraphQLContext, type OrderHistory } from '../graph/context.js';
 import { createHistory, NO_HISTORY } from '../graph/history.js';
-import { memoryStoryStore, type MemoryStoryStore } from '../graph/history-memory.js';
+import { memoryHistoryStore, type MemoryHistoryStore } from '../graph/history-memory.js';
 import { createGraphSchema } from '../graph/schema.js';
 import { createOrdersHub } from '../live/orders-hub.js';
 import { connectRedis, KEY_PREFIX, warnOncePerKind, type RedisConnection } from '../redis/connection.js';
 import { redisPollCoordinator } from '../redis/live-coordinator.js';
 import { redisAnswerStore } from '../redis/response-cache.js';
-import { redisStoryStore } from '../redis/history.js';
+import { redisHistoryStore } from '../redis/history.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
 import { combineObservers, createUpstreamHttp, type Transport, type TransportOptions, type UpstreamHttp } from '../upstream/http.js';
@@ -134,13 +134,13 @@ function sharedState(config: GatewayConfig) {
 }
 
 /** The order history: none when HISTORY=off, else in Redis when configured, else in this process (`memory`, for the metrics). */
-function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined): { history: OrderHistory; memory?: MemoryStoryStore } {
+function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined): { history: OrderHistory; memory?: MemoryHistoryStore } {
   if (!config.history) return { history: NO_HISTORY };
   const { bounds, totalBytes } = config.history;
-  const memory = redis ? undefined : memoryStoryStore(totalBytes);
+  const memory = redis ? undefined : memoryHistoryStore(totalBytes);
   const store =
     memory ??
-    redisStoryStore(redis!, { customerBytes: bounds.customerBytes, totalBytes, maxAgeMs: bounds.maxAgeMs, logger: config.logger });
+    redisHistoryStore(redis!, { customerBytes: bounds.customerBytes, totalBytes, maxAgeMs: bounds.maxAgeMs, logger: config.logger });
   const warn = warnOncePerKind(config.logger);
   const history = createHistory({
     store,

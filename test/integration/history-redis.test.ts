@@ -1,15 +1,15 @@
 // Order history in Redis (REDIS_URL): shared by two gateway replicas, each key with an expiry,
 // no event lost when replicas record the same customer at once (compare-and-set), nothing
-// stored with HISTORY=off, values the gateway did not write ignored (the story starts
+// stored with HISTORY=off, values the gateway did not write ignored (the history starts
 // afresh, one warn line without the value, no crash, nothing of it reaches a client), all the
-// stories within HISTORY_BYTES (the oldest going first, nothing else in Redis touched), and,
+// histories within HISTORY_BYTES (the oldest going first, nothing else in Redis touched), and,
 // with the shipped Redis settings, kept across a restart of Redis.
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHistory } from '../../src/graph/history.js';
 import type { Order } from '../../src/upstream/models.js';
 import { connectRedis, type RedisConnection } from '../../src/redis/connection.js';
-import { redisStoryStore } from '../../src/redis/history.js';
+import { redisHistoryStore } from '../../src/redis/history.js';
 import { loadConfig } from '../../src/server/config.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
@@ -99,7 +99,7 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
     await until(() => connections.every((connection) => connection.available()));
     const histories = connections.map((connection) =>
       createHistory({
-        store: redisStoryStore(connection, { customerBytes: 1_000_000, totalBytes: 10_000_000, maxAgeMs: 60_000 }),
+        store: redisHistoryStore(connection, { customerBytes: 1_000_000, totalBytes: 10_000_000, maxAgeMs: 60_000 }),
         bounds: { ...DEFAULTS.bounds, customerBytes: 1_000_000 },
       }),
     );
@@ -133,7 +133,7 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
         reader.set(key, JSON.stringify({ orders: [{ id: 'x', fields: { status: 'call +1 555 0100' }, next: 'a', events: [] }] })),
     ],
     [
-      'a story with another customer’s order in it, its events forged',
+      'a history with another customer’s order in it, its events forged',
       (key: string) =>
         reader.set(
           key,
@@ -143,7 +143,7 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
     ['a hash', (key: string) => reader.hset(key, 'orders', '[]')],
     ['a string over HISTORY_CUSTOMER_BYTES', (key: string) => reader.set(key, 'x'.repeat(DEFAULTS.bounds.customerBytes + 1))],
   ] as const) {
-    it(`a history key holding ${what}: ignored with a warn line (no value in it), the story starts afresh`, async () => {
+    it(`a history key holding ${what}: ignored with a warn line (no value in it), the history starts afresh`, async () => {
       const key = `${PREFIX}${demoCustomer(simulator, 'ready@demo.test').userId}`;
       await write(key);
       const gateway = await replica();
@@ -154,7 +154,7 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
       expect(JSON.stringify(result)).not.toMatch(/555 0100|forged|yesterday/);
       expect(ignoredLines().length).toBeGreaterThanOrEqual(1);
       expect(ignoredLines().join('\n')).not.toMatch(/555 0100|not json|xxxx/);
-      // Overwritten by the gateway's own story, which the next reading takes.
+      // Overwritten by the gateway's own history, which the next reading takes.
       expect(await reader.type(key)).toBe('string');
       const [order] = demoOrders(simulator, 'ready@demo.test');
       advance(order!, 'DELIVERED');
@@ -176,7 +176,7 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
     expect((await gateway.history(token)).data!.orders[0]!.history).toEqual(before);
   });
 
-  it('all the stories within HISTORY_BYTES: the ones written longest ago go first; the counters, leases, polls and cached answers stay', async () => {
+  it('all the histories within HISTORY_BYTES: the ones written longest ago go first; the counters, leases, polls and cached answers stay', async () => {
     const totalBytes = 100_000;
     const gateway = await replica({ history: { ...DEFAULTS, totalBytes }, responseCacheTtlMs: 60_000, live: { pollIntervalMs: 200 } });
     // What else the gateway keeps in Redis: a failed login's counters, a cached answer, a live poll's lease and snapshot.
@@ -203,12 +203,16 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
     expect(kept.some((key) => key.startsWith('order-graph:cache:answer:'))).toBe(true);
     expect(kept.some((key) => key.includes('login'))).toBe(true);
 
-    // Stories of 300 customers, each about 1.5 kB, through a second process's connection: 4.5 times the budget.
+    // Histories of 300 customers, each about 1.5 kB, through a second process's connection: 4.5 times the budget.
     const connection = connectRedis(redis.url, { commandTimeoutMs: 2000 });
     cleanups.push(() => connection.close());
     await until(() => connection.available());
     const history = createHistory({
-      store: redisStoryStore(connection, { customerBytes: DEFAULTS.bounds.customerBytes, totalBytes, maxAgeMs: DEFAULTS.bounds.maxAgeMs }),
+      store: redisHistoryStore(connection, {
+        customerBytes: DEFAULTS.bounds.customerBytes,
+        totalBytes,
+        maxAgeMs: DEFAULTS.bounds.maxAgeMs,
+      }),
       bounds: DEFAULTS.bounds,
     });
     const customers = Array.from({ length: 300 }, (_, i) => `flood-${String(i).padStart(3, '0')}`);
@@ -224,14 +228,14 @@ describe.skipIf(!haveRedis)('Order.history in Redis', () => {
         new Date().toISOString(),
       );
     }
-    const stories = await reader.keys(`${PREFIX}*`);
-    const bytes = (await Promise.all(stories.map((key) => reader.strlen(key)))).reduce((sum, n) => sum + n, 0);
+    const histories = await reader.keys(`${PREFIX}*`);
+    const bytes = (await Promise.all(histories.map((key) => reader.strlen(key)))).reduce((sum, n) => sum + n, 0);
     expect(bytes).toBeLessThanOrEqual(totalBytes);
-    expect(stories.length).toBeGreaterThan(20);
+    expect(histories.length).toBeGreaterThan(20);
     // The newest are kept, the oldest (the ready customer's first among them) are gone.
-    expect(stories).toContain(`${PREFIX}${customers.at(-1)}`);
-    expect(stories).not.toContain(`${PREFIX}${customers[0]}`);
-    expect(stories).not.toContain(`${PREFIX}${demoCustomer(simulator, 'ready@demo.test').userId}`);
+    expect(histories).toContain(`${PREFIX}${customers.at(-1)}`);
+    expect(histories).not.toContain(`${PREFIX}${customers[0]}`);
+    expect(histories).not.toContain(`${PREFIX}${demoCustomer(simulator, 'ready@demo.test').userId}`);
     expect(Number(Number(await reader.get('order-graph:history-budget:bytes')))).toBeLessThanOrEqual(totalBytes);
     // Nothing else went: Redis evicted nothing, and every other key is still there.
     expect(Number(/evicted_keys:(\d+)/.exec(await reader.info('stats'))![1])).toBe(0);

@@ -95,7 +95,7 @@ const STATUS_CHANGE = (from: string, to: string) => [
 ];
 
 describe('Order.history, recorded from queries', () => {
-  it('the first reading is the start of the story (no changes), each later change an event, newest first, at no upstream call of its own', async () => {
+  it('the first reading is the start of the history (no changes), each later change an event, newest first, at no upstream call of its own', async () => {
     const { simulator, gateway, history } = await setup();
     const token = await demoToken(simulator, 'two-orders@demo.test');
     const orders = demoOrders(simulator, 'two-orders@demo.test');
@@ -111,15 +111,15 @@ describe('Order.history, recorded from queries', () => {
     advance(moving, 'READY_FOR_PICKUP');
     const second = await history(token);
     expect(callCounts(simulator)).toEqual({ orderDetails: 2 });
-    const story = second.data!.orders.find((order) => order.id === moving.id)!.history;
-    expect(story.map((event) => event.changes)).toEqual([
+    const events = second.data!.orders.find((order) => order.id === moving.id)!.history;
+    expect(events.map((event) => event.changes)).toEqual([
       [
         ...STATUS_CHANGE('IN_TRANSIT', 'READY_FOR_PICKUP'),
         { field: 'updatedAt', from: new Date(before).toISOString(), to: moving.updatedAt },
       ],
       [],
     ]);
-    expect(Date.parse(story[0]!.observedAt)).toBeGreaterThan(Date.parse(story[1]!.observedAt));
+    expect(Date.parse(events[0]!.observedAt)).toBeGreaterThan(Date.parse(events[1]!.observedAt));
     // The other order did not change: still its first event alone.
     expect(second.data!.orders.find((order) => order.id !== moving.id)!.history).toHaveLength(1);
 
@@ -129,7 +129,7 @@ describe('Order.history, recorded from queries', () => {
     expect(callCounts(simulator)).toEqual({ orderDetails: counted.orderDetails! + 1, customerDetails: 1 });
 
     // Reading again without a change records nothing new.
-    expect((await history(token)).data!.orders.find((order) => order.id === moving.id)!.history).toEqual(story);
+    expect((await history(token)).data!.orders.find((order) => order.id === moving.id)!.history).toEqual(events);
   });
 
   it('pages by cursor, newest first; `first` out of 1..100 and a foreign or made-up cursor are BAD_USER_INPUT', async () => {
@@ -187,12 +187,12 @@ describe('Order.history and the live updates', () => {
     advance(order!, 'DELIVERED');
     const update = (await next()).data!.orderUpdates;
     expect(update.changes.map((change) => change.field)).toEqual(['status', 'rawStatus', 'updatedAt']);
-    const story = (await history(token)).data!.orders[0]!.history;
-    expect(story[0]).toMatchObject({ observedAt: update.observedAt, changes: update.changes });
+    const events = (await history(token)).data!.orders[0]!.history;
+    expect(events[0]).toMatchObject({ observedAt: update.observedAt, changes: update.changes });
     // The first live state is the history's first event: the subscription's poll recorded it.
-    expect(story.at(-1)).toMatchObject({ observedAt: firstState.data!.orderUpdates.observedAt, changes: [] });
-    expect(story).toHaveLength(2);
-    // The event's own order.history is the same story, read at no upstream call: only the
+    expect(events.at(-1)).toMatchObject({ observedAt: firstState.data!.orderUpdates.observedAt, changes: [] });
+    expect(events).toHaveLength(2);
+    // The event's own order.history is the same history, read at no upstream call: only the
     // subscription's customer check, the polls and the query's list were made.
     expect(update.order.history[0]!.observedAt).toBe(update.observedAt);
     expect(Object.keys(callCounts(simulator)).sort()).toEqual(['customerDetails', 'orderDetails']);
@@ -269,8 +269,8 @@ describe('Order.history, bounded', () => {
       advance(order!, status);
       await history(token);
     }
-    const story = (await history(token, { first: 100 })).data!.orders[0]!.history;
-    expect(story.map((event) => event.changes[0]!.to)).toEqual(['E', 'D', 'C']);
+    const events = (await history(token, { first: 100 })).data!.orders[0]!.history;
+    expect(events.map((event) => event.changes[0]!.to)).toEqual(['E', 'D', 'C']);
   });
 
   it('drops events older than the age bound: an order left with none starts afresh', async () => {
@@ -283,13 +283,13 @@ describe('Order.history, bounded', () => {
     expect(young).toHaveLength(2);
     await new Promise((resolve) => setTimeout(resolve, 500));
     advance(order!, 'B');
-    const story = (await history(token)).data!.orders[0]!.history;
+    const events = (await history(token)).data!.orders[0]!.history;
     // Both earlier events are past the bound, and the order with them: this reading is its first again.
-    expect(story.map((event) => event.changes)).toEqual([[]]);
-    expect(Date.parse(story[0]!.observedAt)).toBeGreaterThan(Date.parse(young[0]!.observedAt));
+    expect(events.map((event) => event.changes)).toEqual([[]]);
+    expect(Date.parse(events[0]!.observedAt)).toBeGreaterThan(Date.parse(young[0]!.observedAt));
   });
 
-  it('keeps a customer’s story within HISTORY_CUSTOMER_BYTES, the oldest events going first', async () => {
+  it('keeps a customer’s events within HISTORY_CUSTOMER_BYTES, the oldest events going first', async () => {
     const customerBytes = 10_000;
     const { simulator, history } = await setup({ history: { ...DEFAULTS, bounds: { ...DEFAULTS.bounds, customerBytes } } });
     const token = await demoToken(simulator, 'ready@demo.test');
@@ -298,13 +298,13 @@ describe('Order.history, bounded', () => {
       advance(order!, `S${i}`);
       await history(token);
     }
-    const story = (await history(token, { first: 100 })).data!.orders[0]!.history;
-    expect(story.length).toBeGreaterThan(5);
-    expect(story.length).toBeLessThan(61);
-    expect(story[0]!.changes[0]!.to).toBe('S59');
+    const events = (await history(token, { first: 100 })).data!.orders[0]!.history;
+    expect(events.length).toBeGreaterThan(5);
+    expect(events.length).toBeLessThan(61);
+    expect(events[0]!.changes[0]!.to).toBe('S59');
     // Newest kept, contiguous: the ones that went are the oldest.
-    expect(story.map((event) => event.changes[0]!.to)).toEqual(Array.from({ length: story.length }, (_, i) => `S${59 - i}`));
-    expect(Buffer.byteLength(JSON.stringify(story))).toBeLessThan(customerBytes * 2);
+    expect(events.map((event) => event.changes[0]!.to)).toEqual(Array.from({ length: events.length }, (_, i) => `S${59 - i}`));
+    expect(Buffer.byteLength(JSON.stringify(events))).toBeLessThan(customerBytes * 2);
   });
 
   it('keeps the stories within HISTORY_BYTES in all, the least recently used customers evicted', async () => {
@@ -323,7 +323,7 @@ describe('Order.history, bounded', () => {
     const kept = await metric('order_graph_history_customers');
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(users.length);
-    // The first customer was evicted: its story starts afresh (its first reading again, nothing else).
+    // The first customer was evicted: its events starts afresh (its first reading again, nothing else).
     const early = (await history(await demoToken(simulator, 'early@demo.test'))).data!.orders;
     expect(early.every((order) => order.history.length === 1)).toBe(true);
   });
@@ -343,7 +343,7 @@ describe('HISTORY=off', () => {
     expect((await history(token, { first: 0 })).errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
   });
 
-  it('a restart is a fresh story without Redis', async () => {
+  it('a restart is a fresh events without Redis', async () => {
     const simulator = await startSimulator({ latencyMs: 0 });
     cleanups.push(simulator.close);
     const token = await demoToken(simulator, 'ready@demo.test');

@@ -111,9 +111,9 @@ export const Order: OrderResolvers = {
   product: ({ product }) => product ?? null,
   configuration: ({ configuration }) => configuration ?? null,
   // From the kept history alone: no upstream call. The order came from the caller's own list,
-  // and its story is read under the customer id the upstream's record of it carries.
+  // and its history is read under the customer id the upstream's record of it carries.
   history: async (order, { first, after }, { history, historyRecorded }) => {
-    // This request's own reading of the list is in the story first (its first event included).
+    // This request's own reading of the list is in the history first (its first event included).
     await historyRecorded();
     return history.events(order, first, after);
   },

@@ -1,4 +1,4 @@
-// One customer's order history as it is kept (the "story"): for each order, the last state the
+// One customer's order history as it is kept: for each order, the last state the
 // gateway saw and the events in which that state changed. Kept as JSON text (in this process or
 // in Redis), so its size is its length, and read back through one zod check wherever it lived.
 import { z } from 'zod';
@@ -7,13 +7,13 @@ import { MAX_FIELD_TEXT, orderChanges, orderFieldValues, storedFieldChange, stor
 import { readJson } from './read-json.js';
 import type { Order } from '../upstream/models.js';
 
-/** The bounds of a story, from the HISTORY_* settings. */
+/** The bounds of a history, from the HISTORY_* settings. */
 export interface HistoryBounds {
   /** Events kept per order, the newest. */
   eventsPerOrder: number;
-  /** Events older than this are dropped; a kept story expires this long after its last change. */
+  /** Events older than this are dropped; a kept history expires this long after its last change. */
   maxAgeMs: number;
-  /** The JSON bytes of one customer's story at most: past it, the oldest events go first. */
+  /** The JSON bytes of one customer's history at most: past it, the oldest events go first. */
   customerBytes: number;
 }
 
@@ -24,7 +24,7 @@ export interface StoredEvent {
   changes: FieldChange[];
 }
 
-export interface OrderStory {
+export interface KeptOrder {
   id: string;
   /** The order's client-visible fields as text when last seen (orderFieldValues): what the next observation compares with. */
   fields: Record<string, string | null>;
@@ -34,28 +34,28 @@ export interface OrderStory {
   events: StoredEvent[];
 }
 
-export interface Story {
-  orders: OrderStory[];
+export interface CustomerHistory {
+  orders: KeptOrder[];
 }
 
-// A story is checked entry by entry: an order or an event not of its shape is dropped alone,
-// and the rest of the story stands.
+// A history is checked entry by entry: an order or an event not of its shape is dropped alone,
+// and the rest of the history stands.
 const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const eventSchema = z.object({ n: count, at: z.iso.datetime(), changes: z.array(storedFieldChange) });
 const orderSchema = z.object({ id: storedText, fields: storedFieldValues, next: count, events: z.array(z.unknown()) });
-const storySchema = z.object({ orders: z.array(z.unknown()) });
+const historySchema = z.object({ orders: z.array(z.unknown()) });
 
 /**
- * A story read back: its value and how many of its entries (orders, events) were dropped for
- * not being of their shape, or why it is no story at all (the text is never part of the reason).
+ * A history read back: its value and how many of its entries (orders, events) were dropped for
+ * not being of their shape, or why it is no history at all (the text is never part of the reason).
  */
-export type ReadStory = { ok: true; story: Story; dropped: number } | { ok: false; reason: string };
+export type ReadHistory = { ok: true; history: CustomerHistory; dropped: number } | { ok: false; reason: string };
 
-/** Parses and checks a story's text; an entry not of its shape is dropped, never thrown. */
-export function parseStory(json: string): ReadStory {
-  const read = readJson(storySchema, json);
+/** Parses and checks a history's text; an entry not of its shape is dropped, never thrown. */
+export function parseHistory(json: string): ReadHistory {
+  const read = readJson(historySchema, json);
   if (!read.ok) return read;
-  const orders: OrderStory[] = [];
+  const orders: KeptOrder[] = [];
   const ids = new Set<string>();
   let dropped = 0;
   for (const entry of read.value.orders) {
@@ -72,12 +72,12 @@ export function parseStory(json: string): ReadStory {
     ids.add(order.data.id);
     orders.push({ ...order.data, events });
   }
-  return { ok: true, story: { orders }, dropped };
+  return { ok: true, history: { orders }, dropped };
 }
 
-/** What one observation did to a story: the new story, and when each observed order's current state was first seen. */
+/** What one observation did to a history: the new history, and when each observed order's current state was first seen. */
 export interface Observed {
-  story: Story;
+  history: CustomerHistory;
   /** By order id: the time of the order's latest event (its state now was first seen then). */
   since: Record<string, string>;
   /** Whether anything was recorded (a new order, or a change). */
@@ -85,13 +85,13 @@ export interface Observed {
 }
 
 /**
- * Records one observation of the customer's order list: each order not in the story gets its
+ * Records one observation of the customer's order list: each order not in the history gets its
  * first event (no changes), each whose fields differ from the kept state an event with what
  * changed (orderChanges, the live updates' own comparison). Orders not in the list are left
  * as they are. Nothing is trimmed here (see fit).
  */
-export function observe(story: Story, orders: readonly Order[], observedAt: string, eventsPerOrder: number): Observed {
-  const byId = new Map(story.orders.map((order) => [order.id, order]));
+export function observe(history: CustomerHistory, orders: readonly Order[], observedAt: string, eventsPerOrder: number): Observed {
+  const byId = new Map(history.orders.map((order) => [order.id, order]));
   const since: Record<string, string> = {};
   let recorded = false;
   for (const order of orders) {
@@ -102,7 +102,7 @@ export function observe(story: Story, orders: readonly Order[], observedAt: stri
     if (!kept) {
       kept = { id: order.id, fields, next: 1, events: [{ n: 0, at: observedAt, changes: [] }] };
       byId.set(order.id, kept);
-      story.orders.push(kept);
+      history.orders.push(kept);
       recorded = true;
     } else {
       const changes = orderChanges(kept.fields, fields);
@@ -116,13 +116,13 @@ export function observe(story: Story, orders: readonly Order[], observedAt: stri
     kept.events.length = Math.min(kept.events.length, eventsPerOrder);
     since[order.id] = kept.events[0]?.at ?? observedAt;
   }
-  return { story, since, recorded };
+  return { history, since, recorded };
 }
 
 /** Drops the events older than the age bound, and the orders left with none. */
-export function dropAged(story: Story, now: number, maxAgeMs: number): Story {
+export function dropAged(history: CustomerHistory, now: number, maxAgeMs: number): CustomerHistory {
   const oldest = now - maxAgeMs;
-  const orders = story.orders
+  const orders = history.orders
     .map((order) => ({ ...order, events: order.events.filter((event) => Date.parse(event.at) >= oldest) }))
     .filter((order) => order.events.length > 0);
   return { orders };
@@ -131,15 +131,19 @@ export function dropAged(story: Story, now: number, maxAgeMs: number): Story {
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 /**
- * The story as text within `maxBytes`: when it is larger, the orders seen for the first time
- * in `newIds` go first (a customer whose states do not fit keeps the story it has rather than
+ * The history as text within `maxBytes`: when it is larger, the orders seen for the first time
+ * in `newIds` go first (a customer whose states do not fit keeps the history it has rather than
  * trading it for new ones at every observation), then the oldest events of any order; an
  * order left with no event is dropped (seen again, it starts afresh).
  */
-export function fit(story: Story, maxBytes: number, newIds: ReadonlySet<string> = new Set()): { json: string; story: Story } {
-  let orders = story.orders;
+export function fit(
+  history: CustomerHistory,
+  maxBytes: number,
+  newIds: ReadonlySet<string> = new Set(),
+): { json: string; history: CustomerHistory } {
+  let orders = history.orders;
   let json = JSON.stringify({ orders });
-  if (Buffer.byteLength(json) <= maxBytes) return { json, story: { orders } };
+  if (Buffer.byteLength(json) <= maxBytes) return { json, history: { orders } };
   orders = orders.filter((order) => !newIds.has(order.id));
   // Each step takes out at least the bytes it estimates; the exact size is checked after.
   let size = bytes({ orders });
@@ -160,7 +164,7 @@ export function fit(story: Story, maxBytes: number, newIds: ReadonlySet<string> 
     .map((order) => ({ ...order, events: order.events.filter((event) => !dropped.has(event)) }))
     .filter((order) => order.events.length > 0);
   json = JSON.stringify({ orders });
-  if (Buffer.byteLength(json) <= maxBytes || orders.length === 0) return { json, story: { orders } };
+  if (Buffer.byteLength(json) <= maxBytes || orders.length === 0) return { json, history: { orders } };
   // The estimate was short by a few bytes (its commas): again, a byte tighter, until it fits.
   return fit({ orders }, maxBytes - 1);
 }

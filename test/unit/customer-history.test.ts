@@ -1,28 +1,28 @@
-// One customer's order history as kept (src/graph/history-story.ts): an observation recorded
+// One customer's order history as kept (src/graph/customer-history.ts): an observation recorded
 // against the kept state, the bounds (events per order, age, bytes), and the check of a
-// story read back; and which order lists the history (src/graph/history.ts) records at all.
+// history read back; and which order lists the history (src/graph/history.ts) records at all.
 import { describe, expect, it } from 'vitest';
 import { createHistory } from '../../src/graph/history.js';
-import { memoryStoryStore } from '../../src/graph/history-memory.js';
-import { dropAged, fit, observe, parseStory, type Story } from '../../src/graph/history-story.js';
+import { memoryHistoryStore } from '../../src/graph/history-memory.js';
+import { dropAged, fit, observe, parseHistory, type CustomerHistory } from '../../src/graph/customer-history.js';
 import { MAX_CUSTOMER_ID_CHARS } from '../../src/graph/order-owner.js';
 import type { Order } from '../../src/upstream/models.js';
 
 const order = (id: string, status: string, userId = 'u1'): Order => ({ id, reservationId: `R-${id}`, userId, status });
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
 
-/** A story of `orders` orders, each observed `times` times with a new status each time. */
-function storyOf(orders: number, times: number, eventsPerOrder = 100): Story {
-  let story: Story = { orders: [] };
+/** A history of `orders` orders, each observed `times` times with a new status each time. */
+function historyOf(orders: number, times: number, eventsPerOrder = 100): CustomerHistory {
+  let history: CustomerHistory = { orders: [] };
   for (let time = 0; time < times; time += 1) {
-    story = observe(
-      story,
+    history = observe(
+      history,
       Array.from({ length: orders }, (_, i) => order(`o${i}`, `S${time}`)),
       at(time),
       eventsPerOrder,
-    ).story;
+    ).history;
   }
-  return story;
+  return history;
 }
 
 describe('observe', () => {
@@ -30,12 +30,12 @@ describe('observe', () => {
     const first = observe({ orders: [] }, [order('a', 'RESERVED')], at(0), 100);
     expect(first.recorded).toBe(true);
     expect(first.since).toEqual({ a: at(0) });
-    const same = observe(first.story, [order('a', 'RESERVED')], at(1), 100);
+    const same = observe(first.history, [order('a', 'RESERVED')], at(1), 100);
     expect(same.recorded).toBe(false);
     expect(same.since).toEqual({ a: at(0) });
-    const moved = observe(same.story, [order('a', 'ORDER_CONFIRMED')], at(2), 100);
+    const moved = observe(same.history, [order('a', 'ORDER_CONFIRMED')], at(2), 100);
     expect(moved.since).toEqual({ a: at(2) });
-    expect(moved.story.orders[0]!.events).toEqual([
+    expect(moved.history.orders[0]!.events).toEqual([
       {
         n: 1,
         at: at(2),
@@ -49,64 +49,64 @@ describe('observe', () => {
   });
 
   it('keeps the newest events per order, numbering on', () => {
-    const story = storyOf(1, 6, 3);
-    expect(story.orders[0]!.events.map((event) => event.n)).toEqual([5, 4, 3]);
-    expect(story.orders[0]!.next).toBe(6);
+    const history = historyOf(1, 6, 3);
+    expect(history.orders[0]!.events.map((event) => event.n)).toEqual([5, 4, 3]);
+    expect(history.orders[0]!.next).toBe(6);
   });
 });
 
 describe('the bounds', () => {
   it('drops events past the age, and orders left with none', () => {
-    const story = observe(storyOf(1, 3), [order('b', 'X')], at(10), 100).story;
-    const aged = dropAged(story, Date.parse(at(10)), 9 * 60_000);
+    const history = observe(historyOf(1, 3), [order('b', 'X')], at(10), 100).history;
+    const aged = dropAged(history, Date.parse(at(10)), 9 * 60_000);
     expect(aged.orders.map((kept) => [kept.id, kept.events.map((event) => event.at)])).toEqual([
       ['o0', [at(2), at(1)]],
       ['b', [at(10)]],
     ]);
-    expect(dropAged(story, Date.parse(at(100)), 60_000).orders).toEqual([]);
+    expect(dropAged(history, Date.parse(at(100)), 60_000).orders).toEqual([]);
   });
 
   it('fits the bytes: the oldest events go first, then whole orders; the text is within the bound', () => {
-    const story = storyOf(3, 40);
-    const whole = fit(story, 10_000_000).json;
+    const history = historyOf(3, 40);
+    const whole = fit(history, 10_000_000).json;
     for (const maxBytes of [10_000, 5_000, 1_000, 200]) {
-      const { json, story: fitted } = fit(structuredClone(story), maxBytes);
+      const { json, history: fitted } = fit(structuredClone(history), maxBytes);
       expect(Buffer.byteLength(json)).toBeLessThanOrEqual(maxBytes);
       expect(json.length).toBeLessThan(whole.length);
       const kept = fitted.orders.flatMap((o) => o.events.map((event) => event.at));
       // Every event dropped is older than every event kept.
-      const dropped = story.orders.flatMap((o) => o.events.map((event) => event.at)).filter((time) => !kept.includes(time));
+      const dropped = history.orders.flatMap((o) => o.events.map((event) => event.at)).filter((time) => !kept.includes(time));
       if (dropped.length > 0 && kept.length > 0) expect(dropped.sort().at(-1)! <= kept.sort()[0]!).toBe(true);
     }
-    expect(fit(storyOf(3, 40), 20).story.orders).toEqual([]);
+    expect(fit(historyOf(3, 40), 20).history.orders).toEqual([]);
   });
 
   it('orders first seen in an observation that does not fit go before the older events of the others', () => {
-    const kept = storyOf(1, 5);
+    const kept = historyOf(1, 5);
     const known = new Set(kept.orders.map((o) => o.id));
     const observed = observe(kept, [order('o0', 'S4'), ...Array.from({ length: 50 }, (_, i) => order(`new${i}`, 'RESERVED'))], at(20), 100);
-    const newIds = new Set(observed.story.orders.map((o) => o.id).filter((id) => !known.has(id)));
-    const { story } = fit(observed.story, Buffer.byteLength(JSON.stringify(storyOf(1, 5))) + 10, newIds);
-    expect(story.orders.map((o) => [o.id, o.events.length])).toEqual([['o0', 5]]);
+    const newIds = new Set(observed.history.orders.map((o) => o.id).filter((id) => !known.has(id)));
+    const { history } = fit(observed.history, Buffer.byteLength(JSON.stringify(historyOf(1, 5))) + 10, newIds);
+    expect(history.orders.map((o) => [o.id, o.events.length])).toEqual([['o0', 5]]);
   });
 });
 
-describe('parseStory', () => {
+describe('parseHistory', () => {
   it('reads back what it wrote', () => {
-    const json = fit(storyOf(2, 3), 1_000_000).json;
-    expect(parseStory(json)).toEqual({ ok: true, story: JSON.parse(json), dropped: 0 });
+    const json = fit(historyOf(2, 3), 1_000_000).json;
+    expect(parseHistory(json)).toEqual({ ok: true, history: JSON.parse(json), dropped: 0 });
   });
 
-  it('refuses a text that is no story at all, with a reason that holds none of it', () => {
+  it('refuses a text that is no history at all, with a reason that holds none of it', () => {
     for (const hostile of ['not json {', 'null', '[]', '{"orders":{}}', JSON.stringify({ orders: 'secret-call-me' })]) {
-      const read = parseStory(hostile);
+      const read = parseHistory(hostile);
       expect(read.ok).toBe(false);
       if (!read.ok) expect(read.reason).not.toMatch(/secret-call-me/);
     }
   });
 
-  it('drops an order or an event not of its shape, alone: the rest of the story stands', () => {
-    const good = storyOf(1, 2).orders[0]!;
+  it('drops an order or an event not of its shape, alone: the rest of the history stands', () => {
+    const good = historyOf(1, 2).orders[0]!;
     const goodEvent = good.events[0]!;
     for (const hostile of [
       { id: 'a', fields: {}, next: 1, events: [{ n: 0, at: 'secret-call-me', changes: [] }] },
@@ -124,12 +124,12 @@ describe('parseStory', () => {
       [[[[[]]]]],
       { id: good.id, fields: {}, next: 1, events: [goodEvent] },
     ]) {
-      const read = parseStory(JSON.stringify({ orders: [good, hostile] }));
-      expect(read).toEqual({ ok: true, story: { orders: [good] }, dropped: 1 });
+      const read = parseHistory(JSON.stringify({ orders: [good, hostile] }));
+      expect(read).toEqual({ ok: true, history: { orders: [good] }, dropped: 1 });
     }
     // One bad event among good ones: the order keeps the others.
     const mixed = { ...good, events: [goodEvent, { n: 7, at: 'not a time', changes: [] }, ...good.events.slice(1)] };
-    expect(parseStory(JSON.stringify({ orders: [mixed] }))).toEqual({ ok: true, story: { orders: [good] }, dropped: 1 });
+    expect(parseHistory(JSON.stringify({ orders: [mixed] }))).toEqual({ ok: true, history: { orders: [good] }, dropped: 1 });
   });
 });
 
@@ -141,7 +141,7 @@ describe('createHistory: the customer an order list is recorded under', () => {
     ['an empty customer id', [order('o1', 'S', '')], 0],
     ['two customers in one list', [order('o1', 'S', 'u1'), order('o2', 'S', 'u2')], 0],
   ])('%s: %i customers kept', async (_case, orders, customers) => {
-    const store = memoryStoryStore(1_000_000);
+    const store = memoryHistoryStore(1_000_000);
     const history = createHistory({ store, bounds });
     await history.observe(orders, at(0));
     expect(store.stats().customers).toBe(customers);
@@ -153,8 +153,8 @@ describe('createHistory: what the writer keeps is what the reader takes back', (
   const bounds = { eventsPerOrder: 100, maxAgeMs: 3650 * 86_400_000, customerBytes: 1_000_000 };
   const withModel = (status: string, model: string): Order => ({ ...order('o1', status), product: { model } });
 
-  it('a field longer than a reader takes (10,001 characters) is not written: the story, with every other change, stays', async () => {
-    const store = memoryStoryStore(10_000_000);
+  it('a field longer than a reader takes (10,001 characters) is not written: the history, with every other change, stays', async () => {
+    const store = memoryHistoryStore(10_000_000);
     const ignored: string[] = [];
     const history = createHistory({ store, bounds, ignored: (reason) => ignored.push(reason) });
     await history.observe([withModel('RESERVED', 'OC')], at(0));
@@ -183,8 +183,8 @@ describe('createHistory: what the writer keeps is what the reader takes back', (
     expect(ignored).toEqual([]);
   });
 
-  it('a kept story with a foreign entry keeps the rest, and is written again without it', async () => {
-    const store = memoryStoryStore(10_000_000);
+  it('a kept history with a foreign entry keeps the rest, and is written again without it', async () => {
+    const store = memoryHistoryStore(10_000_000);
     const ignored: string[] = [];
     const history = createHistory({ store, bounds, ignored: (reason) => ignored.push(reason) });
     await history.observe([order('o1', 'RESERVED')], at(0));
