@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LoginDocument, OrderSummaryDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
 import { json, startStubUpstream, type StubHandler, type StubRequest } from '../helpers/stub-upstream.js';
+import { CUSTOMER_OPERATIONS, PER_ORDER_OPERATIONS } from '../../src/graph/order-fields.js';
+import { operationUrl, paramValues } from '../../src/upstream/contract.js';
 
 const TOKEN = 'opaque-access-token';
 
@@ -53,24 +55,25 @@ describe('the ten upstream calls', () => {
     const { errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
     expect(errors).toEqual([]);
 
-    const byPath = Object.fromEntries(stub.requests.map((r) => [r.path, r]));
-    expect(Object.keys(byPath).sort()).toEqual(
-      [
-        '/prefix/auth/auth/me',
-        '/prefix/order/v2/order/user',
-        '/prefix/appointment/vehicle/getDetails',
-        '/prefix/price_calculator/pickup-scheduler/get-pickup-nearest-center-plus',
-        '/prefix/order/order/estimate',
-        '/prefix/order/order-address/findAll/ord-1',
-        '/prefix/order/order-payments',
-        '/prefix/trade_in/partner-trade-in/trade-in-details',
-      ].sort(),
+    // Each call at its host's base (with its prefix), with the contract's path and parameter
+    // spellings (contract.test.ts holds the table to the YAML), its values from the order.
+    const sent = stub.requests.map((r) => ({ path: r.path, query: r.query })).sort((a, b) => a.path.localeCompare(b.path));
+    const expected = [...CUSTOMER_OPERATIONS, ...PER_ORDER_OPERATIONS]
+      .map((operation) => {
+        const url = new URL(
+          operationUrl(
+            stub.urls,
+            operation,
+            paramValues(operation, (source) => ('order' in source ? order[source.order] : 'ORDER_FEE')),
+          ),
+        );
+        return { path: decodeURIComponent(url.pathname), query: Object.fromEntries(url.searchParams) };
+      })
+      .sort((a, b) => a.path.localeCompare(b.path));
+    expect(sent).toEqual(expected);
+    expect(sent.map(({ path }) => path.split('/')[2])).toEqual(
+      expect.arrayContaining(['auth', 'order', 'appointment', 'price_calculator', 'trade_in']),
     );
-    expect(byPath['/prefix/appointment/vehicle/getDetails']!.query).toEqual({ order_id: 'ord-1', reservation_id: 'OC-AAAAA' });
-    expect(byPath['/prefix/price_calculator/pickup-scheduler/get-pickup-nearest-center-plus']!.query).toEqual({ orderId: 'ord-1' });
-    expect(byPath['/prefix/order/order/estimate']!.query).toEqual({ orderID: 'ord-1' });
-    expect(byPath['/prefix/order/order-payments']!.query).toEqual({ order_id: 'ord-1', fee_type: 'ORDER_FEE' });
-    expect(byPath['/prefix/trade_in/partner-trade-in/trade-in-details']!.query).toEqual({ reservationId: 'OC-AAAAA' });
     for (const request of stub.requests) {
       expect(request.method).toBe('GET');
       expect(request.authorization).toBe(`Bearer ${TOKEN}`);
