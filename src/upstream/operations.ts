@@ -45,8 +45,8 @@ export type PerOrderAnswer<O extends PerOrderOperation> = NonNullable<ReturnType
 
 /**
  * The ten upstream calls of `upstream/openapi.yaml`, bound to one request's caller. Hosts,
- * methods and paths come from the contract table; this is the only place that knows the
- * parameter values, the bodies and what each answer must hold. Protected calls refuse,
+ * methods, paths and parameters come from the contract table; this is the only place that
+ * knows the bodies and what each answer must hold. Protected calls refuse,
  * before any network traffic, a request without a bearer or with an expired one.
  */
 export function createOperations(http: UpstreamHttp, scope: RequestScope) {
