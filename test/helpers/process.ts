@@ -37,11 +37,18 @@ export interface Started {
 
 /**
  * Runs a real command as an operator would: its own process, only the given environment.
- * `group`: in a process group of its own, as a terminal or a service manager starts it, so
- * a signal can go to the whole group (`process.kill(-child.pid, signal)`).
+ * A gateway it starts listens on a free port unless the test gives PORT, so the suite runs
+ * beside a developer's `npm start` on 4000. `group`: in a process group of its own, as a
+ * terminal or a service manager starts it, so a signal can go to the whole group
+ * (`process.kill(-child.pid, signal)`).
  */
 export function startProcess(command: string, args: string[], env: Record<string, string>, cwd = ROOT, { group = false } = {}): Started {
-  const child = spawn(command, args, { cwd, env: { PATH: PROJECT_PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
+  const child = spawn(command, args, {
+    cwd,
+    env: { PATH: PROJECT_PATH, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: group,
+  });
   started.push({ child, group });
   let stdout = '';
   let stderr = '';
