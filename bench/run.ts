@@ -23,7 +23,7 @@ import autocannon from 'autocannon';
 import { wholeOrderCalls } from '../src/graph/order-fields.js';
 import { HOSTS, operationUrl, type UpstreamUrls } from '../src/upstream/contract.js';
 import { abuseMarkdown, abuseSettings, measureAbuse, type AbuseResults } from './abuse.js';
-import { measureStreams, streamsMarkdown, type StreamResults, type StreamSettings } from './streams.js';
+import { benchGatewayEnv, listening, measureStreams, streamsMarkdown, type StreamResults, type StreamSettings } from './streams.js';
 
 const ROOT_URL = new URL('..', import.meta.url);
 const ROOT = fileURLToPath(ROOT_URL);
@@ -293,18 +293,11 @@ async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
   // The default upstream client, named so the run says which one it measured.
   // One caller at 64 at once stands for many callers here: its caller limits let that through.
   const gatewayEnv = {
-    ...upstream,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    GRAPHIQL: 'off',
-    NODE_ENV: 'production',
-    ALLOWED_HOSTS: 'localhost',
+    ...benchGatewayEnv(urls),
     UPSTREAM_CLIENT: 'undici',
     CALLER_OPERATIONS_IN_FLIGHT: '1024',
     CALLER_UPSTREAM_CALLS_IN_FLIGHT: '8192',
   };
-  const listening = (line: string) => /listening at (http:\/\/\S+)/.exec(line)?.[1];
   const observability = {
     ...gatewayEnv,
     METRICS_PATH: '/metrics',

@@ -18,6 +18,20 @@ export interface StreamSettings {
   liveWindowS: number;
 }
 
+/** A benchmarked gateway's environment over these upstream URLs: production, on a free local port, quiet. */
+export const benchGatewayEnv = (urls: UpstreamUrls) => ({
+  ...Object.fromEntries(HOSTS.map((name) => [name, urls[name]])),
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  GRAPHIQL: 'off',
+  NODE_ENV: 'production',
+  ALLOWED_HOSTS: 'localhost',
+});
+
+/** A started server's URL, read from its banner. */
+export const listening = (line: string) => /listening at (http:\/\/\S+)/.exec(line)?.[1];
+
 /** Starts a compiled server as its own process: its pid, and what `ready` read from its output. */
 export type Start = <T>(
   name: string,
@@ -47,17 +61,8 @@ export async function measureStreams(start: Start, settings: StreamSettings, log
   const gateway = await start(
     'streams-gateway',
     'dist/src/tools/start.mjs', // as production starts it: the launcher and its heap flags
-    {
-      ...Object.fromEntries(HOSTS.map((name) => [name, urls[name]])),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      GRAPHIQL: 'off',
-      NODE_ENV: 'production',
-      ALLOWED_HOSTS: 'localhost',
-      METRICS_PATH: 'off',
-    },
-    (line) => /listening at (http:\/\/\S+)/.exec(line)?.[1],
+    { ...benchGatewayEnv(urls), METRICS_PATH: 'off' },
+    listening,
   );
   const ready = customers.find((c) => c.username === 'ready@demo.test')!;
   const client = createOrderClient({ endpoint: gateway.value });
