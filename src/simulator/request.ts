@@ -134,7 +134,7 @@ export function parseBody(req: IncomingMessage, raw: RawBody): ParsedBody {
 }
 
 /** A call's parameters, by where the contract says each comes from: the order's fields it names, the arguments it passes on. */
-export interface CallParams {
+export interface ParamsBySource {
   order: Partial<Record<OrderKey, string>>;
   argument: Record<string, string>;
 }
@@ -143,9 +143,9 @@ export interface CallParams {
  * The operation's parameters (the contract's `params`, in the path or the query): each
  * present once, not blank, of a sane length, else a 400 naming every one that is not.
  */
-export function requireParams(call: Call): CallParams {
+export function requireParams(call: Call): ParamsBySource {
   const problems: string[] = [];
-  const params: CallParams = { order: {}, argument: {} };
+  const params: ParamsBySource = { order: {}, argument: {} };
   for (const [name, source] of Object.entries(operationSpec(call.operation).params ?? {})) {
     const inQuery = placeOf(call.operation, name) === 'query';
     const sent = inQuery ? call.query : call.pathParams;

@@ -16,6 +16,7 @@ import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { startUpstreamProxy } from '../helpers/upstream-proxy.js';
 import { overIntervals } from '../helpers/intervals.js';
+import { leastSelection } from '../helpers/whole-order.js';
 
 const POLL_MS = 250;
 
@@ -165,9 +166,9 @@ describe('orderUpdates', () => {
       orderUpdates: { order: { status: string; availability: { part: string; available: boolean }[] } & Record<string, unknown> };
     };
     // Every stage-gated part (the field table's), each asking for the least that makes its call.
-    const gated = Object.keys(AVAILABLE_FROM).map((field) => `${field} { __typename }`);
+    const gated = leastSelection(Object.keys(AVAILABLE_FROM));
     const document: TypedDocumentNode<Event, { id: string }> = parse(
-      `subscription ($id: ID) { orderUpdates(orderId: $id) { order { status availability { part available } ${gated.join(' ')} } } }`,
+      `subscription ($id: ID) { orderUpdates(orderId: $id) { order { status availability { part available } ${gated} } } }`,
     );
     const events = subscribe(client.tokens!.accessToken, document, { id: order!.id }).results;
 
