@@ -1,41 +1,41 @@
 // The response cache's storage in Redis, shared by every replica, within a byte budget of
-// its own (RESPONSE_CACHE_BYTES, far below Redis's maxmemory, budget.ts): cached answers never
+// its own (RESPONSE_CACHE_BYTES, far below Redis's maxmemory, budget.ts): cached responses never
 // crowd out the login counters, the live leases or the order histories.
 // (@envelop/response-cache-redis keeps a set per type and per entity without expiry, growing
-// with every cached answer, under keys without a prefix.)
+// with every cached response, under keys without a prefix.)
 import { BUDGET_LUA, budgetKeys } from './budget.js';
 import { KEY_PREFIX, readBounded, type RedisConnection } from './connection.js';
 
 /**
- * Where answers are kept, as text: in Redis (here) or in this process's memory
- * (src/server/response-cache.ts). What an answer is, and whether a text is one, is the
+ * Where responses are kept, as text: in Redis (here) or in this process's memory
+ * (src/server/response-cache.ts). What a response is, and whether a text is one, is the
  * response cache's business; a store only keeps bytes, within its bounds.
  */
-export interface AnswerStore {
+export interface ResponseStore {
   /** Keeps `text` under `key` for `ttlMs`, linked to the entities (`Order:<id>`) it holds. */
   set(key: string, text: string, entities: readonly string[], ttlMs: number): Promise<void>;
   /** The text under `key`; null when there is none (expired, evicted, too large, or the store is out of reach). */
   get(key: string): Promise<string | null>;
-  /** Forgets every answer linked to one of these entities. */
+  /** Forgets every response linked to one of these entities. */
   invalidate(entities: readonly string[]): Promise<void>;
-  /** Where a value that is not an answer is reported, when the store is shared with others. */
+  /** Where a value that is not a response is reported, when the store is shared with others. */
   ignore?(kind: string, reason: string): void;
 }
 
 /**
- * Bytes an answer is counted for: its text, its name in the index and in each entity set,
+ * Bytes a response is counted for: its text, its name in the index and in each entity set,
  * and what keeping an entry costs besides (measured in this process's heap: about 400
- * bytes, so that a flood of tiny answers stays within the budget too).
+ * bytes, so that a flood of tiny responses stays within the budget too).
  */
-export const answerBytes = (key: string, text: string, entities: readonly string[]) =>
+export const storedBytes = (key: string, text: string, entities: readonly string[]) =>
   Buffer.byteLength(text) + 512 + (entities.length + 2) * (Buffer.byteLength(key) + 64);
 
 const CACHE = `${KEY_PREFIX}cache:`;
-const ANSWER = `${CACHE}answer:`;
+const RESPONSE_KEY = `${CACHE}answer:`;
 const BOOKKEEPING = budgetKeys(CACHE);
 
-// KEYS[1..3] the budget's keys, KEYS[4] the answer, KEYS[5..] its entity sets; ARGV: its
-// name, text, ttl ms, bytes, the budget, the answers' key prefix.
+// KEYS[1..3] the budget's keys, KEYS[4] the response, KEYS[5..] its entity sets; ARGV: its
+// name, text, ttl ms, bytes, the budget, the responses' key prefix.
 const SET = `${BUDGET_LUA}
 local name, ttl, bytes, budget, prefix = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
 if bytes > budget then return 0 end
@@ -49,7 +49,7 @@ for i = 5, #KEYS do
 end
 return 1`;
 
-// KEYS[4..] entity sets; ARGV[1] the answers' key prefix.
+// KEYS[4..] entity sets; ARGV[1] the responses' key prefix.
 const INVALIDATE = `${BUDGET_LUA}
 for i = 4, #KEYS do
   if redis.call('TYPE', KEYS[i])['ok'] == 'set' then
@@ -63,33 +63,33 @@ end
 if redis.call('EXISTS', total) == 1 then redis.call('SET', total, math.max(used, 0), 'KEEPTTL') end
 return 1`;
 
-/** The bytes of one answer, and of all of them together (RESPONSE_CACHE_ENTRY_BYTES, RESPONSE_CACHE_BYTES). */
+/** The bytes of one response, and of all of them together (RESPONSE_CACHE_ENTRY_BYTES, RESPONSE_CACHE_BYTES). */
 export interface ResponseCacheBytes {
   entry: number;
   total: number;
 }
 
 /**
- * Answers under `order-graph:cache:answer:<key>` for their ttl, within `total` bytes for all
+ * Responses under `order-graph:cache:answer:<key>` (the key keeps its first name: replicas of two versions share it during a rollout) for their ttl, within `total` bytes for all
  * of them (the oldest evicted first) and `entry` each; for each entity with an id
- * (`Order:<id>`), the set of answers that hold it, expiring with the latest of them. While
+ * (`Order:<id>`), the set of responses that hold it, expiring with the latest of them. While
  * Redis is unavailable or degraded nothing is cached and nothing is found.
  */
-export function redisAnswerStore(redis: RedisConnection, { entry: entryBytes, total: totalBytes }: ResponseCacheBytes): AnswerStore {
+export function redisResponseStore(redis: RedisConnection, { entry: entryBytes, total: totalBytes }: ResponseCacheBytes): ResponseStore {
   const entityKey = (entity: string) => `${CACHE}entity:${entity}`;
   return {
     async set(key, text, entities, ttlMs) {
-      const bytes = answerBytes(key, text, entities);
+      const bytes = storedBytes(key, text, entities);
       if (Buffer.byteLength(text) > entryBytes || bytes > totalBytes) return;
-      const keys = [...BOOKKEEPING, `${ANSWER}${key}`, ...entities.map(entityKey)];
+      const keys = [...BOOKKEEPING, `${RESPONSE_KEY}${key}`, ...entities.map(entityKey)];
       await redis.attempt(
         'response cache write',
-        (commands) => commands.eval(SET, keys.length, ...keys, key, text, String(ttlMs), String(bytes), String(totalBytes), ANSWER),
+        (commands) => commands.eval(SET, keys.length, ...keys, key, text, String(ttlMs), String(bytes), String(totalBytes), RESPONSE_KEY),
         null,
       );
     },
     async get(key) {
-      const read = await redis.attempt('response cache read', (commands) => readBounded(commands, `${ANSWER}${key}`, entryBytes), {
+      const read = await redis.attempt('response cache read', (commands) => readBounded(commands, `${RESPONSE_KEY}${key}`, entryBytes), {
         value: null,
       });
       if ('refused' in read) return (redis.ignore('cached answer', read.refused), null);
@@ -98,7 +98,7 @@ export function redisAnswerStore(redis: RedisConnection, { entry: entryBytes, to
     async invalidate(entities) {
       if (entities.length === 0) return;
       const keys = [...BOOKKEEPING, ...entities.map(entityKey)];
-      await redis.attempt('response cache invalidation', (commands) => commands.eval(INVALIDATE, keys.length, ...keys, ANSWER), null);
+      await redis.attempt('response cache invalidation', (commands) => commands.eval(INVALIDATE, keys.length, ...keys, RESPONSE_KEY), null);
     },
     ignore: redis.ignore,
   };

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { REQUEST_ERRORS, type RequestErrorCode } from '../error-codes.js';
 import type { Config } from './config.js';
-import { rawAnswer } from './headers.js';
+import { rawResponse } from './headers.js';
 import { addressKey } from '../upstream/scope.js';
 import { clientAddress, forwardedFor, type ScopeSettings } from './request-scope.js';
 
@@ -120,7 +120,7 @@ export function limitPerAddress(
       (handler: (request: IncomingMessage, socket: Duplex, head: Buffer) => void) =>
       (request: IncomingMessage, socket: Duplex, head: Buffer) => {
         const release = admit(request);
-        if (!release) return void socket.end(rawAnswer(REQUEST_ERRORS.RATE_LIMITED.status));
+        if (!release) return void socket.end(rawResponse(REQUEST_ERRORS.RATE_LIMITED.status));
         socket.once('close', release);
         handler(request, socket, head);
       },

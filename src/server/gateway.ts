@@ -10,7 +10,7 @@ import { createGraphSchema } from '../graph/schema.js';
 import { createOrdersHub } from '../live/orders-hub.js';
 import { connectRedis, KEY_PREFIX, warnOncePerKind, type RedisConnection } from '../redis/connection.js';
 import { redisPollCoordinator } from '../redis/live-coordinator.js';
-import { redisAnswerStore } from '../redis/response-cache.js';
+import { redisResponseStore } from '../redis/response-cache.js';
 import { redisHistoryStore } from '../redis/history.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
@@ -126,7 +126,7 @@ function sharedState(config: GatewayConfig) {
       ? createResponseCache({
           ttlMs: config.responseCacheTtlMs,
           bytes: config.responseCacheBytes,
-          store: redis && redisAnswerStore(redis, config.responseCacheBytes),
+          store: redis && redisResponseStore(redis, config.responseCacheBytes),
           logger: config.logger,
         })
       : undefined;

@@ -19,7 +19,7 @@ export class NoSniffResponse<Request extends IncomingMessage = IncomingMessage> 
 }
 
 /** An answer written straight to a socket (no response object exists yet): a status, no body, the connection closed. */
-export const rawAnswer = (status: number) =>
+export const rawResponse = (status: number) =>
   `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\nX-Content-Type-Options: ${NOSNIFF}\r\n\r\n`;
 
 /** Whether a request accepts a gzipped body (the pages the gateway serves keep both forms). */
@@ -49,7 +49,7 @@ export function addVary(headers: Headers, ...names: string[]): void {
  * - `Connection: close` on a 413 (the rest of the body is never read: the connection cannot
  *   carry another request) and while draining (a keep-alive client moves on).
  */
-export function setAnswerHeaders(response: Response, { requestId, draining }: { requestId: string; draining: boolean }): void {
+export function setResponseHeaders(response: Response, { requestId, draining }: { requestId: string; draining: boolean }): void {
   const { headers } = response;
   headers.set('x-request-id', requestId);
   if (response.status === 413 || draining) headers.set('connection', 'close');

@@ -12,18 +12,18 @@ export interface HealthOptions {
 }
 
 /** A JSON answer, built with the server adapter's own Response class: a native one breaks its stream handling. */
-const jsonAnswer = (ResponseClass: typeof Response, status: number, body: unknown) =>
+const jsonResponse = (ResponseClass: typeof Response, status: number, body: unknown) =>
   new ResponseClass(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
 
 /** Liveness (the process answers) and readiness (it takes requests: not while stopping). */
 export function useHealthEndpoints({ isReady, readinessDetails }: HealthOptions): Plugin {
   return {
     onRequest({ url, endResponse, fetchAPI }) {
-      if (url.pathname === HEALTH_PATH) return endResponse(jsonAnswer(fetchAPI.Response, 200, { status: 'ok' }));
+      if (url.pathname === HEALTH_PATH) return endResponse(jsonResponse(fetchAPI.Response, 200, { status: 'ok' }));
       if (url.pathname === READY_PATH) {
         const ready = isReady();
         return endResponse(
-          jsonAnswer(fetchAPI.Response, ready ? 200 : 503, { status: ready ? 'ready' : 'shutting down', ...readinessDetails?.() }),
+          jsonResponse(fetchAPI.Response, ready ? 200 : 503, { status: ready ? 'ready' : 'shutting down', ...readinessDetails?.() }),
         );
       }
     },

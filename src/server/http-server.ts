@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { HttpServerSettings } from './config.js';
 import { cutSlowReaders, limitPerAddress, type CutReason } from './connections.js';
-import { NoSniffResponse, rawAnswer } from './headers.js';
+import { NoSniffResponse, rawResponse } from './headers.js';
 import { trustedProxies } from './request-scope.js';
 
 export type HttpServerOptions = HttpServerSettings & {
@@ -107,7 +107,7 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') cut('request_timeout');
     const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? 400;
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
-    socket.end(rawAnswer(status));
+    socket.end(rawResponse(status));
   });
   const onError = (error: NodeJS.ErrnoException) => {
     // A listening server reports failed accepts here (EMFILE, ENFILE): the process is out of

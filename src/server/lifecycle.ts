@@ -3,7 +3,7 @@ import type { ExecutionResult } from 'graphql';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { setAnswerHeaders } from './headers.js';
+import { setResponseHeaders } from './headers.js';
 import { scopeOf, type ScopeSettings, type ServerContext } from './request-scope.js';
 
 export interface LifecycleOptions {
@@ -63,7 +63,7 @@ export function useRequestLifecycle({
       // An error thrown here would reach the server adapter's fallback, which answers with
       // the error's stack: headers are best effort, the log line is not.
       try {
-        setAnswerHeaders(response, { requestId: scope.id, draining: isDraining() });
+        setResponseHeaders(response, { requestId: scope.id, draining: isDraining() });
       } catch (error) {
         logger?.warn({ requestId: scope.id, err: error instanceof Error ? error.message : String(error) }, 'response headers not set');
       }

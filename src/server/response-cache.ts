@@ -1,9 +1,9 @@
-// The opt-in response cache (RESPONSE_CACHE_TTL_MS): a caller's query answers kept for that
+// The opt-in response cache (RESPONSE_CACHE_TTL_MS): a caller's query responses kept for that
 // caller alone, for a few seconds, within a byte budget, forgotten as soon as a live poll
-// sees their order change. Answers are kept as JSON text (its bytes are what they take) and
-// read back as untrusted: a text counts only when it is an answer stored for the very
+// sees their order change. Responses are kept as JSON text (its bytes are what they take) and
+// read back as untrusted: a text counts only when it is a response stored for the very
 // caller whose key it sits under. A conditional request (If-None-Match) gets a 304 only
-// about the asking caller's own answer: the ETag names the query, never the caller.
+// about the asking caller's own response: the ETag names the query, never the caller.
 import { createHash, type Hash } from 'node:crypto';
 import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
@@ -15,19 +15,19 @@ import { ignoredValues } from '../redis/connection.js';
 import { readJson } from '../graph/read-json.js';
 import { ERROR_CODES } from '../error-codes.js';
 import { ERROR_DETAILS } from '../redis/poll-messages.js';
-import { answerBytes, type AnswerStore, type ResponseCacheBytes } from '../redis/response-cache.js';
+import { storedBytes, type ResponseStore, type ResponseCacheBytes } from '../redis/response-cache.js';
 import { tokenDigest } from '../upstream/auth.js';
 import type { RequestScope } from '../upstream/scope.js';
 
 export interface ResponseCache {
   plugins: Plugin[];
-  /** Forgets every answer that holds one of these orders. */
+  /** Forgets every response that holds one of these orders. */
   forgetOrders(orderIds: readonly string[]): Promise<void>;
 }
 
 // The field the plugin adds to find each entity's id. It removes it again only when the id
 // is a value: an object whose id is null (an Address may have none) would keep
-// `"__responseCacheId": null` in the answer.
+// `"__responseCacheId": null` in the response.
 const CACHE_ID = '__responseCacheId';
 
 function withoutCacheIds(value: unknown): void {
@@ -38,8 +38,8 @@ function withoutCacheIds(value: unknown): void {
   }
 }
 
-/** Answers carry only the fields asked for, whether fresh or from the cache. */
-function useNoCacheIdsInAnswers(): Plugin {
+/** Responses carry only the fields asked for, whether fresh or from the cache. */
+function useNoCacheIdsInResponses(): Plugin {
   return {
     onResultProcess({ result }) {
       for (const single of Array.isArray(result) ? result : [result]) withoutCacheIds((single as { data?: unknown }).data);
@@ -90,7 +90,7 @@ function updateWithJson(hash: Hash, value: unknown): void {
 
 /**
  * `<caller>.<hash of the document, the operation name and the variables>`: the caller's part
- * is what a stored answer is checked against, and what tells whose key a client-sent one is.
+ * is what a stored response is checked against, and what tells whose key a client-sent one is.
  */
 function cacheKey({
   documentString,
@@ -134,7 +134,7 @@ const requestedHashes = (header: string | null) =>
     .slice(0, MAX_VALIDATORS)
     .flatMap((candidate) => VALIDATOR.exec(candidate.trim())?.[1] ?? []);
 
-/** Whether the answer stored at `lastModified` is what the client has (its If-Modified-Since, when it sends one, is no older). */
+/** Whether the response stored at `lastModified` is what the client has (its If-Modified-Since, when it sends one, is no older). */
 function unchangedFor(request: Request, lastModified: string): boolean {
   const since = request.headers.get('if-modified-since');
   return since === null || new Date(since).getTime() >= new Date(lastModified).getTime();
@@ -142,13 +142,13 @@ function unchangedFor(request: Request, lastModified: string): boolean {
 
 /**
  * Conditional requests (If-None-Match), answered 304 only about the asking caller's own
- * answers: a validator names a hash, looked up under the request's own caller (its live
- * bearer's hash), so no header can name another caller's answer, and a request without a
+ * responses: a validator names a hash, looked up under the request's own caller (its live
+ * bearer's hash), so no header can name another caller's response, and a request without a
  * live bearer gets no 304 at all. It replaces the plugin's own lookup, which took the
  * header's text as the key itself: another caller's ETag sent with any bearer, a forged one
  * included, answered 304 (an oracle for what others had asked and had cached).
  */
-function useConditionalAnswers(cache: Cache): Plugin {
+function useConditionalRequests(cache: Cache): Plugin {
   return {
     async onRequest({ request, serverContext, fetchAPI, endResponse }) {
       const hashes = requestedHashes(request.headers.get('if-none-match'));
@@ -164,7 +164,7 @@ function useConditionalAnswers(cache: Cache): Plugin {
   };
 }
 
-/** The ETag the plugin puts on an answer (the whole key), shown as etagOf's. */
+/** The ETag the plugin puts on a response (the whole key), shown as etagOf's. */
 function useCallerlessEtags(): Plugin {
   return {
     onResultProcess({ result }) {
@@ -176,7 +176,7 @@ function useCallerlessEtags(): Plugin {
   };
 }
 
-const storedAnswer = z.object({
+const storedEntry = z.object({
   caller: z.string(),
   storedAt: z.number().int().nonnegative(),
   result: z.object({
@@ -194,8 +194,8 @@ const storedAnswer = z.object({
   }),
 });
 
-/** An answer as text: whose it is, when it was made, and its data and errors (nothing else of it). */
-function encodeAnswer(key: string, result: ExecutionResult): string {
+/** A response as text: whose it is, when it was made, and its data and errors (nothing else of it). */
+function encodeEntry(key: string, result: ExecutionResult): string {
   const lastModified = Date.parse(
     String((result.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers?.['Last-Modified']),
   );
@@ -206,9 +206,9 @@ function encodeAnswer(key: string, result: ExecutionResult): string {
   });
 }
 
-/** The answer under `key`, if `text` is one stored for that very caller; the headers the plugin sends with it are rebuilt. */
-function decodeAnswer(key: string, text: string): { ok: true; result: ExecutionResult } | { ok: false; reason: string } {
-  const parsed = readJson(storedAnswer, text, 'not an answer');
+/** The response under `key`, if `text` is one stored for that very caller; the headers the plugin sends with it are rebuilt. */
+function decodeEntry(key: string, text: string): { ok: true; result: ExecutionResult } | { ok: false; reason: string } {
+  const parsed = readJson(storedEntry, text, 'not a stored response');
   if (!parsed.ok) return parsed;
   const { caller: storedFor, storedAt, result } = parsed.value;
   if (callerOf(key) === null || storedFor !== callerOf(key)) return { ok: false, reason: 'stored for another caller than the key names' };
@@ -220,21 +220,21 @@ function decodeAnswer(key: string, text: string): { ok: true; result: ExecutionR
 const entityNames = (entities: Iterable<{ typename: string; id?: string | number }>) =>
   [...entities].flatMap(({ typename, id }) => (id == null ? [] : [`${typename}:${id}`]));
 
-/** The plugin's cache over a store of texts: answers in, checked answers out. */
-function answerCache(store: AnswerStore, entryBytes: number, logger: Logger | undefined): Cache {
+/** The plugin's cache over a store of texts: responses in, checked responses out. */
+function entryCache(store: ResponseStore, entryBytes: number, logger: Logger | undefined): Cache {
   const ignore = store.ignore ?? ignoredValues(logger);
   return {
     async set(key, result, entities, ttl) {
       if (!(ttl > 0 && Number.isFinite(ttl))) return;
-      const text = encodeAnswer(key, result);
-      // Answered, not kept: one answer may not take more than its share.
+      const text = encodeEntry(key, result);
+      // Answered, not kept: one response may not take more than its share.
       if (Buffer.byteLength(text) > entryBytes) return;
       await store.set(key, text, entityNames(entities), ttl);
     },
     async get(key) {
       const text = await store.get(key);
       if (text === null) return null;
-      const answer = decodeAnswer(key, text);
+      const answer = decodeEntry(key, text);
       if (!answer.ok) return (ignore('cached answer', answer.reason), null);
       return answer.result;
     },
@@ -243,10 +243,10 @@ function answerCache(store: AnswerStore, entryBytes: number, logger: Logger | un
 }
 
 /**
- * This process's answers, within `total` bytes (the least recently used go first) and
+ * This process's responses, within `total` bytes (the least recently used go first) and
  * forgotten at their expiry (not merely when asked for again).
  */
-export function memoryAnswerStore({ entry, total }: ResponseCacheBytes): AnswerStore & { stats(): { entries: number; bytes: number } } {
+export function memoryResponseStore({ entry, total }: ResponseCacheBytes): ResponseStore & { stats(): { entries: number; bytes: number } } {
   const holding = new Map<string, Set<string>>();
   const link = (key: string, entities: readonly string[], add: boolean) => {
     for (const entity of entities) {
@@ -257,7 +257,7 @@ export function memoryAnswerStore({ entry, total }: ResponseCacheBytes): AnswerS
   };
   const answers = new LRUCache<string, { text: string; entities: readonly string[] }>({
     maxSize: total,
-    sizeCalculation: ({ text, entities }, key) => answerBytes(key, text, entities),
+    sizeCalculation: ({ text, entities }, key) => storedBytes(key, text, entities),
     ttlAutopurge: true,
     dispose: ({ entities }, key) => link(key, entities, false),
   });
@@ -277,7 +277,7 @@ export function memoryAnswerStore({ entry, total }: ResponseCacheBytes): AnswerS
 
 /**
  * The maintained plugin (@graphql-yoga/plugin-response-cache) with the caller as its session:
- * an answer is found only by a request with the very token it was made for, only answers
+ * a response is found only by a request with the very token it was made for, only responses
  * without errors are kept, so the upstream accepted that token, and a
  * request without a live token neither reads nor fills the cache (the plugin would otherwise
  * share it). Kept in `store` (Redis, shared by the replicas) or in this process's memory.
@@ -290,10 +290,10 @@ export function createResponseCache({
 }: {
   ttlMs: number;
   bytes: ResponseCacheBytes;
-  store?: AnswerStore;
+  store?: ResponseStore;
   logger?: Logger;
 }): ResponseCache {
-  const cache = answerCache(store ?? memoryAnswerStore(bytes), bytes.entry, logger);
+  const cache = entryCache(store ?? memoryResponseStore(bytes), bytes.entry, logger);
   const responseCache = useResponseCache({
     ttl: ttlMs,
     cache,
@@ -302,17 +302,17 @@ export function createResponseCache({
     // operation has none of (it runs afresh).
     enabled: (request, context) => request !== undefined && caller(request, context) !== null,
     buildResponseCacheKey: cacheKey,
-    // login and refreshTokens answer token sets, nothing any query shows.
+    // login and refreshTokens response token sets, nothing any query shows.
     invalidateViaMutation: false,
     // A part the order's stage does not have yet is data (null, no error), so kept with the rest.
     shouldCacheResult: ({ result }) => !result.errors?.length,
   });
   return {
     plugins: [
-      useConditionalAnswers(cache),
-      // Without its own If-None-Match lookup: useConditionalAnswers' replaces it.
+      useConditionalRequests(cache),
+      // Without its own If-None-Match lookup: useConditionalRequests' replaces it.
       { ...responseCache, onRequest: undefined },
-      useNoCacheIdsInAnswers(),
+      useNoCacheIdsInResponses(),
       useCallerlessEtags(),
     ],
     forgetOrders: async (orderIds) => {

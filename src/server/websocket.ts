@@ -10,9 +10,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { GraphQLContext } from '../graph/context.js';
 import type { RequestScope } from '../upstream/scope.js';
 import { REQUEST_ERRORS } from '../error-codes.js';
-import { quietErrors } from './guards/answers.js';
+import { quietErrors } from './guards/quiet-errors.js';
 import { checkNesting } from './guards/request.js';
-import { rawAnswer } from './headers.js';
+import { rawResponse } from './headers.js';
 import { LIMITS } from './limits.js';
 import { startSocketScope, type ScopeSettings, type ServerContext } from './request-scope.js';
 import { trustedParams, type OperationParams } from './trusted-documents.js';
@@ -149,7 +149,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   return {
     upgrade(request, socket, head) {
       const refusal = upgradeRefusal(request, options);
-      if (refusal) return void socket.end(rawAnswer(refusal));
+      if (refusal) return void socket.end(rawResponse(refusal));
       server.handleUpgrade(request, socket, head, (ws) => {
         server.emit('connection', ws, request);
         // ws reports a client's protocol error (a message past maxPayload, a bad frame) here,

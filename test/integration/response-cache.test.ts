@@ -94,8 +94,8 @@ describe('the response cache in memory', () => {
       responseCacheBytes: { entry: 2 * MIB, total },
     });
     cleanups.push(gateway.close);
-    const answerBytes = await page(gateway.endpoint, token, 'warm-up');
-    expect(answerBytes).toBeGreaterThan(MIB * 0.9);
+    const entryBytes = await page(gateway.endpoint, token, 'warm-up');
+    expect(entryBytes).toBeGreaterThan(MIB * 0.9);
     const before = gc && heapAfterGc();
 
     const ids = Array.from({ length: 40 }, (_, i) => `flood-${i}`);
@@ -107,7 +107,7 @@ describe('the response cache in memory', () => {
     const found = await hits(simulator, gateway.endpoint, token, ids);
     // The newest answers that fit, and no more: 1 to 5 of them in 6 MiB.
     expect(found).toBeGreaterThanOrEqual(1);
-    expect(found * answerBytes).toBeLessThanOrEqual(total);
+    expect(found * entryBytes).toBeLessThanOrEqual(total);
   });
 
   it.skipIf(!gc)('expired answers leave the heap at their ttl, though no request asks for them again', async () => {

@@ -5,9 +5,9 @@ import type { GraphQLError, ValidationContext } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { requestErrorExtensions } from '../../error-codes.js';
 import { LIMITS } from '../limits.js';
-import { useQuietErrors } from './answers.js';
+import { useQuietErrors } from './quiet-errors.js';
 import { useOperationChecks, useOperationRules } from './operation.js';
-import { useAcceptableAnswers, useBodyLimit, useJsonParameters, useMediaTypes, useUncompressedBodies } from './request.js';
+import { useAcceptHeader, useBodyLimit, useJsonParameters, useMediaTypes, useUncompressedBodies } from './request.js';
 
 // A limit reports a validation error (400 GRAPHQL_VALIDATION_FAILED) instead of throwing,
 // which would answer 200 with no code.
@@ -65,7 +65,7 @@ export function useHardening({ introspection }: { introspection: boolean }): Plu
     // First: every later guard reads the content type as it means.
     useMediaTypes(),
     usePreflightedPosts(),
-    useAcceptableAnswers(),
+    useAcceptHeader(),
     useUncompressedBodies(),
     useBodyLimit(),
     useJsonParameters(),

@@ -9,7 +9,7 @@ const ACCEPTABLE =
   /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|multipart\/mixed|text\/event-stream|text\/html)\s*(;|,|$)/i;
 
 /** An Accept nothing can satisfy is 406 before the operation runs (not after its upstream calls). */
-export function useAcceptableAnswers(): Plugin {
+export function useAcceptHeader(): Plugin {
   return {
     onRequest({ request, endResponse, fetchAPI }) {
       const accept = request.headers.get('accept');
