@@ -587,7 +587,7 @@ function buildReport(
     { target: 'c=1 p50 ≤ optimum + 3 ms', ...p50Gap(c1, 3) },
     { target: 'c=16 p50 ≤ optimum + 5 ms', ...p50Gap(c16, 5) },
     {
-      target: 'exactly 8 upstream calls per query, at c=1 / 16 / 64',
+      target: `exactly ${CALLS_PER_QUERY} upstream calls per query, at c=1 / 16 / 64`,
       value: calls.map((n) => fixed(n, 2)).join(' / '),
       result: verdict(calls.includes(undefined) ? undefined : calls.every((n) => n === CALLS_PER_QUERY)),
     },
