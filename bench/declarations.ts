@@ -31,6 +31,9 @@ export type CustomerOperation = (typeof CUSTOMER_OPERATIONS)[number];
 /** Each Order field that takes a per-order call, with that call (two fields may share one). */
 export const PER_ORDER_FIELDS = Object.entries(ORDER_FIELD_OPERATIONS) as [PerOrderField, PerOrderOperation][];
 
+/** The call that serves a per-order Order field. */
+export const callOf = (field: PerOrderField): PerOrderOperation => ORDER_FIELD_OPERATIONS[field];
+
 /** A whole order's calls: each customer call once, each per-order call once per order (`wholeOrderCalls`). */
 export const CUSTOMER_CALLS: readonly CustomerOperation[] = CUSTOMER_OPERATIONS;
 export const PER_ORDER_CALLS: readonly PerOrderOperation[] = PER_ORDER_OPERATIONS;
@@ -42,6 +45,10 @@ export const hostOf = (operation: OperationName): HostName => CONTRACT[operation
 export function callParams(operation: OperationName, order: Readonly<Record<OrderKey, string>>, args: Readonly<Record<string, unknown>>) {
   return paramValues(operation, (source) => ('order' in source ? order[source.order] : String(args[source.argument] ?? '')));
 }
+
+/** The arguments of the field a call backs that the call takes parameters from, in the contract's order. */
+export const callArguments = (operation: OperationName): string[] =>
+  Object.values(paramValues(operation, (source) => ('argument' in source ? source.argument : ''))).filter(Boolean);
 
 /**
  * A call as a template: its host, its path with each path parameter as `valueOf` writes its
