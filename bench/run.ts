@@ -1,10 +1,10 @@
 /**
  * The whole-order benchmark: the gateway, with each upstream client (UPSTREAM_CLIENT undici, the
  * default, and got), beside the usual alternative (Apollo Server with RESTDataSource,
- * bench/peers/apollo/) and the hand-written optimum (bench/optimum.ts), each in its own process
- * in front of the simulator in another, driven by autocannon at concurrency 1, 16 and 64, as
- * is the gateway with its observability on (metrics and traces); at 64 also the gateway with its
- * response cache. Every gateway process starts
+ * bench/peers/apollo/), Tailcall (bench/tailcall.ts) and the hand-written optimum
+ * (bench/optimum.ts), each in its own process in front of the simulator in another, driven by
+ * autocannon at concurrency 1, 16 and 64, as is the gateway with its observability on (metrics
+ * and traces); at 64 also the gateway with its response cache. Every gateway process starts
  * as production does, through the launcher (src/tools/start.mjs) and its heap flags. Writes
  * bench/results/latest.{md,json} and prints the markdown. Exits non-zero only when something
  * broke (an error answer, a wrong number of upstream calls, a process that died); a missed
@@ -13,7 +13,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { createInterface } from 'node:readline';
@@ -24,6 +24,16 @@ import { wholeOrderCalls } from '../src/graph/order-fields.js';
 import { HOSTS, operationUrl, type UpstreamUrls } from '../src/upstream/contract.js';
 import { abuseMarkdown, abuseSettings, measureAbuse, type AbuseResults } from './abuse.js';
 import { benchGatewayEnv, listening, measureStreams, streamsMarkdown, type StreamResults, type StreamSettings } from './streams.js';
+import {
+  gatewayComparable,
+  TAILCALL_DIR,
+  tailcallBinary,
+  tailcallConfig,
+  tailcallEnv,
+  tailcallListening,
+  tailcallQuery,
+  upstreamComparable,
+} from './tailcall.js';
 
 const ROOT_URL = new URL('..', import.meta.url);
 const ROOT = fileURLToPath(ROOT_URL);
@@ -76,18 +86,19 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 const APOLLO_DIR = fileURLToPath(new URL('peers/apollo/', import.meta.url));
 
+/** A peer that is a package of its own, installed the first time (npm ci, from npm's cache when it can). */
+function installPeer(name: string, dir: string) {
+  if (existsSync(`${dir}node_modules`)) return;
+  log(`installing ${name} (${dir.slice(ROOT.length)}, npm ci)`);
+  execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit', env: { ...process.env, PATH } });
+}
+
 function build() {
-  log('building dist/ (the gateway and the simulator) and the two peers');
+  log('building dist/ (the gateway and the simulator) and the peers');
   execFileSync(NODE, ['src/tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
-  // The Apollo peer is a package of its own: Apollo never enters the gateway's install.
-  if (!existsSync(`${APOLLO_DIR}node_modules`)) {
-    log('installing the Apollo peer (bench/peers/apollo, npm ci)');
-    execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: APOLLO_DIR,
-      stdio: 'inherit',
-      env: { ...process.env, PATH },
-    });
-  }
+  // The peers are packages of their own: neither Apollo nor Tailcall enters the gateway's install.
+  installPeer('the Apollo peer', APOLLO_DIR);
+  installPeer('Tailcall', TAILCALL_DIR);
   execFileSync(NODE, [`${NODE_BIN}tsc`, '-p', 'bench/tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
   const linked = `${ROOT}dist/bench/peers/apollo/node_modules`;
   if (!existsSync(linked)) symlinkSync(`${APOLLO_DIR}node_modules`, linked);
@@ -104,7 +115,7 @@ interface Child {
 const children: Child[] = [];
 const isRunning = ({ proc }: Child) => proc.exitCode === null && proc.signalCode === null;
 
-/** Starts a child and resolves with what `ready` finds in its stdout (the first line it accepts). */
+/** Starts a compiled file on node; resolves with what `ready` finds in its stdout (the first line it accepts). */
 function startChild<T>(
   name: string,
   file: string,
@@ -112,7 +123,18 @@ function startChild<T>(
   ready: (line: string) => T | undefined,
   nodeArgs: string[] = [],
 ) {
-  const proc = spawn(NODE, [...nodeArgs, file], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startProcess(name, NODE, [...nodeArgs, file], { cwd: ROOT, env }, ready);
+}
+
+/** Starts a command as a child process of its own, whose pid is the one measured. */
+function startProcess<T>(
+  name: string,
+  command: string,
+  args: string[],
+  { cwd, env }: { cwd: string; env: Record<string, string> },
+  ready: (line: string) => T | undefined,
+) {
+  const proc = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const child: Child = { name, proc, stderr: [] };
   children.push(child);
   createInterface({ input: proc.stderr! }).on('line', (line) => {
@@ -190,7 +212,17 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-type SubjectName = 'gateway' | 'gateway-got' | 'gateway-observed' | 'gateway-traced' | 'gateway-cached' | 'apollo' | 'optimum';
+const SUBJECT_NAMES = [
+  'gateway',
+  'gateway-got',
+  'gateway-observed',
+  'gateway-traced',
+  'gateway-cached',
+  'apollo',
+  'tailcall',
+  'optimum',
+] as const;
+type SubjectName = (typeof SUBJECT_NAMES)[number];
 
 /** The response cache's ttl for the cached gateway: answers are reused for that long. */
 const CACHE_TTL_MS = 5000;
@@ -287,6 +319,31 @@ interface SimulatorBanner {
 
 const jsonLine = (line: string) => (line.startsWith('{') ? (JSON.parse(line) as { url: string }).url : undefined);
 
+/** A port free now on 127.0.0.1, for a server that cannot be told to take any (Tailcall logs the port it was given). */
+async function freePort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Tailcall with its configuration for these URLs, written to dist/bench/tailcall/ (where it
+ * runs, and where it can be read after the run); nothing when this platform has no binary.
+ */
+async function startTailcall(urls: UpstreamUrls) {
+  const binary = tailcallBinary();
+  if (!binary) {
+    log('Tailcall is not measured: npm has no build of @tailcallhq/core-linux-x64-gnu for this platform');
+    return undefined;
+  }
+  const dir = `${ROOT}dist/bench/tailcall`;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}/config.graphql`, tailcallConfig(urls, await freePort()));
+  return startProcess('tailcall', binary, ['start', 'config.graphql'], { cwd: dir, env: tailcallEnv(dir) }, tailcallListening);
+}
+
 /** Starts the subjects, each in its own process. */
 async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
   const upstream = Object.fromEntries(HOSTS.map((name) => [name, urls[name]]));
@@ -304,7 +361,7 @@ async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
     OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
   };
-  const [gateway, got, observed, traced, cached, apollo, optimum] = await Promise.all([
+  const [gateway, got, observed, traced, cached, apollo, optimum, tailcall] = await Promise.all([
     startChild('gateway', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off' }, listening, settings.gatewayNodeArgs),
     startChild(
       'gateway-got',
@@ -323,15 +380,59 @@ async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
     ),
     startChild('apollo', 'dist/bench/peers/apollo/server.js', { ...upstream, APOLLO_PORT: '0', NODE_ENV: 'production' }, jsonLine),
     startChild('optimum', 'dist/bench/optimum.js', { ...upstream, OPTIMUM_PORT: '0' }, jsonLine),
+    startTailcall(urls),
   ]);
-  return { gateway, got, observed, traced, cached, apollo, optimum };
+  return { gateway, got, observed, traced, cached, apollo, optimum, tailcall };
+}
+
+/**
+ * One answer from each before the load, each holding the VIN: the ones in the gateway's schema
+ * must be its data exactly; those in the upstream's names (Tailcall's, the optimum's) the same
+ * in what the two can be compared on (bench/tailcall.ts). Returns each answer's size in bytes.
+ */
+async function checkAnswers(subjects: Subject[], vin: string): Promise<Partial<Record<SubjectName, number>>> {
+  const answers = new Map<SubjectName, string>();
+  for (const { name, request, verifyBody } of subjects) {
+    const text = await (
+      await fetch(request.url, {
+        method: request.method,
+        headers: request.headers as Record<string, string>,
+        body: request.body as string | undefined,
+      })
+    ).text();
+    if (!verifyBody(text)) throw new Error(`${name}'s answer lacks the VIN ${vin}, or has errors: ${text.slice(0, 300)}`);
+    answers.set(name, text);
+  }
+  const parsed = (name: SubjectName) => JSON.parse(answers.get(name)!) as Record<string, unknown>;
+  const gatewayData = parsed('gateway').data;
+  for (const name of answers.keys()) {
+    if (name === 'optimum' || name === 'tailcall') continue;
+    if (!isDeepStrictEqual(gatewayData, parsed(name).data)) throw new Error(`${name} answers other data than the gateway`);
+  }
+  const comparable = gatewayComparable(gatewayData);
+  // The optimum answers the customer and its orders under names of its own, Tailcall under the calls' operations.
+  const optimum = parsed('optimum') as { customer?: unknown; orders?: unknown };
+  const tailcall = answers.has('tailcall') ? (parsed('tailcall').data as { customerDetails?: unknown; orderDetails?: unknown }) : undefined;
+  const upstreamNamed = [
+    ['optimum', upstreamComparable(optimum.customer, optimum.orders)] as const,
+    ...(tailcall ? [['tailcall', upstreamComparable(tailcall.customerDetails, tailcall.orderDetails)] as const] : []),
+  ];
+  for (const [name, other] of upstreamNamed) {
+    if (!isDeepStrictEqual(comparable, other)) {
+      throw new Error(`${name}'s answer differs from the gateway's: ${JSON.stringify(other)} against ${JSON.stringify(comparable)}`);
+    }
+  }
+  log(
+    `every answer holds VIN ${vin}; ${[...answers.keys()].filter((name) => !upstreamNamed.some(([other]) => other === name)).join(', ')} answer the same data, ${upstreamNamed.map(([name]) => name).join(' and ')} the same ids, statuses, VIN and totals`,
+  );
+  return Object.fromEntries([...answers].map(([name, text]) => [name, Buffer.byteLength(text)]));
 }
 
 // ---------------------------------------------------------------------------------------
 
 async function main() {
   const budgetS =
-    CONCURRENCIES.length * 6 * (settings.warmupS + settings.durationS + 15) +
+    CONCURRENCIES.length * SUBJECT_NAMES.length * (settings.warmupS + settings.durationS + 15) +
     180 +
     streamSettings.liveWindowS +
     60 +
@@ -344,7 +445,7 @@ async function main() {
 
   build();
   log(
-    `starting the simulator (latency ${settings.latencyMs} ms), the gateway (undici, got; observability off, and on), Apollo and the optimum with ${NODE}`,
+    `starting the simulator (latency ${settings.latencyMs} ms), the gateway (undici, got; observability off, and on), Apollo and the optimum with ${NODE}, and Tailcall`,
   );
   const simulator = await startChild(
     'simulator',
@@ -371,18 +472,26 @@ async function main() {
   const { vin } = await fetchJson<{ vin?: unknown }>(operationUrl(urls, 'vehicleProductionDetails', order), { headers: auth });
   if (typeof vin !== 'string' || vin === '') throw new Error('the order has no VIN');
 
-  const query = readFileSync(new URL('src/client/documents/whole-order.graphql', ROOT_URL), 'utf8');
-  const graphql = {
-    method: 'POST' as const,
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ query, operationName: 'WholeOrder' }),
-  };
+  const wholeOrder = readFileSync(new URL('src/client/documents/whole-order.graphql', ROOT_URL), 'utf8');
   const graphqlAnswer = (body: string) => body.includes(vin) && !body.includes('"errors"');
-  /** A GraphQL server under load: the whole-order query by POST, its answer holding the VIN and no error. */
-  const graphqlSubject = (name: SubjectName, child: { pid: number; value: string }, concurrencies: Subject['concurrencies']): Subject => ({
+  /**
+   * A GraphQL server under load: a whole-order query by POST (the WholeOrder document, or
+   * Tailcall's over its own schema), its answer holding the VIN and no error.
+   */
+  const graphqlSubject = (
+    name: SubjectName,
+    child: { pid: number; value: string },
+    concurrencies: Subject['concurrencies'],
+    query = wholeOrder,
+  ): Subject => ({
     name,
     pid: child.pid,
-    request: { url: child.value, ...graphql },
+    request: {
+      url: child.value,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, operationName: 'WholeOrder' }),
+    },
     verifyBody: graphqlAnswer,
     concurrencies,
   });
@@ -396,6 +505,7 @@ async function main() {
     graphqlSubject('gateway-traced', started.traced, CONCURRENCIES),
     graphqlSubject('gateway-cached', started.cached, [64]),
     graphqlSubject('apollo', started.apollo, CONCURRENCIES),
+    ...(started.tailcall ? [graphqlSubject('tailcall', started.tailcall, CONCURRENCIES, tailcallQuery())] : []),
     {
       name: 'optimum',
       pid: started.optimum.pid,
@@ -406,26 +516,8 @@ async function main() {
   ];
   // Idle: started, settled, not yet asked anything.
   await sleep(3000);
-  const idleRssMb = Object.fromEntries(subjects.map(({ name, pid }) => [name, rssMb(pid, 'VmRSS')])) as Record<SubjectName, number>;
-  // One answer from each before the load: the GraphQL ones must be the same data.
-  const answers = await Promise.all(
-    subjects.map(async ({ name, request, verifyBody }) => {
-      const text = await (
-        await fetch(request.url, {
-          method: request.method,
-          headers: request.headers as Record<string, string>,
-          body: request.body as string | undefined,
-        })
-      ).text();
-      if (!verifyBody(text)) throw new Error(`${name}'s answer lacks the VIN ${vin}, or has errors: ${text.slice(0, 300)}`);
-      return text;
-    }),
-  );
-  const [gatewayData, ...othersData] = answers
-    .filter((_, i) => subjects[i]!.name !== 'optimum')
-    .map((text) => (JSON.parse(text) as { data: unknown }).data);
-  if (!othersData.every((data) => isDeepStrictEqual(gatewayData, data))) throw new Error('the GraphQL servers answer different data');
-  log(`every answer holds VIN ${vin}; the gateway's and Apollo's data are the same`);
+  const idleRssMb: Partial<Record<SubjectName, number>> = Object.fromEntries(subjects.map(({ name, pid }) => [name, rssMb(pid, 'VmRSS')]));
+  const answerBytes = await checkAnswers(subjects, vin);
 
   // Upstream call counters, kept by the simulator process outside its request log.
   const statsUrl = `${new URL(urls.AUTH_URL).origin}/__simulator/stats`;
@@ -507,7 +599,7 @@ async function main() {
     problems.push(`memory under abuse: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  const report = buildReport(runs, idleRssMb, { streams, abuse }, problems, loadBefore);
+  const report = buildReport(runs, { idleRssMb, answerBytes }, { streams, abuse }, problems, loadBefore);
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(new URL('latest.json', RESULTS_DIR), `${JSON.stringify(report.json, null, 2)}\n`);
   writeFileSync(new URL('latest.md', RESULTS_DIR), report.markdown);
@@ -528,12 +620,64 @@ const LABELS: Record<SubjectName, string> = {
   'gateway-traced': 'gateway, metrics + traces on, every request traced',
   'gateway-cached': `gateway, response cache on (${CACHE_TTL_MS / 1000} s)`,
   apollo: 'Apollo Server + RESTDataSource',
+  tailcall: 'Tailcall 1.0',
   optimum: 'hand-written optimum',
 };
+const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+
+/** Every server's figures over Tailcall's at the same concurrency, and what its answer is. */
+function tailcallMarkdown(runs: Run[], answerBytes: Partial<Record<SubjectName, number>>): string[] {
+  const find = (server: SubjectName, c: number) => runs.find((run) => run.server === server && run.connections === c);
+  const heading = ['## Against Tailcall', ''];
+  if (!runs.some((run) => run.server === 'tailcall')) {
+    return [...heading, 'Not measured: npm has no build of `@tailcallhq/core-linux-x64-gnu` for this platform (bench/peers/tailcall).', ''];
+  }
+  const lines = [
+    ...heading,
+    'Tailcall 1.0.0 (Rust; its default of one worker thread per core) over a schema that mirrors the upstream JSON, written from',
+    "the gateway's declarations (bench/tailcall.ts; the configuration of the run: dist/bench/tailcall/config.graphql): the same",
+    `${CALLS_PER_QUERY} calls per whole order with the caller's bearer, nothing cached, no call shared between requests; its query asks for`,
+    "every field of every model. Each figure is the server's over Tailcall's at the same concurrency (below 1: less time, CPU or",
+    "memory, or fewer req/s). CPU is the whole process's, every thread.",
+    '',
+    row(['c', 'server / Tailcall', 'p50', 'p90', 'p99', 'req/s', 'CPU ms/query', 'peak RSS']),
+    row(['---:', '---', '---:', '---:', '---:', '---:', '---:', '---:']),
+  ];
+  for (const c of CONCURRENCIES) {
+    const t = find('tailcall', c);
+    for (const name of SUBJECT_NAMES) {
+      const run = find(name, c);
+      if (!run || name === 'tailcall') continue;
+      const cells = [
+        ratio(run.p50, t?.p50),
+        ratio(run.p90, t?.p90),
+        ratio(run.p99, t?.p99),
+        ratio(run.rps, t?.rps),
+        ratio(run.cpuMsPerQuery, t?.cpuMsPerQuery),
+        ratio(run.peakRssMb, t?.peakRssMb),
+      ];
+      lines.push(row([`${c}`, LABELS[name], ...cells.map((r) => fixed(r, 2))]));
+    }
+  }
+  const sizes = SUBJECT_NAMES.filter((name) => answerBytes[name] !== undefined).map((name) => `${LABELS[name]} ${answerBytes[name]}`);
+  lines.push(
+    '',
+    `The answer each sends, in bytes: ${sizes.join(', ')}.`,
+    '',
+    "Tailcall's is the upstream's records as they came: their names (`address1`, `zipcode`, `centerPlusLocationId`), amounts",
+    'as bare numbers (no currency beside them, no two decimals), timestamps and statuses as sent (no UTC form, no enum), no',
+    "`availability` or shipping address picked from the list, and fields the WholeOrder document does not ask for (each record's",
+    "`orderId`, `createdAt`, …). Checked against the gateway's before the load: the customer, each order id, reservation and",
+    'upstream status, the VIN, the pickup centre, the estimate total, the ids of the addresses, payments and trade-in (as is',
+    "the optimum's).",
+    '',
+  );
+  return lines;
+}
 
 function buildReport(
   runs: Run[],
-  idleRssMb: Record<SubjectName, number>,
+  { idleRssMb, answerBytes }: { idleRssMb: Partial<Record<SubjectName, number>>; answerBytes: Partial<Record<SubjectName, number>> },
   { streams, abuse }: { streams?: StreamResults; abuse?: AbuseResults },
   problems: string[],
   loadBefore: number[],
@@ -543,6 +687,7 @@ function buildReport(
     g: find('gateway', c),
     got: find('gateway-got', c),
     a: find('apollo', c),
+    t: find('tailcall', c),
     o: find('optimum', c),
     obs: find('gateway-observed', c),
     traced: find('gateway-traced', c),
@@ -587,7 +732,7 @@ function buildReport(
     { target: 'c=1 p50 ≤ optimum + 3 ms', ...p50Gap(c1, 3) },
     { target: 'c=16 p50 ≤ optimum + 5 ms', ...p50Gap(c16, 5) },
     {
-      target: 'exactly 8 upstream calls per query, at c=1 / 16 / 64',
+      target: `exactly ${CALLS_PER_QUERY} upstream calls per query, at c=1 / 16 / 64`,
       value: calls.map((n) => fixed(n, 2)).join(' / '),
       result: verdict(calls.includes(undefined) ? undefined : calls.every((n) => n === CALLS_PER_QUERY)),
     },
@@ -612,9 +757,8 @@ function buildReport(
   const date = new Date().toISOString();
   const cpus = `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}`;
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
-  const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
   const lines = [
-    '# Benchmark: the whole-order query — the gateway, Apollo Server + RESTDataSource, the hand-written optimum',
+    '# Benchmark: the whole-order query — the gateway, Apollo Server + RESTDataSource, Tailcall, the hand-written optimum',
     '',
     `${date} · commit ${commit} · node ${nodeVersion} · ${cpus} · load average ${load(loadBefore)} before, ${load(os.loadavg())} after`,
     '',
@@ -640,8 +784,8 @@ function buildReport(
     row(['---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
   for (const c of CONCURRENCIES) {
-    const { g, got, a, o, obs, traced, cached } = at(c);
-    for (const run of [g, got, obs, traced, cached, a, o]) {
+    const { g, got, a, t, o, obs, traced, cached } = at(c);
+    for (const run of [g, got, obs, traced, cached, a, t, o]) {
       if (!run) continue;
       lines.push(
         row([
@@ -705,7 +849,7 @@ function buildReport(
   lines.push(
     '',
     "Peak RSS is VmHWM, the process's peak so far: the last rows of each server are its peak over the whole benchmark.",
-    `Idle RSS (3 s after start, before the first request): ${(['gateway', 'gateway-got', 'apollo', 'optimum'] as const).map((name) => `${LABELS[name]} ${fixed(idleRssMb[name], 0)} MB`).join(', ')}.`,
+    `Idle RSS (3 s after start, before the first request): ${(['gateway', 'gateway-got', 'apollo', 'tailcall', 'optimum'] as const).map((name) => `${LABELS[name]} ${fixed(idleRssMb[name], 0)} MB`).join(', ')}.`,
     '',
     `The response cache (RESPONSE_CACHE_TTL_MS=${CACHE_TTL_MS}, in memory) at c=64: ${fixed(c64.cached?.upstreamCallsPerQuery, 3)} upstream calls per query`,
     `instead of ${CALLS_PER_QUERY}, ${fixed(c64.cached?.rps, 0)} req/s instead of ${fixed(c64.g?.rps, 0)}. Every request here is the same caller's same query, the`,
@@ -717,6 +861,7 @@ function buildReport(
     row(['---', '---', '---']),
     ...targets.map(({ target, value, result }) => row([target, value, result])),
     '',
+    ...tailcallMarkdown(runs, answerBytes),
     ...(streams ? streamsMarkdown(streams) : []),
     ...(abuse ? abuseMarkdown(abuse) : []),
     problems.length === 0
@@ -732,6 +877,7 @@ function buildReport(
     loadAverage: { before: loadBefore, after: os.loadavg() },
     settings,
     idleRssMb,
+    answerBytes,
     runs,
     targets,
     streams,

@@ -1,25 +1,15 @@
 /**
- * The REST side of the Apollo peer: one `RESTDataSource` per upstream host, as Apollo's
+ * The REST side of the Apollo peer: a `RESTDataSource` per upstream host, as Apollo's
  * "Fetching from REST" page teaches. They are made per request (in the server's `context`)
  * with the caller's `Authorization` header and the server's cache, so each keeps its
- * in-flight GET deduplication to one GraphQL request. Paths and parameter spellings are
- * those of `upstream/openapi.yaml`; the JSON types are the project's models.
+ * in-flight GET deduplication to one GraphQL request. Each call's path and parameters are the
+ * contract's (src/upstream/contract.ts); the JSON types are the project's models.
  */
 import { RESTDataSource, type AugmentedRequest, type DataSourceConfig } from '@apollo/datasource-rest';
 import { GraphQLError } from 'graphql';
+import { CONTRACT, contractPath, type OperationName } from '../../../src/upstream/contract.js';
 
-// The upstream's JSON as the project's models type it (types only: nothing of the gateway runs here).
-import type {
-  Address as OrderAddress,
-  Estimate,
-  Order,
-  Payment,
-  PickupCenter,
-  TradeIn,
-  User,
-  VehicleDetails,
-} from '../../../src/upstream/models.js';
-
+// The upstream's JSON as the project's models type it, for the resolvers.
 export type {
   UpstreamMoney as Amount,
   PostalAddress,
@@ -42,8 +32,8 @@ export interface UpstreamOptions extends DataSourceConfig {
   token: string;
 }
 
-/** What the five data sources share: the base URL, the caller's token and the 404 rule. */
-abstract class UpstreamAPI extends RESTDataSource {
+/** One upstream host: its base URL, the caller's token, and the contract's calls to it. */
+export class UpstreamAPI extends RESTDataSource {
   private readonly token: string;
 
   constructor({ baseURL, token, cache }: UpstreamOptions) {
@@ -58,62 +48,24 @@ abstract class UpstreamAPI extends RESTDataSource {
     if (this.token) request.headers['authorization'] = this.token;
   }
 
+  /** A GET of the contract with its parameters, in its path and query as the contract spells them. */
+  call<T>(operation: OperationName, params: Record<string, string> = {}): Promise<T> {
+    if (CONTRACT[operation].method !== 'GET') throw new Error(`${operation} is not a GET`);
+    return this.get<T>(contractPath(operation, params).replace(/^\//, ''));
+  }
+
   /**
    * A nested lookup: 404 means the thing does not exist (yet), and 409 that the order has not
    * reached the stage it comes at: each is null, not an error.
    */
-  protected async getOrNull<T>(path: string, params: Record<string, string>): Promise<T | null> {
+  async callOrNull<T>(operation: OperationName, params: Record<string, string>): Promise<T | null> {
     try {
-      return await this.get<T>(path, { params });
+      return await this.call<T>(operation, params);
     } catch (error) {
       // RESTDataSource throws a GraphQLError carrying the upstream response.
       const response = error instanceof GraphQLError ? (error.extensions.response as { status?: number } | undefined) : undefined;
       if (response?.status === 404 || response?.status === 409) return null;
       throw error;
     }
-  }
-}
-
-export class AuthAPI extends UpstreamAPI {
-  getMe() {
-    return this.get<User>('auth/me');
-  }
-}
-
-export class AppointmentAPI extends UpstreamAPI {
-  getVehicleDetails(orderId: string, reservationId: string) {
-    return this.getOrNull<VehicleDetails>('vehicle/getDetails', { order_id: orderId, reservation_id: reservationId });
-  }
-}
-
-export class OrderAPI extends UpstreamAPI {
-  getOrders() {
-    return this.get<Order[]>('v2/order/user');
-  }
-
-  getEstimate(orderId: string) {
-    return this.getOrNull<Estimate>('order/estimate', { orderID: orderId });
-  }
-
-  // Asked for by both Order.addresses and Order.shippingAddress: RESTDataSource sends the
-  // identical GET once per request (its in-flight deduplication).
-  getAddresses(orderId: string) {
-    return this.getOrNull<OrderAddress[]>(`order-address/findAll/${encodeURIComponent(orderId)}`, {});
-  }
-
-  getPayments(orderId: string, feeType: string) {
-    return this.getOrNull<Payment[]>('order-payments', { order_id: orderId, fee_type: feeType });
-  }
-}
-
-export class PriceCalculatorAPI extends UpstreamAPI {
-  getNearestPickupCenter(orderId: string) {
-    return this.getOrNull<PickupCenter>('pickup-scheduler/get-pickup-nearest-center-plus', { orderId });
-  }
-}
-
-export class TradeInAPI extends UpstreamAPI {
-  getTradeIn(reservationId: string) {
-    return this.getOrNull<TradeIn>('partner-trade-in/trade-in-details', { reservationId });
   }
 }

@@ -1,23 +1,22 @@
 /**
  * The benchmark's Apollo peer: what a user would write instead of the gateway, Apollo Server 5
  * with `@apollo/datasource-rest`, done the way Apollo's documentation teaches and not tuned.
- * The project's own SDL (`schema/*.graphql`), resolvers for the whole-order query only,
- * data sources made per request with the caller's token, `startStandaloneServer`.
+ * The project's own SDL (`schema/*.graphql`) and its enums, resolvers for the whole-order query
+ * only, data sources made per request with the caller's token, `startStandaloneServer`. The
+ * calls are the gateway's declarations (bench/declarations.ts: the contract's hosts, paths and
+ * parameters, which Order field takes which call); what it writes by hand is the mapping of
+ * upstream values to the schema's, as an Apollo user would.
  * Upstream waves: `me`, then `me.orders`, then the per-order calls.
  * Environment: the five upstream URLs (AUTH_URL, ...), APOLLO_PORT (default 0).
  * Prints one JSON line `{"url": ...}` once listening; exits 0 on SIGTERM/SIGINT.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
-import { buildASTSchema, GraphQLEnumType, parse } from 'graphql';
-import { CONTRACT, HOSTS, ORDER_STAGES, ORDER_STATUSES } from '../../../src/upstream/contract.js';
+import { knownEnumValues, loadTypeDefs } from '../../../src/graph/sdl.js';
+import { HOSTS, ORDER_STATUSES, type HostName, type OperationName } from '../../../src/upstream/contract.js';
+import { callParams, hostOf, PER_ORDER_FIELDS, STAGE_BOUND, type PerOrderField } from '../../declarations.js';
 import {
-  AppointmentAPI,
-  AuthAPI,
-  OrderAPI,
-  PriceCalculatorAPI,
-  TradeInAPI,
+  UpstreamAPI,
   type Amount,
   type Estimate,
   type Order,
@@ -32,7 +31,7 @@ import {
   type VehicleDetails,
 } from './data-sources.js';
 
-const urls = {} as Record<(typeof HOSTS)[number], string>;
+const urls = {} as Record<HostName, string>;
 for (const name of HOSTS) {
   const value = process.env[name];
   if (!value) {
@@ -42,22 +41,13 @@ for (const name of HOSTS) {
   urls[name] = value;
 }
 
-const schemaDir = new URL('../../../schema/', import.meta.url);
-const typeDefs = readdirSync(schemaDir)
-  .filter((file) => file.endsWith('.graphql'))
-  .sort()
-  .map((file) => readFileSync(new URL(file, schemaDir), 'utf8'))
-  .join('\n');
+const typeDefs = loadTypeDefs().join('\n');
 
+/** A data source per upstream host: each call goes through its operation's host. */
 interface Context {
-  dataSources: {
-    auth: AuthAPI;
-    appointment: AppointmentAPI;
-    order: OrderAPI;
-    priceCalculator: PriceCalculatorAPI;
-    tradeIn: TradeInAPI;
-  };
+  dataSources: Record<HostName, UpstreamAPI>;
 }
+const sourceOf = ({ dataSources }: Context, operation: OperationName) => dataSources[hostOf(operation)];
 
 // ---------------------------------------------------------------------------------------
 // Upstream values as the schema's scalars and enums.
@@ -89,31 +79,15 @@ function toEnum(value: string | null | undefined, known: readonly string[]): str
 
 /** mi/km as the DistanceUnit enum; null for anything else. */
 function distanceUnit(value: string | null | undefined): string | null {
-  const unit = toEnum(value, ['MI', 'KM']);
+  const unit = toEnum(value, DISTANCE_UNITS);
   return unit === 'UNKNOWN' ? null : unit;
 }
 
-/** The values of one of the SDL's enums, but UNKNOWN: what an upstream value may be. */
-function enumValues(name: string): string[] {
-  const type = buildASTSchema(parse(typeDefs)).getType(name);
-  if (!(type instanceof GraphQLEnumType)) throw new Error(`no enum ${name} in the SDL`);
-  return type
-    .getValues()
-    .map(({ name: value }) => value)
-    .filter((value) => value !== 'UNKNOWN');
-}
-
-/** The parts that come at a stage, with the call each comes from (its stage is the contract's x-active-from). */
-const STAGE_BOUND = (
-  [
-    { part: 'VEHICLE', operation: 'vehicleProductionDetails' },
-    { part: 'PICKUP', operation: 'nearestPickupCenter' },
-    { part: 'ESTIMATE', operation: 'priceEstimate' },
-  ] as const
-).map(({ part, operation }) => ({ part, from: CONTRACT[operation].activeFrom }));
-const ADDRESS_TYPES = enumValues('AddressType');
-const PAYMENT_STATUSES = enumValues('PaymentStatus');
-const TRADE_IN_STATUSES = enumValues('TradeInStatus');
+// The SDL's enums are the lists: an upstream value they do not name is UNKNOWN.
+const ADDRESS_TYPES = knownEnumValues('AddressType');
+const PAYMENT_STATUSES = knownEnumValues('PaymentStatus');
+const TRADE_IN_STATUSES = knownEnumValues('TradeInStatus');
+const DISTANCE_UNITS = knownEnumValues('DistanceUnit');
 
 /** Fee or credit lines in the estimate's currency; a line without a code or an amount is left out. */
 function priceLines(lines: PriceLine[] | null | undefined, currencyCode: string) {
@@ -126,17 +100,49 @@ function priceLines(lines: PriceLine[] | null | undefined, currencyCode: string)
 /** The trade-in record has no currency beyond its offer's; the order's is the one it is credited in. */
 type TradeInWithCurrency = TradeIn & { currencyCode: string | null };
 
+/** What a per-order field makes of its call's answer, when not the answer as it is. */
+type Mapping = (answer: never, order: Order, args: Record<string, unknown>) => unknown;
+const MAPPINGS = {
+  // The DELIVERY address, the primary one first.
+  shippingAddress: (addresses: OrderAddress[]) => {
+    const delivery = addresses.filter((address) => address.addressType?.toUpperCase() === 'DELIVERY');
+    return delivery.find((address) => address.primary === true) ?? delivery[0] ?? null;
+  },
+  payments: (payments: Payment[], _order, { feeType }) => payments.filter((payment) => payment.feeType === feeType),
+  tradeIn: (tradeIn: TradeIn, order): TradeInWithCurrency => ({
+    ...tradeIn,
+    currencyCode: tradeIn.offer?.currencyCode ?? order.product?.currencyCode ?? null,
+  }),
+} satisfies { [F in PerOrderField]?: Mapping };
+
+/**
+ * The Order fields that each take a per-order call (bench/declarations.ts), every one alike:
+ * its call with the parameters the contract takes from the order and the field's arguments,
+ * null when the upstream has none (404, or a stage not reached), else its mapping's value.
+ * Fields sharing a call share its GET (RESTDataSource's deduplication within a request).
+ */
+const perOrderFields = Object.fromEntries(
+  PER_ORDER_FIELDS.map(([field, operation]) => {
+    const map = (MAPPINGS as Partial<Record<PerOrderField, Mapping>>)[field];
+    const resolve = async (order: Order, args: Record<string, unknown>, context: Context) => {
+      const answer = await sourceOf(context, operation).callOrNull(operation, callParams(operation, order, args));
+      return answer === null ? null : map ? map(answer as never, order, args) : answer;
+    };
+    return [field, resolve];
+  }),
+);
+
 // ---------------------------------------------------------------------------------------
 // Resolvers: fields not listed here keep graphql's default (same name upstream).
 
 const resolvers = {
   Query: {
-    me: (_parent: unknown, _args: unknown, { dataSources }: Context) => dataSources.auth.getMe(),
+    me: (_parent: unknown, _args: unknown, context: Context) => sourceOf(context, 'customerDetails').call<User>('customerDetails'),
   },
   Customer: {
     createdAt: (user: User) => dateTime(user.createdAt),
-    orders: async (_user: User, { first, after }: { first: number; after?: string | null }, { dataSources }: Context) => {
-      const orders = await dataSources.order.getOrders();
+    orders: async (_user: User, { first, after }: { first: number; after?: string | null }, context: Context) => {
+      const orders = await sourceOf(context, 'orderDetails').call<Order[]>('orderDetails');
       const start = after == null ? 0 : orders.findIndex((order) => order.id === after) + 1;
       return orders.slice(start, start + first);
     },
@@ -144,10 +150,10 @@ const resolvers = {
   Order: {
     status: (order: Order) => toEnum(order.status, ORDER_STATUSES),
     rawStatus: (order: Order) => order.status,
+    // Read from the status as `status` maps it: CANCELLED (and UNKNOWN) reach no stage.
     availability: (order: Order) => {
-      // The stages run up to DELIVERED; CANCELLED (and UNKNOWN) reach none of them.
-      const at = (ORDER_STAGES as readonly string[]).indexOf(toEnum(order.status, ORDER_STATUSES));
-      return STAGE_BOUND.map(({ part, from }) => ({ part, from, available: at >= 0 && at >= ORDER_STAGES.indexOf(from) }));
+      const status = toEnum(order.status, ORDER_STATUSES);
+      return STAGE_BOUND.map(({ part, from, available }) => ({ part, from, available: available(status) }));
     },
     createdAt: (order: Order) => dateTime(order.createdAt),
     updatedAt: (order: Order) => dateTime(order.updatedAt),
@@ -155,25 +161,7 @@ const resolvers = {
     completedAt: (order: Order) => dateTime(order.completedAt),
     buildEditableUntil: (order: Order) => dateTime(order.editBuildExpirationDate),
     delivered: (order: Order) => order.vehicleDelivered === true,
-    vehicle: (order: Order, _args: unknown, { dataSources }: Context) =>
-      dataSources.appointment.getVehicleDetails(order.id, order.reservationId),
-    pickup: (order: Order, _args: unknown, { dataSources }: Context) => dataSources.priceCalculator.getNearestPickupCenter(order.id),
-    estimate: (order: Order, _args: unknown, { dataSources }: Context) => dataSources.order.getEstimate(order.id),
-    addresses: (order: Order, _args: unknown, { dataSources }: Context) => dataSources.order.getAddresses(order.id),
-    // The DELIVERY address, the primary one first.
-    shippingAddress: async (order: Order, _args: unknown, { dataSources }: Context) => {
-      const addresses = await dataSources.order.getAddresses(order.id);
-      const delivery = (addresses ?? []).filter((address) => address.addressType?.toUpperCase() === 'DELIVERY');
-      return delivery.find((address) => address.primary === true) ?? delivery[0] ?? null;
-    },
-    payments: async (order: Order, { feeType }: { feeType: string }, { dataSources }: Context) => {
-      const payments = await dataSources.order.getPayments(order.id, feeType);
-      return payments && payments.filter((payment) => payment.feeType === feeType);
-    },
-    tradeIn: async (order: Order, _args: unknown, { dataSources }: Context): Promise<TradeInWithCurrency | null> => {
-      const tradeIn = await dataSources.tradeIn.getTradeIn(order.reservationId);
-      return tradeIn && { ...tradeIn, currencyCode: tradeIn.offer?.currencyCode ?? order.product?.currencyCode ?? null };
-    },
+    ...perOrderFields,
   },
   Product: {
     msrp: (product: Product) => money(product.msrp, product.currencyCode),
@@ -260,15 +248,8 @@ const { url } = await startStandaloneServer(server, {
   context: async ({ req }) => {
     const { cache } = server;
     const token = req.headers.authorization ?? '';
-    return {
-      dataSources: {
-        auth: new AuthAPI({ baseURL: urls.AUTH_URL, token, cache }),
-        appointment: new AppointmentAPI({ baseURL: urls.APPOINTMENT_URL, token, cache }),
-        order: new OrderAPI({ baseURL: urls.ORDER_URL, token, cache }),
-        priceCalculator: new PriceCalculatorAPI({ baseURL: urls.PRICE_CALCULATOR_URL, token, cache }),
-        tradeIn: new TradeInAPI({ baseURL: urls.TRADE_IN_URL, token, cache }),
-      },
-    };
+    const dataSources = Object.fromEntries(HOSTS.map((host) => [host, new UpstreamAPI({ baseURL: urls[host], token, cache })]));
+    return { dataSources: dataSources as Context['dataSources'] };
   },
 });
 process.stdout.write(`${JSON.stringify({ url })}\n`);

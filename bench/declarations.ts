@@ -1,0 +1,105 @@
+/**
+ * What the benchmark's peers take from the gateway's declarations of its upstream calls, in
+ * one place: the Apollo peer's per-order resolvers (bench/peers/apollo/) and Tailcall's
+ * configuration (bench/tailcall.ts) are built from it. Which Order field takes which per-order
+ * call and the calls of a whole order come from src/graph/order-fields.ts; each call's host,
+ * path, parameters (and where each comes from) and stage from the contract. A per-order
+ * operation added there reaches both peers from here; only the model of its answer needs a
+ * line below (`ANSWERS`), and the Apollo peer a mapping should its field not answer the call's
+ * model as it is.
+ */
+import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } from '../src/graph/order-fields.js';
+import {
+  CONTRACT,
+  isActiveAt,
+  paramValues,
+  queryParamNames,
+  type HostName,
+  type OperationName,
+  type OrderKey,
+  type OrderStage,
+  type ParamSource,
+} from '../src/upstream/contract.js';
+// Types only: the Apollo peer loads nothing of the answers' shapes.
+import type { PerOrderAnswer } from '../src/upstream/operations.js';
+import type { ObjectShape, SHAPES } from '../src/upstream/shapes.js';
+
+export type PerOrderField = keyof typeof ORDER_FIELD_OPERATIONS;
+export type PerOrderOperation = (typeof ORDER_FIELD_OPERATIONS)[PerOrderField];
+export type CustomerOperation = (typeof CUSTOMER_OPERATIONS)[number];
+
+/** Each Order field that takes a per-order call, with that call (two fields may share one). */
+export const PER_ORDER_FIELDS = Object.entries(ORDER_FIELD_OPERATIONS) as [PerOrderField, PerOrderOperation][];
+
+/** The call that serves a per-order Order field. */
+export const callOf = (field: PerOrderField): PerOrderOperation => ORDER_FIELD_OPERATIONS[field];
+
+/** A whole order's calls: each customer call once, each per-order call once per order (`wholeOrderCalls`). */
+export const CUSTOMER_CALLS: readonly CustomerOperation[] = CUSTOMER_OPERATIONS;
+export const PER_ORDER_CALLS: readonly PerOrderOperation[] = PER_ORDER_OPERATIONS;
+
+/** The upstream host a call goes to. */
+export const hostOf = (operation: OperationName): HostName => CONTRACT[operation].host;
+
+/** A per-order call's parameters for one order and the arguments of the field it backs. */
+export function callParams(operation: OperationName, order: Readonly<Record<OrderKey, string>>, args: Readonly<Record<string, unknown>>) {
+  return paramValues(operation, (source) => ('order' in source ? order[source.order] : String(args[source.argument] ?? '')));
+}
+
+/** The arguments of the field a call backs that the call takes parameters from, in the contract's order. */
+export const callArguments = (operation: OperationName): string[] =>
+  Object.values(paramValues(operation, (source) => ('argument' in source ? source.argument : ''))).filter(Boolean);
+
+/**
+ * A call as a template: its host, its path with each path parameter as `valueOf` writes its
+ * source, and its query parameters in the contract's order, each likewise.
+ */
+export function callTemplate(operation: OperationName, valueOf: (source: ParamSource) => string) {
+  const values = paramValues(operation, valueOf);
+  return {
+    host: hostOf(operation),
+    method: CONTRACT[operation].method,
+    path: CONTRACT[operation].path.replace(/\{(\w+)\}/g, (_, name: string) => values[name]!),
+    query: queryParamNames(operation).map((name) => ({ key: name, value: values[name]! })),
+  };
+}
+
+/**
+ * The parts of an order that come at a stage (Order.availability): each per-order field whose
+ * call answers from a stage on, with whether an order in `status` has reached it.
+ */
+export const STAGE_BOUND = PER_ORDER_FIELDS.flatMap(([field, operation]) => {
+  const { activeFrom } = CONTRACT[operation] as { activeFrom?: OrderStage };
+  return activeFrom ? [{ part: field.toUpperCase(), from: activeFrom, available: (status: string) => isActiveAt(operation, status) }] : [];
+});
+
+/**
+ * The model each call of a whole order answers, by its name in the gateway's shapes
+ * (src/upstream/shapes.ts); a list in brackets. Tailcall's types are written from them. The
+ * operations (src/upstream/operations.ts) know it too, as a reader rather than a name: the
+ * compiler holds each per-order line to the answer its operation reads.
+ */
+export const ANSWERS = {
+  customerDetails: 'user',
+  orderDetails: ['order'],
+  vehicleProductionDetails: 'vehicle',
+  nearestPickupCenter: 'pickup',
+  priceEstimate: 'estimate',
+  shippingAddresses: ['address'],
+  orderPayments: ['payment'],
+  tradeInDetails: 'tradeIn',
+} as const satisfies Record<CustomerOperation | PerOrderOperation, keyof typeof SHAPES | readonly [keyof typeof SHAPES]>;
+
+type ShapeName = keyof typeof SHAPES;
+type ModelOf<A> = A extends ShapeName
+  ? (typeof SHAPES)[A] extends ObjectShape<infer M>
+    ? M
+    : never
+  : A extends readonly [infer I]
+    ? ModelOf<I>[]
+    : never;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+type _AnswersAreTheOperationsModels = Holds<
+  { [O in PerOrderOperation]: Same<ModelOf<(typeof ANSWERS)[O]>, PerOrderAnswer<O>> }[PerOrderOperation]
+>;
