@@ -5,7 +5,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
 import { EXHAUSTED_CODES, SOCKETS_PER_HOST, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
-import type { RequestScope } from './scope.js';
+import type { CallScope } from './scope.js';
 
 const POOL_OPTIONS: Pool.Options = {
   connections: SOCKETS_PER_HOST,
@@ -50,7 +50,7 @@ function answer(status: number, headers: IncomingHttpHeaders, body: string): Ups
  * `signal` (cheaper than an AbortController per call); the attempt settles at once either way,
  * even while still queued for a connection.
  */
-function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: RequestScope, timeoutMs: number, maxBodyBytes: number): Promise<UpstreamResult> {
+function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: CallScope, timeoutMs: number, maxBodyBytes: number): Promise<UpstreamResult> {
   return new Promise((resolve) => {
     const signal = new EventEmitter();
     let settled = false;
