@@ -55,7 +55,7 @@ export interface OrderEventParent {
 /** Order history (history.ts makes it): what the graph records of each order list read, and reads back. */
 export interface OrderHistory {
   /**
-   * Records one observation of an order list (the upstream's answer for one caller's
+   * Records one observation of an order list (the upstream's response for one caller's
    * token), under the customer id its orders carry. Resolves, by order id, when each order's
    * current state was first seen (its latest event): a live update of that state carries
    * this time. Never rejects.
@@ -143,7 +143,7 @@ export function createContext(scope: CallScope, services: ContextServices, loads
     throttleLogin: (username, login) => services.loginThrottle.attempt(username, addressKey(scope.clientAddress), login),
     throttleRefresh: (refreshToken, refresh) => services.loginThrottle.refresh(refreshToken, addressKey(scope.clientAddress), refresh),
     // Loaders of its own for each event: each event of a poll is another order, so a cache
-    // shared with the others would save no call and only keep every answer and every
+    // shared with the others would save no call and only keep every response and every
     // refusal of the poll (about 24 MB per stream after a 2,000-order first state).
     forEvent(item) {
       const limits =

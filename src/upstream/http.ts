@@ -81,7 +81,7 @@ export const EXHAUSTED_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE']
 
 /** What a transport is made with besides the hosts' URLs. */
 export interface TransportOptions {
-  /** Larger answers are cut off: no upstream body is worth holding a request's memory hostage. */
+  /** Larger bodies are cut off: no upstream body is worth holding a request's memory hostage. */
   maxBodyBytes: number;
 }
 
