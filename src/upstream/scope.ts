@@ -65,7 +65,7 @@ class RunningCalls {
  * caller (`auth`, read once), the request id and language, the client address, the deadline
  * and upstream budget, the abort signal with the calls running under it, and who watches
  * the calls. The server makes it when the request arrives; the graph's context, the upstream
- * client and the response cache read it. What the server and the observability keep of the
+ * client, the caller limits and the response cache read it. What the server and the observability keep of the
  * request (its operation, errors, log fields, trace) is the server's request record, not this.
  * A live event gets one of its own by `renew`, a background poll by `forPoll`.
  */
