@@ -106,6 +106,23 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...REQUEST_KEYED_TABLES],
     },
   },
+  // The observability libraries are the observability layer's alone: the layers below it declare
+  // what they need watched (CallObserver, FieldTracer) and know no trace or metric; the server
+  // wires the observability in through its types.
+  {
+    files: ['src/**/*.{ts,js,mjs}'],
+    ignores: ['src/observability/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@opentelemetry/*', 'prom-client'], message: 'Only src/observability/ imports the tracing and metrics libraries.' },
+          ],
+        },
+      ],
+    },
+  },
   // Tests read answers of any shape (JSON from the wire); type tests state expressions to check their types.
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   { files: ['test/types/**'], rules: { '@typescript-eslint/no-unused-expressions': 'off' } },

@@ -5,8 +5,8 @@ import type { Auth } from '../upstream/auth.js';
 import type { UpstreamHttp } from '../upstream/http.js';
 import { customerOf } from './order-owner.js';
 import { createOperations, type Operations } from '../upstream/operations.js';
-import { addressKey, type RequestScope, type ScopeLimits } from '../upstream/scope.js';
-import { createLoaders, type FieldTracer, type Loaders } from './loaders.js';
+import { addressKey, type CallScope, type ScopeLimits } from '../upstream/scope.js';
+import { createLoaders, type FieldTracer, type LoadStats, type Loaders } from './loaders.js';
 import type { Order } from '../upstream/models.js';
 import type { FieldChange, OrderUpdateParent } from './mappers.js';
 /**
@@ -55,7 +55,7 @@ export interface OrderEventParent {
 /** Order history (history.ts makes it): what the graph records of each order list read, and reads back. */
 export interface OrderHistory {
   /**
-   * Records one observation of an order list (the upstream's answer for one caller's
+   * Records one observation of an order list (the upstream's response for one caller's
    * token), under the customer id its orders carry. Resolves, by order id, when each order's
    * current state was first seen (its latest event): a live update of that state carries
    * this time. Never rejects.
@@ -69,14 +69,13 @@ export interface OrderHistory {
   events(order: Order, first: number, after: string | null | undefined): Promise<OrderEventParent[]>;
 }
 
-/** What the context is made with besides the request's scope. */
+/** What the context is made with besides the request's scope: the gateway's services, the same for every request. */
 export interface ContextServices {
   http: UpstreamHttp;
   loginThrottle: LoginThrottle;
   live: LiveOrders;
   /** Order history: each order list read is recorded, Order.history reads it. */
   history: OrderHistory;
-  fieldTracer?: FieldTracer;
   /** How long a request may take: a live stream's first state gets that long from when it comes. */
   deadlineMs: number;
   /** Told when the upstream accepted a caller's token as a customer's (the server's caller limits count it as that customer from then on). */
@@ -85,8 +84,8 @@ export interface ContextServices {
 
 /** What every resolver gets; codegen's `contextType`. */
 export interface GraphQLContext {
-  /** The request's scope: its verified caller (`scope.auth`), address, limits and signal. */
-  scope: RequestScope;
+  /** The request's call scope: its verified caller (`scope.auth`), address, limits and signal. */
+  scope: CallScope;
   operations: Operations;
   loaders: Loaders;
   live: LiveOrders;
@@ -106,9 +105,12 @@ export interface GraphQLContext {
 
 /**
  * A request's context: operations bound to its scope, and loaders over them. Made per
- * request, so nothing a loader caches can reach another caller.
+ * request, so nothing a loader caches can reach another caller. The loaders count their
+ * loads in `loads` and trace their fields through `fieldTracer` (when the request is
+ * traced): the server makes both with its record of the request, and a subscription's
+ * events count and trace under the subscribing request's.
  */
-export function createContext(scope: RequestScope, services: ContextServices): GraphQLContext {
+export function createContext(scope: CallScope, services: ContextServices, loads: LoadStats, fieldTracer?: FieldTracer): GraphQLContext {
   const operations = createOperations(services.http, scope);
   // A stream's first state: the request's own budget, with a deadline from when it comes.
   let firstState: ScopeLimits | undefined;
@@ -133,7 +135,7 @@ export function createContext(scope: RequestScope, services: ContextServices): G
   return {
     scope,
     operations,
-    loaders: createLoaders(recordingOperations, scope, services.fieldTracer),
+    loaders: createLoaders(recordingOperations, loads, fieldTracer),
     live: services.live,
     history: services.history,
     historyRecorded: async () => void (await recorded),
@@ -141,12 +143,12 @@ export function createContext(scope: RequestScope, services: ContextServices): G
     throttleLogin: (username, login) => services.loginThrottle.attempt(username, addressKey(scope.clientAddress), login),
     throttleRefresh: (refreshToken, refresh) => services.loginThrottle.refresh(refreshToken, addressKey(scope.clientAddress), refresh),
     // Loaders of its own for each event: each event of a poll is another order, so a cache
-    // shared with the others would save no call and only keep every answer and every
+    // shared with the others would save no call and only keep every response and every
     // refusal of the poll (about 24 MB per stream after a 2,000-order first state).
     forEvent(item) {
       const limits =
         ('update' in item && item.limits) || (firstState ??= { deadline: Date.now() + services.deadlineMs, budget: scope.budget });
-      return createContext(scope.renew(limits), services);
+      return createContext(scope.renew(limits), services, loads, fieldTracer);
     },
   };
 }

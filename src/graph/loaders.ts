@@ -2,7 +2,6 @@
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import { PER_ORDER_CALLS, type Operations, type PerOrderAnswer, type PerOrderOperation } from '../upstream/operations.js';
-import type { RequestScope } from '../upstream/scope.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
 export const CALLER = 'caller';
@@ -17,12 +16,18 @@ export interface FieldRef {
 /** The field that asks for a load: its resolver's info, or a field named outright (a prefetch). */
 export type LoadingField = GraphQLResolveInfo | FieldRef;
 
-/** Traces the fields whose loads make upstream calls (the observability layer provides it). */
+/** Traces one request's fields whose loads make upstream calls (the observability layer makes one per traced request). */
 export interface FieldTracer {
   /** Whether the request's trace records spans: a request not sampled gets no field span. */
-  records(scope: RequestScope): boolean;
+  records(): boolean;
   /** Starts the field's span in the request's trace; work run through it (the upstream call) hangs under that span. */
-  start(field: FieldRef, scope: RequestScope): { run<T>(work: () => T): T; end(error?: unknown): void };
+  start(field: FieldRef): { run<T>(work: () => T): T; end(error?: unknown): void };
+}
+
+/** How many loads a request's DataLoaders served, and how many upstream fetches that took (the metrics count the loads saved). */
+export interface LoadStats {
+  loads: number;
+  fetches: number;
 }
 
 export interface Loader<K, V> {
@@ -41,11 +46,10 @@ const fieldRef = (field: LoadingField): FieldRef =>
  */
 function createLoader<K, V>(
   fetch: (key: K) => Promise<V>,
-  scope: RequestScope,
+  stats: LoadStats,
   tracer?: FieldTracer,
   cacheKeyFn?: (key: K) => string,
 ): Loader<K, V> {
-  const stats = scope.loads;
   const asked = new Map<unknown, ReturnType<FieldTracer['start']>>();
   const cacheKey = cacheKeyFn ?? ((key: K) => key);
   const fetchOne = (key: K): Promise<V> => {
@@ -69,8 +73,8 @@ function createLoader<K, V>(
   return {
     load(key, field) {
       stats.loads += 1;
-      if (!tracer?.records(scope) || asked.has(cacheKey(key))) return loader.load(key);
-      const span = tracer.start(fieldRef(field), scope);
+      if (!tracer?.records() || asked.has(cacheKey(key))) return loader.load(key);
+      const span = tracer.start(fieldRef(field));
       asked.set(cacheKey(key), span);
       const loaded = loader.load(key);
       loaded.then(
@@ -92,10 +96,10 @@ type PerOrderLoaders = { [O in PerOrderOperation]: Loader<CallParams, PerOrderAn
 /**
  * One loader per upstream operation, named after it (the Order fields find theirs through
  * order-fields.ts), made per request from that request's operations (and so its bearer):
- * nothing they cache can reach another request. They count their loads in the request's scope.
+ * nothing they cache can reach another request. They count their loads in `stats`.
  */
-export function createLoaders(operations: Operations, scope: RequestScope, tracer?: FieldTracer) {
-  const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, scope, tracer, cacheKeyFn);
+export function createLoaders(operations: Operations, stats: LoadStats, tracer?: FieldTracer) {
+  const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, stats, tracer, cacheKeyFn);
   const perOrder = Object.fromEntries(
     PER_ORDER_CALLS.map((operation) => [operation, loader((params: CallParams) => operations.perOrder(operation, params), paramsKey)]),
   ) as PerOrderLoaders;

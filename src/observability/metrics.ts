@@ -5,10 +5,10 @@ import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
 import type { CallObserver, CallOutcome, CallWatch } from '../upstream/http.js';
-import type { RequestScope } from '../upstream/scope.js';
+import type { LoadStats } from '../graph/loaders.js';
 
 export interface Metrics {
-  /** Counts each request from its scope, and serves the registry: right after the scope's plugin. */
+  /** Counts each request from its record, and serves the registry: right after the plugin that makes the record. */
   plugin: Plugin;
   callObserver: CallObserver;
   registry: Registry;
@@ -33,6 +33,18 @@ export interface LiveStats {
   /** Estimated heap of the watched customers' last polls, and the polls refused for want of room. */
   snapshotBytes: number;
   snapshotsRefused: number;
+}
+
+/** What the metrics read of a request when its answer goes out: the server's record of it (request-record.ts) holds it. */
+export interface RequestFacts {
+  /** Epoch ms when the request arrived. */
+  readonly startedAt: number;
+  /** Whether the operation began to run: errors answered before that refused it on the way in. */
+  readonly began: boolean;
+  readonly operationName: string | null;
+  /** The errors answered, how many of each code. */
+  readonly errorCodes: ReadonlyMap<string, number>;
+  readonly loads: Readonly<LoadStats>;
 }
 
 /** The phase an error came from: the operation's run, or the way in (a document that does not parse, does not validate, or a request refused before either). */
@@ -108,7 +120,7 @@ function counterOf(registry: Registry, name: string, help: string, read: () => n
 }
 
 /**
- * The request metrics, read from each request's scope when its answer goes out (one plugin,
+ * The request metrics, read from each request's record when its answer goes out (one plugin,
  * plain hooks: nothing wraps the request): GraphQL requests by operation (the registered
  * names, else "other") and outcome with their duration, errors by code and phase, the loads
  * the DataLoaders saved, requests in flight. The registry is served at `path`.
@@ -117,7 +129,7 @@ function requestMetrics(
   registry: Registry,
   path: string,
   knownOperations: readonly string[],
-): Plugin<Record<string, unknown>, { scope?: RequestScope }> {
+): Plugin<Record<string, unknown>, { record?: RequestFacts }> {
   const known = new Set(knownOperations);
   const operationLabel = (name: string | null) => (!name ? 'anonymous' : known.has(name) ? name : 'other');
   // The names (and the label names) of yoga's and envelop's prometheus plugins, which these replace.
@@ -151,14 +163,14 @@ function requestMetrics(
         .metrics()
         .then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'content-type': registry.contentType } })));
     },
-    onResponse({ response, serverContext: { scope } }) {
+    onResponse({ response, serverContext: { record } }) {
       inFlight -= 1;
       // A GraphQL request: its operation began, or it was refused with an error.
-      if (!scope || (!scope.began && scope.errorCodes.size === 0)) return;
-      const outcome = response.status >= 400 ? 'refused' : scope.errorCodes.size > 0 ? 'errors' : 'ok';
-      requests.observe({ operationName: operationLabel(scope.operationName), outcome }, (Date.now() - scope.startedAt) / 1000);
-      for (const [code, count] of scope.errorCodes) errors.inc({ code, phase: phaseOf(code, scope.began) }, count);
-      saved += Math.max(0, scope.loads.loads - scope.loads.fetches);
+      if (!record || (!record.began && record.errorCodes.size === 0)) return;
+      const outcome = response.status >= 400 ? 'refused' : record.errorCodes.size > 0 ? 'errors' : 'ok';
+      requests.observe({ operationName: operationLabel(record.operationName), outcome }, (Date.now() - record.startedAt) / 1000);
+      for (const [code, count] of record.errorCodes) errors.inc({ code, phase: phaseOf(code, record.began) }, count);
+      saved += Math.max(0, record.loads.loads - record.loads.fetches);
     },
   };
 }

@@ -37,22 +37,34 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { FieldTracer } from '../graph/loaders.js';
 import { CONTRACT, OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
 import type { CallObserver, CallWatch } from '../upstream/http.js';
-import type { RequestScope } from '../upstream/scope.js';
 import type { TracingSettings } from './settings.js';
 
-/** What the gateway needs to trace: its plugin, the field tracer, the call observer. */
+/**
+ * What the tracing keeps in a request's record (the server's, request-record.ts): the trace
+ * context, its server span's then its operation's, and the trace's ids for the log line.
+ * Carried in the record rather than in async context, so a request no trace records pays
+ * for none.
+ */
+export interface TracedRequest {
+  trace: Context | undefined;
+  readonly logFields: Record<string, string>;
+}
+
+/** What the gateway needs to trace: its plugin, and per request the field tracer and the call observer. */
 export interface Tracing {
-  /** The server span of each request and its operation's span: right after the scope's plugin. */
+  /** The server span of each request and its operation's span: right after the plugin that makes the record. */
   plugin: Plugin;
-  fieldTracer: FieldTracer;
-  callObserver: CallObserver;
+  /** The tracer of one request's fields, under the trace its record carries. */
+  fieldTracer(request: TracedRequest): FieldTracer;
+  /** The observer of one request's upstream calls, under the trace its record carries; of a live poll's calls, with none. */
+  callObserver(request?: TracedRequest): CallObserver;
   /** Sends the spans still buffered (at shutdown). */
   shutdown(): Promise<void>;
 }
 
 // The asking field's path travels with the context into the upstream call's span.
 const FIELD_PATH = createContextKey('order-graph.field-path');
-// The request's server span, in its scope's trace context under the operation's span.
+// The request's server span, in its record's trace context under the operation's span.
 const SERVER_SPAN = createContextKey('order-graph.server-span');
 // What each upstream call of a request not sampled is watched by (the same for all of them).
 const UNRECORDED_CALL = createContextKey('order-graph.unrecorded-call');
@@ -70,8 +82,8 @@ function useAsyncContext() {
   contextManagerSet = true;
 }
 
-/** Whether a scope's trace records: a request not sampled gets no operation, field or call span. */
-const recording = (scope: RequestScope | undefined) => !!scope?.trace && trace.getSpan(scope.trace)?.isRecording() === true;
+/** Whether a request's trace records: a request not sampled gets no operation, field or call span. */
+const recording = (request: TracedRequest | undefined) => !!request?.trace && trace.getSpan(request.trace)?.isRecording() === true;
 
 /** The trace context with `span` current; when it records nothing, with the one watch every call under it shares (the same traceparent, made once). */
 const current = (traced: Context, span: Span) =>
@@ -86,22 +98,22 @@ function markErrors(span: Span, result: unknown) {
 }
 
 /**
- * The spans the request's scope carries: the HTTP server span of each request, continuing the
- * caller's traceparent (its ids go on the request's log line; the scope is made by the plugin
- * before this one), and the operation's span under it, named "query.WholeOrder". Plain hooks,
- * no async context: what hangs under them finds them in the scope.
+ * The spans the request's record carries: the HTTP server span of each request, continuing
+ * the caller's traceparent (its ids go on the request's log line; the record is made by the
+ * plugin before this one), and the operation's span under it, named "query.WholeOrder".
+ * Plain hooks, no async context: what hangs under them finds them in the record.
  */
-function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Record<string, unknown>, { scope?: RequestScope }> {
+function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Record<string, unknown>, { record?: TracedRequest }> {
   /** The operation's span, when the request's trace records (or, with no server span, as the sampler decides). */
-  const operationSpan = (scope: RequestScope | undefined, document: DocumentNode, operationName: string | null | undefined) => {
-    if (!scope || (scope.trace && !recording(scope))) return undefined;
+  const operationSpan = (request: TracedRequest | undefined, document: DocumentNode, operationName: string | null | undefined) => {
+    if (!request || (request.trace && !recording(request))) return undefined;
     const operation = getOperationAST(document, operationName);
     const name = operation?.name?.value ?? 'anonymous';
     const type = operation?.operation ?? 'query';
     const attributes = { 'graphql.execute.operationName': name, 'graphql.execute.operationType': type };
-    const parent = scope.trace ?? ROOT_CONTEXT;
+    const parent = request.trace ?? ROOT_CONTEXT;
     const span = tracer.startSpan(`${type}.${name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
-    scope.trace = current(trace.setSpan(parent, span), span);
+    request.trace = current(trace.setSpan(parent, span), span);
     return span.isRecording() ? span : undefined;
   };
   /** Ends the span with the result, or with the stream's last one. */
@@ -110,21 +122,21 @@ function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Rec
     onEnd: () => span.end(),
   });
   return {
-    onRequest({ request, url, serverContext: { scope } }) {
-      if (!scope || untraced.has(url.pathname)) return;
+    onRequest({ request, url, serverContext: { record } }) {
+      if (!record || untraced.has(url.pathname)) return;
       const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
       const span = tracer.startSpan(
         `${request.method} ${url.pathname}`,
         { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': url.pathname } },
         parent,
       );
-      scope.trace = current(trace.setSpan(parent, span).setValue(SERVER_SPAN, span), span);
+      record.trace = current(trace.setSpan(parent, span).setValue(SERVER_SPAN, span), span);
       const ids = span.spanContext();
-      scope.logFields.trace_id = ids.traceId;
-      scope.logFields.span_id = ids.spanId;
+      record.logFields.trace_id = ids.traceId;
+      record.logFields.span_id = ids.spanId;
     },
     onExecute({ args }) {
-      const span = operationSpan((args.contextValue as { scope?: RequestScope }).scope, args.document, args.operationName);
+      const span = operationSpan((args.contextValue as { record?: TracedRequest }).record, args.document, args.operationName);
       if (!span) return;
       return {
         onExecuteDone({ result }) {
@@ -135,15 +147,15 @@ function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Rec
       };
     },
     onSubscribe({ args }) {
-      const span = operationSpan((args.contextValue as { scope?: RequestScope }).scope, args.document, args.operationName);
+      const span = operationSpan((args.contextValue as { record?: TracedRequest }).record, args.document, args.operationName);
       if (!span) return;
       return {
         onSubscribeError: () => span.setStatus({ code: SpanStatusCode.ERROR }),
         onSubscribeResult: () => endWith(span),
       };
     },
-    onResponse({ response, serverContext: { scope } }) {
-      const span = scope?.trace?.getValue(SERVER_SPAN) as Span | undefined;
+    onResponse({ response, serverContext: { record } }) {
+      const span = record?.trace?.getValue(SERVER_SPAN) as Span | undefined;
       if (!span) return;
       span.setAttribute('http.response.status_code', response.status);
       if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -152,14 +164,14 @@ function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Rec
   };
 }
 
-/** A span for each field that asks the upstream, current while its loader's work runs. */
-function fieldTracer(tracer: Tracer): FieldTracer {
+/** A span for each of the request's fields that asks the upstream, current while its loader's work runs. */
+function fieldTracer(tracer: Tracer, request: TracedRequest): FieldTracer {
   return {
     // Every supported sampler decides a trace's spans alike (by its parent, or by its trace id),
     // so under a request not sampled a field's span would be a no-op: the loaders skip it.
-    records: recording,
-    start({ type, field, path }, scope) {
-      const parent = scope.trace ?? ROOT_CONTEXT;
+    records: () => recording(request),
+    start({ type, field, path }) {
+      const parent = request.trace ?? ROOT_CONTEXT;
       const span = tracer.startSpan(
         `${type}.${field}`,
         { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } },
@@ -196,8 +208,12 @@ function unrecordedCall(ids: SpanContext): CallWatch {
   return { headers: traceHeaders(ids), logFields: () => ({ trace_id: ids.traceId, span_id: ids.spanId }), end: () => {} };
 }
 
-/** A client span for each upstream call, whose traceparent goes upstream with it. */
-function callObserver(tracer: Tracer): CallObserver {
+/**
+ * A client span for each upstream call, whose traceparent goes upstream with it: the observer
+ * of one request's calls, made for it (the scope carries it) and reading the request's trace
+ * when a call starts, or of a live poll's calls, under no request.
+ */
+function callObservers(tracer: Tracer): (request?: TracedRequest) => CallObserver {
   // One name and attribute set per operation, made once: a call copies them.
   const named = new Map<OperationName, { name: string; attributes: Attributes }>(
     OPERATION_NAMES.map((operation) => {
@@ -211,34 +227,33 @@ function callObserver(tracer: Tracer): CallObserver {
       return [operation, { name: `${method} ${path}`, attributes }];
     }),
   );
-  return {
-    start(operation, scope) {
-      // A request not sampled: no span, and the call carries the request's trace on, not sampled.
-      const unrecorded = scope.trace?.getValue(UNRECORDED_CALL) as CallWatch | undefined;
-      if (unrecorded) return unrecorded;
-      // Inside a field's span, the call hangs under that field; else under the request's trace
-      // (or, for a call no request makes, a live poll's, it starts one as the sampler decides).
-      const active = context.active();
-      const parent = active.getValue(FIELD_PATH) === undefined ? (scope.trace ?? ROOT_CONTEXT) : active;
-      const { name, attributes } = named.get(operation)!;
-      const fieldPath = parent.getValue(FIELD_PATH) as string | undefined;
-      const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
-      if (fieldPath) span.setAttribute('graphql.field.path', fieldPath);
-      const ids = span.spanContext();
-      return {
-        // The call's own traceparent goes upstream, so the REST service's spans join this trace.
-        headers: traceHeaders(ids),
-        logFields: () => ({ trace_id: ids.traceId, span_id: ids.spanId }),
-        end({ status, retries }) {
-          if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
-          else span.setAttribute('error.type', status);
-          if (retries > 0) span.setAttribute('http.request.resend_count', retries);
-          if (typeof status !== 'number' || status >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
-          span.end();
-        },
-      };
-    },
-  };
+  function start(operation: OperationName, traced: Context | undefined): CallWatch {
+    // A request not sampled: no span, and the call carries the request's trace on, not sampled.
+    const unrecorded = traced?.getValue(UNRECORDED_CALL) as CallWatch | undefined;
+    if (unrecorded) return unrecorded;
+    // Inside a field's span, the call hangs under that field; else under the request's trace
+    // (or, for a call no request makes, a live poll's, it starts one as the sampler decides).
+    const active = context.active();
+    const parent = active.getValue(FIELD_PATH) === undefined ? (traced ?? ROOT_CONTEXT) : active;
+    const { name, attributes } = named.get(operation)!;
+    const fieldPath = parent.getValue(FIELD_PATH) as string | undefined;
+    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
+    if (fieldPath) span.setAttribute('graphql.field.path', fieldPath);
+    const ids = span.spanContext();
+    return {
+      // The call's own traceparent goes upstream, so the REST service's spans join this trace.
+      headers: traceHeaders(ids),
+      logFields: () => ({ trace_id: ids.traceId, span_id: ids.spanId }),
+      end({ status, retries }) {
+        if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
+        else span.setAttribute('error.type', status);
+        if (retries > 0) span.setAttribute('http.request.resend_count', retries);
+        if (typeof status !== 'number' || status >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      },
+    };
+  }
+  return (request) => ({ start: (operation) => start(operation, request?.trace) });
 }
 
 /**
@@ -251,8 +266,8 @@ export function createTracing(provider: TracerProvider, options: { untracedPaths
   return {
     // No document or variables as attributes: they may hold credentials (and printing costs CPU).
     plugin: requestSpans(tracer, new Set(options.untracedPaths)) as Plugin,
-    fieldTracer: fieldTracer(tracer),
-    callObserver: callObserver(tracer),
+    fieldTracer: (request) => fieldTracer(tracer, request),
+    callObserver: callObservers(tracer),
     shutdown: () => provider.shutdown(),
   };
 }

@@ -8,7 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { requestErrorExtensions } from '../error-codes.js';
 import { tokenDigest, type Auth } from '../upstream/auth.js';
 import { createQueue, type CallerAllowance } from '../upstream/budget.js';
-import { addressKey, type RequestScope } from '../upstream/scope.js';
+import { addressKey, type CallScope } from '../upstream/scope.js';
 
 /** The caller limits (CALLER_*_IN_FLIGHT). */
 export interface CallerLimits {
@@ -114,7 +114,7 @@ export function useCallerLimits(callers: Callers): Plugin {
   });
   return {
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
-      const key = (args.contextValue as { scope?: RequestScope }).scope?.budget.caller?.key;
+      const key = (args.contextValue as { scope?: CallScope }).scope?.budget.caller?.key;
       if (!key) return;
       const release = callers.takeOperation(key);
       if (!release) return void setResultAndStopExecution(refusal());

@@ -14,9 +14,16 @@ import { redisResponseStore } from '../redis/response-cache.js';
 import { redisHistoryStore } from '../redis/history.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
-import { combineObservers, createUpstreamHttp, type Transport, type TransportOptions, type UpstreamHttp } from '../upstream/http.js';
+import {
+  combineObservers,
+  createUpstreamHttp,
+  type CallObserver,
+  type Transport,
+  type TransportOptions,
+  type UpstreamHttp,
+} from '../upstream/http.js';
 import { createOperations } from '../upstream/operations.js';
-import { RequestScope } from '../upstream/scope.js';
+import { CallScope } from '../upstream/scope.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { GatewaySettings, HttpServerSettings } from './config.js';
@@ -31,6 +38,7 @@ import { useRequestLifecycle } from './lifecycle.js';
 import { LIMITS } from './limits.js';
 import { createCallers, useCallerLimits, type Callers } from './callers.js';
 import { createLoginThrottle } from './login-throttle.js';
+import type { RequestRecord } from './request-record.js';
 import { trustedProxies, type ScopeSettings, type ServerContext } from './request-scope.js';
 import { createResponseCache, type ResponseCache } from './response-cache.js';
 import { builtTrackerFolder, useTrackerPage } from './tracker.js';
@@ -99,8 +107,8 @@ function gotTransportLoaded(urls: UpstreamUrls, options: TransportOptions): Tran
   };
 }
 
-/** The upstream client, watched by the metrics and the traces when they are on. */
-function upstreamClient(config: GatewayConfig, metrics: Metrics | undefined) {
+/** The upstream client, over the transport UPSTREAM_CLIENT names (each request's scope says who watches its calls). */
+function upstreamClient(config: GatewayConfig) {
   return createUpstreamHttp({
     urls: config.upstreamUrls,
     transport: config.upstreamClient === 'got' ? gotTransportLoaded : undiciTransport,
@@ -108,8 +116,17 @@ function upstreamClient(config: GatewayConfig, metrics: Metrics | undefined) {
     retries: config.upstreamRetries,
     maxBodyBytes: LIMITS.maxUpstreamBodyBytes,
     logger: config.logger,
-    observer: combineObservers(metrics?.callObserver, config.tracing?.callObserver),
   });
+}
+
+/**
+ * Who watches upstream calls, made for each request: the metrics' observer (one for every
+ * call) with the traces' over the request's record (the trace its calls join); a live poll's
+ * calls, made under no request, get the traces' over none. None when neither is on.
+ */
+function callObservers(metrics: Metrics | undefined, tracing: Tracing | undefined): (record?: RequestRecord) => CallObserver | undefined {
+  if (!tracing) return () => metrics?.callObserver;
+  return (record) => combineObservers(metrics?.callObserver, tracing.callObserver(record));
 }
 
 /** What outlives a request, in Redis when configured (shared by the replicas): login counters, the response cache. */
@@ -229,13 +246,15 @@ function ordersHub(
   policy: ScopeSettings,
   callers: Callers,
   { redis, responseCache, history }: Pick<ReturnType<typeof sharedState>, 'redis' | 'responseCache' | 'history'>,
+  pollObserver: CallObserver | undefined,
 ) {
   return createOrdersHub({
     limits: config.live,
     requestLimits: policy,
     logger: config.logger,
-    fetchOrders: (token, limits) => createOperations(http, RequestScope.forPoll(token, limits)).orderDetails(),
-    checkToken: async (token, limits) => (await createOperations(http, RequestScope.forPoll(token, limits)).customerDetails()).id,
+    fetchOrders: (token, limits) => createOperations(http, CallScope.forPoll(token, limits, pollObserver)).orderDetails(),
+    checkToken: async (token, limits) =>
+      (await createOperations(http, CallScope.forPoll(token, limits, pollObserver)).customerDetails()).id,
     coordinator:
       redis &&
       redisPollCoordinator(redis, {
@@ -252,16 +271,18 @@ function ordersHub(
 /** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
 export function createGateway(config: GatewayConfig): Gateway {
   const metrics = config.metricsPath ? createMetrics({ path: config.metricsPath, knownOperations: registeredOperationNames() }) : undefined;
-  const http = upstreamClient(config, metrics);
+  const http = upstreamClient(config);
   const { redis, loginThrottle, responseCache, history, memory } = sharedState(config);
   const callers = createCallers(config.callerLimits);
+  const observeCalls = callObservers(metrics, config.tracing);
   const policy: ScopeSettings = {
     deadlineMs: config.requestDeadlineMs,
     budget: config.upstreamBudget,
     trustProxy: trustedProxies(config.trustedProxies),
     callers,
+    observeCalls,
   };
-  const live = ordersHub(config, http, policy, callers, { redis, responseCache, history });
+  const live = ordersHub(config, http, policy, callers, { redis, responseCache, history }, observeCalls());
   metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available, history: memory?.stats });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
   const services: ContextServices = {
@@ -269,15 +290,14 @@ export function createGateway(config: GatewayConfig): Gateway {
     loginThrottle,
     live,
     history,
-    fieldTracer: config.tracing?.fieldTracer,
     deadlineMs: config.requestDeadlineMs,
     verified: callers.verified,
   };
   let ready = true;
   const yoga = createYoga<ServerContext, GraphQLContext>({
     schema: createGraphSchema({ subgraph: config.subgraph }),
-    // The scope was made when the request arrived (useRequestLifecycle).
-    context: ({ scope }) => createContext(scope!, services),
+    // The scope and record were made when the request arrived (useRequestLifecycle).
+    context: ({ scope, record }) => createContext(scope!, services, record!.loads, config.tracing?.fieldTracer(record!)),
     cors: corsPolicy(config.corsOrigins),
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,

@@ -1,17 +1,18 @@
-// A request's life in the gateway: its scope made on arrival, its answer's headers, its log line.
+// A request's life in the gateway: its scope and record made on arrival, its response's headers, its log line.
 import type { ExecutionResult } from 'graphql';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { setResponseHeaders } from './headers.js';
-import { scopeOf, type ScopeSettings, type ServerContext } from './request-scope.js';
+import { requestSummary } from './request-record.js';
+import { requestOf, type ScopeSettings, type ServerContext } from './request-scope.js';
 
 export interface LifecycleOptions {
   logger?: Logger;
   policy: ScopeSettings;
   /** Paths probed over and over (health, readiness, metrics): logged at debug, not info. */
   quietPaths: readonly string[];
-  /** Whether a stop has begun: every answer then closes its connection. */
+  /** Whether a stop has begun: every response then closes its connection. */
   isDraining: () => boolean;
 }
 
@@ -30,16 +31,16 @@ function began({
   document: DocumentNode;
   operationName?: string | null;
 }) {
-  const { scope } = contextValue as ServerContext;
-  if (!scope) return;
-  scope.began = true;
-  scope.operationName = getOperationAST(document, operationName)?.name?.value ?? null;
+  const { record } = contextValue as ServerContext;
+  if (!record) return;
+  record.began = true;
+  record.operationName = getOperationAST(document, operationName)?.name?.value ?? null;
 }
 
 /**
- * The first plugin: makes the request's scope when it arrives (the request id taken or made,
- * the caller read once), returns the id and the answer headers of every API answer
- * (headers.ts), and writes one log line per request.
+ * The first plugin: makes the request's scope and record when it arrives (the request id
+ * taken or made, the caller read once), returns the id and the answer headers of every API
+ * answer (headers.ts), and writes one log line per request.
  */
 export function useRequestLifecycle({
   logger,
@@ -50,16 +51,16 @@ export function useRequestLifecycle({
   const quiet = new Set(quietPaths);
   return {
     onRequest({ request, serverContext }) {
-      scopeOf(serverContext, request, policy);
+      requestOf(serverContext, request, policy);
     },
     onExecute: ({ args }) => began(args),
     onSubscribe: ({ args }) => began(args),
     onResultProcess({ request, result, serverContext }) {
-      const scope = scopeOf(serverContext, request, policy);
-      for (const code of errorCodes(result)) scope.answeredError(code);
+      const { record } = requestOf(serverContext, request, policy);
+      for (const code of errorCodes(result)) record.answeredError(code);
     },
     onResponse({ request, serverContext, response }) {
-      const scope = scopeOf(serverContext, request, policy);
+      const { scope, record } = requestOf(serverContext, request, policy);
       // An error thrown here would reach the server adapter's fallback, which answers with
       // the error's stack: headers are best effort, the log line is not.
       try {
@@ -69,7 +70,7 @@ export function useRequestLifecycle({
       }
       const level = quiet.has(new URL(request.url, 'http://gateway').pathname) ? 'debug' : 'info';
       if (!logger?.isLevelEnabled(level)) return;
-      logger[level]({ ...scope.summary(), status: response.status }, 'request');
+      logger[level]({ ...requestSummary(scope, record), status: response.status }, 'request');
     },
   };
 }

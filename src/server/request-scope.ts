@@ -1,14 +1,19 @@
-// Where a request's scope is made: its id, caller, address, deadline and budget, from the request as it arrives.
+// Where a request's scope and record are made: its id, caller, address, deadline and budget, from the request as it arrives.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { readAuth } from '../upstream/auth.js';
 import type { BudgetLimits } from '../upstream/budget.js';
-import { RequestScope } from '../upstream/scope.js';
+import type { CallObserver } from '../upstream/http.js';
+import { CallScope, type ScopeInit, type ScopeLimits } from '../upstream/scope.js';
 import type { Callers } from './callers.js';
+import { RequestRecord } from './request-record.js';
 
-/** How requests are scoped: their deadline, their upstream budget, whose X-Forwarded-For to believe, what their caller may hold. */
+/**
+ * How requests are scoped: their deadline, their upstream budget, whose X-Forwarded-For to
+ * believe, what their caller may hold, who watches their calls.
+ */
 export interface ScopeSettings {
   deadlineMs: number;
   budget: BudgetLimits;
@@ -16,6 +21,14 @@ export interface ScopeSettings {
   callers?: Callers;
   /** Whether a hop's address is one of the trusted proxies (proxy-addr's compiled TRUSTED_PROXIES). */
   trustProxy: (address: string, hop: number) => boolean;
+  /** The observer of one request's upstream calls (the metrics', the traces' over its record), when anything watches them. */
+  observeCalls?: (record: RequestRecord) => CallObserver | undefined;
+}
+
+/** A request as the server holds it: the call scope it lends the layers below, and its own record of it. */
+export interface StartedRequest {
+  scope: CallScope;
+  record: RequestRecord;
 }
 
 /** TRUSTED_PROXIES as a test of an address (none trusted for an empty list). */
@@ -53,37 +66,52 @@ export function clientAddress(
 }
 
 /**
- * What yoga's server context holds besides the Node request: the request's scope, made by
- * the first plugin (useRequestLifecycle) when the request arrives. yoga passes the server
- * context to every hook and spreads it into the GraphQL context's factory.
+ * What yoga's server context holds besides the Node request: the request's scope and record,
+ * made by the first plugin (useRequestLifecycle) when the request arrives. yoga passes the
+ * server context to every hook and spreads it into the GraphQL context's factory.
  */
-export interface ServerContext {
+export interface ServerContext extends Partial<StartedRequest> {
   req?: IncomingMessage;
-  scope?: RequestScope;
 }
 
-/** Starts a request's scope on arrival (id from X-Request-Id when it is plain, the bearer read once); its deadline starts now. */
-export function startRequestScope(request: Request, policy: ScopeSettings, socketAddress: string | undefined): RequestScope {
+/** What a call scope is made of besides its limits and observer, as read from a request or an upgrade. */
+type ScopeParts = Omit<ScopeInit, keyof ScopeLimits | 'observer'>;
+
+/** A request's record, and its scope with the observer made over that record and limits starting now. */
+function startRequest(parts: ScopeParts, policy: ScopeSettings): StartedRequest {
+  const record = new RequestRecord();
+  const limits = CallScope.limits(policy.deadlineMs, policy.budget, policy.callers?.allowance(parts.auth, parts.clientAddress));
+  return { scope: new CallScope({ ...parts, ...limits, observer: policy.observeCalls?.(record) }), record };
+}
+
+/** Starts a request's scope and record on arrival (id from X-Request-Id when it is plain, the bearer read once); its deadline starts now. */
+function startHttpRequest(request: Request, policy: ScopeSettings, socketAddress: string | undefined): StartedRequest {
   const id = request.headers.get('x-request-id');
   const language = request.headers.get('accept-language');
-  const auth = readAuth(request.headers.get('authorization'));
-  const address = clientAddress(request.headers.get('x-forwarded-for'), socketAddress, policy.trustProxy);
-  return new RequestScope({
-    id: id && SAFE_ID.test(id) ? id : randomUUID(),
-    auth,
-    acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
-    clientAddress: address,
-    signal: request.signal,
-    ...RequestScope.limits(policy.deadlineMs, policy.budget, policy.callers?.allowance(auth, address)),
-  });
+  return startRequest(
+    {
+      id: id && SAFE_ID.test(id) ? id : randomUUID(),
+      auth: readAuth(request.headers.get('authorization')),
+      acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
+      clientAddress: clientAddress(request.headers.get('x-forwarded-for'), socketAddress, policy.trustProxy),
+      signal: request.signal,
+    },
+    policy,
+  );
 }
 
+/** Whether the request in this server context has its scope and record yet. */
+const started = (serverContext: ServerContext): serverContext is ServerContext & StartedRequest =>
+  serverContext.scope !== undefined && serverContext.record !== undefined;
+
 /**
- * The scope of the request in this server context, made on the spot if none was (yoga's own
- * plugins may answer before ours see the request: a CORS preflight).
+ * The scope and record of the request in this server context, made on the spot if none was
+ * (yoga's own plugins may answer before ours see the request: a CORS preflight).
  */
-export function scopeOf(serverContext: ServerContext, request: Request, policy: ScopeSettings): RequestScope {
-  return (serverContext.scope ??= startRequestScope(request, policy, serverContext.req?.socket?.remoteAddress));
+export function requestOf(serverContext: ServerContext, request: Request, policy: ScopeSettings): StartedRequest {
+  return started(serverContext)
+    ? serverContext
+    : Object.assign(serverContext, startHttpRequest(request, policy, serverContext.req?.socket?.remoteAddress));
 }
 
 /** What a WebSocket operation's scope is made from: the upgrade request, the connection's bearer, the operation's signal. */
@@ -95,21 +123,21 @@ export interface SocketOperation {
 }
 
 /**
- * Starts the scope of one operation over a WebSocket, as a request's would start: a new id
- * (a connection carries many operations), the caller read from the connection's bearer, the
- * client address from the upgrade (TRUSTED_PROXIES alike), and its deadline from now.
+ * Starts the scope and record of one operation over a WebSocket, as a request's would start:
+ * a new id (a connection carries many operations), the caller read from the connection's
+ * bearer, the client address from the upgrade (TRUSTED_PROXIES alike), and its deadline from now.
  */
-export function startSocketScope({ upgrade, authorization, signal }: SocketOperation, policy: ScopeSettings): RequestScope {
+export function startSocketOperation({ upgrade, authorization, signal }: SocketOperation, policy: ScopeSettings): StartedRequest {
   const language = upgrade.headers['accept-language'];
   const bearer = authorization && !/^\s*bearer\s/i.test(authorization) ? `Bearer ${authorization}` : authorization;
-  const auth = readAuth(bearer);
-  const address = clientAddress(forwardedFor(upgrade.headers), upgrade.socket.remoteAddress, policy.trustProxy);
-  return new RequestScope({
-    id: randomUUID(),
-    auth,
-    acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
-    clientAddress: address,
-    signal,
-    ...RequestScope.limits(policy.deadlineMs, policy.budget, policy.callers?.allowance(auth, address)),
-  });
+  return startRequest(
+    {
+      id: randomUUID(),
+      auth: readAuth(bearer),
+      acceptLanguage: language && SAFE_LANGUAGE.test(language) ? language : null,
+      clientAddress: clientAddress(forwardedFor(upgrade.headers), upgrade.socket.remoteAddress, policy.trustProxy),
+      signal,
+    },
+    policy,
+  );
 }

@@ -17,7 +17,7 @@ import { ERROR_CODES } from '../error-codes.js';
 import { ERROR_DETAILS } from '../redis/poll-messages.js';
 import { storedBytes, type ResponseStore, type ResponseCacheBytes } from '../redis/response-cache.js';
 import { tokenDigest } from '../upstream/auth.js';
-import type { RequestScope } from '../upstream/scope.js';
+import type { CallScope } from '../upstream/scope.js';
 
 export interface ResponseCache {
   plugins: Plugin[];
@@ -51,7 +51,7 @@ function useNoCacheIdsInResponses(): Plugin {
  * The caller's key, from the request's scope (the server context and the GraphQL context
  * both carry it): a hash of its bearer, for a bearer that has not expired; none otherwise.
  */
-function caller(_request: Request, context: { scope?: RequestScope }): string | null {
+function caller(_request: Request, context: { scope?: CallScope }): string | null {
   const auth = context.scope?.auth;
   return auth && !auth.expired ? tokenDigest(auth) : null;
 }
@@ -152,7 +152,7 @@ function useConditionalRequests(cache: Cache): Plugin {
   return {
     async onRequest({ request, serverContext, fetchAPI, endResponse }) {
       const hashes = requestedHashes(request.headers.get('if-none-match'));
-      const who = hashes.length > 0 ? caller(request, serverContext as { scope?: RequestScope }) : null;
+      const who = hashes.length > 0 ? caller(request, serverContext as { scope?: CallScope }) : null;
       if (who === null) return;
       for (const hash of hashes) {
         const cached = await cache.get(`${who}.${hash}`);

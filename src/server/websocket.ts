@@ -8,13 +8,13 @@ import { createGraphQLError, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { GraphQLContext } from '../graph/context.js';
-import type { RequestScope } from '../upstream/scope.js';
 import { REQUEST_ERRORS } from '../error-codes.js';
 import { quietErrors } from './guards/quiet-errors.js';
 import { checkNesting } from './guards/request.js';
 import { rawResponse } from './headers.js';
 import { LIMITS } from './limits.js';
-import { startSocketScope, type ScopeSettings, type ServerContext } from './request-scope.js';
+import { requestSummary } from './request-record.js';
+import { startSocketOperation, type ScopeSettings, type ServerContext, type StartedRequest } from './request-scope.js';
 import { trustedParams, type OperationParams } from './trusted-documents.js';
 
 export interface WebSocketOptions {
@@ -48,9 +48,8 @@ export interface WebSocketEndpoint {
   drain(graceMs: number): Promise<void>;
 }
 
-/** One operation on a socket: its scope, and how to end it. */
-interface Operation {
-  scope: RequestScope;
+/** One operation on a socket: its scope and record, and how to end it. */
+interface Operation extends StartedRequest {
   controller: AbortController;
 }
 
@@ -85,8 +84,8 @@ const codesOf = (errors: readonly { extensions?: Record<string, unknown> }[] | u
 
 /**
  * GraphQL over WebSocket (the graphql-transport-ws protocol, as graphql-ws and Apollo's
- * GraphQLWsLink speak it). Each operation runs through yoga's envelop with a scope of its
- * own made from the connection (startSocketScope), so the guards, budgets, trusted
+ * GraphQLWsLink speak it). Each operation runs through yoga's envelop with a scope and a
+ * record of its own made from the connection (startSocketOperation), so the guards, budgets, trusted
  * documents and live limits are the HTTP requests' own; ws caps a message at the request
  * body limit (1009 past it) and graphql-ws closes a malformed one (4400) or a connection
  * without connection_init (4408).
@@ -125,8 +124,8 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       execute: (args) => (args.rootValue as Executors).execute(args),
       subscribe: (args) => (args.rootValue as Executors).subscribe(args),
       onNext: (ctx, id, _payload, _args, result) => {
-        const scope = sockets.get(ctx.extra.socket)?.get(id)?.scope;
-        for (const code of codesOf(result.errors)) scope?.answeredError(code);
+        const record = sockets.get(ctx.extra.socket)?.get(id)?.record;
+        for (const code of codesOf(result.errors)) record?.answeredError(code);
         quietErrors(result.errors, options.hideSuggestions);
       },
       onError: (_ctx, _id, _payload, errors) => quietErrors(errors, options.hideSuggestions),
@@ -136,7 +135,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         if (!operation) return;
         operations!.delete(id);
         operation.controller.abort();
-        logOperation(logger, operation.scope);
+        logOperation(logger, operation);
         if (draining) closeWhenIdle(ctx.extra.socket);
         else watchIdle(ctx.extra.socket);
       },
@@ -216,8 +215,8 @@ function upgradeRefusal(request: IncomingMessage, options: WebSocketOptions): nu
 
 /**
  * graphql-ws's onSubscribe: the operation's parameters through the trusted-documents rule
- * and the nesting limit, then parsed and validated with yoga's plugins; its scope made from
- * the connection, its signal aborted when it completes or the socket closes. Returns the
+ * and the nesting limit, then parsed and validated with yoga's plugins; its scope and record
+ * made from the connection, its signal aborted when it completes or the socket closes. Returns the
  * execution's arguments, or the errors that refuse it.
  */
 function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<string, Operation>>, busy: (socket: WebSocket) => void) {
@@ -230,18 +229,18 @@ function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<
       const params = trusted({ ...payload });
       checkNesting(params);
       const controller = new AbortController();
-      const scope = startSocketScope(
+      const { scope, record } = startSocketOperation(
         { upgrade: request, authorization: authorization(ctx.connectionParams), signal: controller.signal },
         options.policy,
       );
-      const envelope = options.yoga.getEnveloped({ req: request, socket, params, scope } as Parameters<
+      const envelope = options.yoga.getEnveloped({ req: request, socket, params, scope, record } as Parameters<
         typeof options.yoga.getEnveloped
       >[0]);
       const document = envelope.parse(params.query ?? '');
       const errors = envelope.validate(envelope.schema, document);
       if (errors.length > 0) return errors;
       const contextValue = await envelope.contextFactory();
-      operations.set(id, { scope, controller });
+      operations.set(id, { scope, record, controller });
       busy(socket);
       const rootValue: Executors = { execute: envelope.execute, subscribe: envelope.subscribe };
       return {
@@ -261,6 +260,6 @@ function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<
 }
 
 /** One info line per operation, as a request's (lifecycle.ts). */
-function logOperation(logger: Logger | undefined, scope: RequestScope) {
-  if (logger?.isLevelEnabled('info')) logger.info({ ...scope.summary(), transport: 'websocket' }, 'request');
+function logOperation(logger: Logger | undefined, { scope, record }: StartedRequest) {
+  if (logger?.isLevelEnabled('info')) logger.info({ ...requestSummary(scope, record), transport: 'websocket' }, 'request');
 }

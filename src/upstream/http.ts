@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { CONTRACT, HOSTS, type OperationName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
-import type { RequestScope } from './scope.js';
+import type { CallScope } from './scope.js';
 
 /** One call's arguments: the contract's parameters by name, a JSON body, the bearer to send. */
 export interface UpstreamCall {
@@ -30,10 +30,13 @@ export interface CallWatch {
   end(outcome: CallOutcome): void;
 }
 
-/** Watches upstream calls as they happen (traces, metrics); the observability layer provides it. */
+/**
+ * Watches upstream calls as they happen (traces, metrics); the observability layer provides
+ * it, and the server gives each request's scope its own (`CallScope.observer`).
+ */
 export interface CallObserver {
-  /** A call starting under the request's scope (whose trace it joins). */
-  start(operation: OperationName, scope: RequestScope): CallWatch;
+  /** A call starting (a traced request's observer knows whose trace the call joins). */
+  start(operation: OperationName): CallWatch;
   /** A call that was not made: the request's budget was spent, or a parameter could not be sent. */
   refused?(operation: OperationName, reason: 'budget' | 'unsendable'): void;
 }
@@ -42,9 +45,9 @@ export interface CallObserver {
 export function combineObservers(first: CallObserver | undefined, second: CallObserver | undefined): CallObserver | undefined {
   if (!first || !second) return first ?? second;
   return {
-    start(operation, scope) {
-      const a = first.start(operation, scope);
-      const b = second.start(operation, scope);
+    start(operation) {
+      const a = first.start(operation);
+      const b = second.start(operation);
       return {
         headers: a.headers && b.headers ? { ...a.headers, ...b.headers } : (a.headers ?? b.headers),
         logFields: () => ({ ...a.logFields?.(), ...b.logFields?.() }),
@@ -62,7 +65,7 @@ export function combineObservers(first: CallObserver | undefined, second: CallOb
 }
 
 export interface UpstreamHttp {
-  send(operation: OperationName, call: UpstreamCall, scope: RequestScope): Promise<UpstreamResult>;
+  send(operation: OperationName, call: UpstreamCall, scope: CallScope): Promise<UpstreamResult>;
   /** Closes the keep-alive connections (at shutdown). */
   close(): void;
 }
@@ -78,7 +81,7 @@ export const EXHAUSTED_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE']
 
 /** What a transport is made with besides the hosts' URLs. */
 export interface TransportOptions {
-  /** Larger answers are cut off: no upstream body is worth holding a request's memory hostage. */
+  /** Larger bodies are cut off: no upstream body is worth holding a request's memory hostage. */
   maxBodyBytes: number;
 }
 
@@ -87,7 +90,7 @@ export interface TransportOptions {
  * cut off after `timeoutMs` or when the scope's client goes away.
  */
 export interface Transport {
-  attempt(operation: OperationName, call: UpstreamCall, scope: RequestScope, headers: Record<string, string>, timeoutMs: number): Promise<UpstreamResult>;
+  attempt(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: Record<string, string>, timeoutMs: number): Promise<UpstreamResult>;
   close(): void;
 }
 
@@ -100,7 +103,6 @@ export interface UpstreamHttpOptions extends TransportOptions {
   /** The transport over the URLs: undici's (undici-transport.ts) or got's (got-transport.ts). */
   transport: (urls: UpstreamUrls, options: TransportOptions) => Transport;
   logger?: Logger;
-  observer?: CallObserver;
 }
 
 // A value no call may carry: an unpaired surrogate (it cannot be encoded; URLSearchParams
@@ -117,7 +119,7 @@ function sendable(operation: OperationName, params: Readonly<Record<string, stri
 
 
 /** The headers of one call: the request's id, the caller's bearer, language and address, and the observers'. */
-function callHeaders(scope: RequestScope, bearer: string | undefined, watch: CallWatch | undefined): Record<string, string> {
+function callHeaders(scope: CallScope, bearer: string | undefined, watch: CallWatch | undefined): Record<string, string> {
   const headers: Record<string, string> = { 'x-request-id': scope.id };
   if (bearer) headers.authorization = `Bearer ${bearer}`;
   if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
@@ -147,7 +149,7 @@ function worthRetrying(failure: CallFailure, attemptMs: number): boolean {
 const statusOf = (result: UpstreamResult) => (result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : result.failure.kind);
 
 /** The upstream client: calls within each request's scope, over a transport made once per gateway. */
-export function createUpstreamHttp({ urls, transport: makeTransport, logger, observer, timeoutMs, retries: maxRetries, ...options }: UpstreamHttpOptions): UpstreamHttp {
+export function createUpstreamHttp({ urls, transport: makeTransport, logger, timeoutMs, retries: maxRetries, ...options }: UpstreamHttpOptions): UpstreamHttp {
   const transport = makeTransport(urls, options);
 
   /**
@@ -155,7 +157,7 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, obs
    * while a whole further attempt still fits before the request's deadline and its budget
    * still has a retry and a call for it.
    */
-  async function attempts(operation: OperationName, call: UpstreamCall, scope: RequestScope, headers: Record<string, string>, attemptMs: number) {
+  async function attempts(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: Record<string, string>, attemptMs: number) {
     let result = await transport.attempt(operation, call, scope, headers, attemptMs);
     let retries = 0;
     const retryable = CONTRACT[operation].method === 'GET';
@@ -169,13 +171,13 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, obs
   }
 
   /** One call (with its retries), once the budget gave it a turn. */
-  async function send(operation: OperationName, call: UpstreamCall, scope: RequestScope): Promise<UpstreamResult> {
+  async function send(operation: OperationName, call: UpstreamCall, scope: CallScope): Promise<UpstreamResult> {
     if (scope.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     const startedAt = Date.now();
     // What is left of the deadline: the time spent waiting for a turn is gone.
     const remaining = scope.deadline - startedAt;
     if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
-    const watch = observer?.start(operation, scope);
+    const watch = scope.observer?.start(operation);
     const { result, retries } = await attempts(operation, call, scope, callHeaders(scope, call.bearer, watch), Math.min(timeoutMs, remaining));
     const status = statusOf(result);
     const ms = Date.now() - startedAt;
@@ -191,11 +193,11 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, obs
     send(operation, call, scope) {
       if (scope.signal?.aborted) return Promise.resolve({ ok: false, failure: { kind: 'cancelled' } });
       if (call.params && !sendable(operation, call.params)) {
-        observer?.refused?.(operation, 'unsendable');
+        scope.observer?.refused?.(operation, 'unsendable');
         return Promise.resolve({ ok: false, failure: { kind: 'unsendable' } });
       }
       if (!scope.budget.take()) {
-        observer?.refused?.(operation, 'budget');
+        scope.observer?.refused?.(operation, 'budget');
         return Promise.resolve({ ok: false, failure: { kind: 'budget', limit: scope.budget.limits.calls } });
       }
       return scope.budget.run(() => send(operation, call, scope));

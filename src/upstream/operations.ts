@@ -3,7 +3,7 @@ import { expiredTokenError, missingTokenError } from '../errors.js';
 import type { OperationName } from './contract.js';
 import { isAbsence, toGraphQLError } from './failures.js';
 import type { UpstreamCall, UpstreamHttp } from './http.js';
-import type { RequestScope } from './scope.js';
+import type { CallScope } from './scope.js';
 import { readList, readModel, SHAPES, type ObjectShape } from './shapes.js';
 
 /** How an answer's body is read: as its model (shapes.ts), null when it is not one. */
@@ -49,7 +49,7 @@ export type PerOrderAnswer<O extends PerOrderOperation> = NonNullable<ReturnType
  * knows the bodies and what each answer must hold. Protected calls refuse,
  * before any network traffic, a request without a bearer or with an expired one.
  */
-export function createOperations(http: UpstreamHttp, scope: RequestScope) {
+export function createOperations(http: UpstreamHttp, scope: CallScope) {
   const { auth } = scope;
   function bearer(): string {
     if (!auth.token) throw missingTokenError();

@@ -1,9 +1,9 @@
-// RequestScope: everything one gateway request lends the layers below it, made once where it enters.
+// CallScope: what one gateway request lends the upstream calls made for it, made once where it enters.
 import { randomUUID } from 'node:crypto';
-import type { Context } from '@opentelemetry/api';
 import ipaddr from 'ipaddr.js';
 import type { Auth } from './auth.js';
 import { createCallBudget, type BudgetLimits, type CallBudget, type CallerAllowance } from './budget.js';
+import type { CallObserver } from './http.js';
 
 /** How long, and how many calls: a deadline (epoch ms) and an upstream budget. */
 export interface ScopeLimits {
@@ -13,19 +13,14 @@ export interface ScopeLimits {
   readonly budget: CallBudget;
 }
 
-/** How many loads a request's DataLoaders served, and how many upstream fetches that took. */
-export interface LoadStats {
-  loads: number;
-  fetches: number;
-}
-
-/** What a scope starts from; the limits are made fresh by `RequestScope.limits`. */
+/** What a scope starts from; the limits are made fresh by `CallScope.limits`. */
 export interface ScopeInit extends ScopeLimits {
   id: string;
   auth: Auth;
   acceptLanguage: string | null;
   clientAddress: string | null;
   signal?: AbortSignal;
+  observer?: CallObserver;
 }
 
 /**
@@ -66,13 +61,15 @@ class RunningCalls {
 }
 
 /**
- * One request's scope: the verified caller (`auth`, read once), its id and language, its
- * address, its deadline and upstream budget, the abort signal with the calls running under
- * it, and what its log line will say. The server makes it when the request arrives; the
- * graph's context, the upstream client, the response cache and the metrics read it.
+ * One request's call scope: what its upstream calls need and nothing else. The verified
+ * caller (`auth`, read once), the request id and language, the client address, the deadline
+ * and upstream budget, the abort signal with the calls running under it, and who watches
+ * the calls. The server makes it when the request arrives; the graph's context, the upstream
+ * client, the caller limits and the response cache read it. What the server and the observability keep of the
+ * request (its operation, errors, log fields, trace) is the server's request record, not this.
  * A live event gets one of its own by `renew`, a background poll by `forPoll`.
  */
-export class RequestScope implements ScopeLimits {
+export class CallScope implements ScopeLimits {
   readonly id: string;
   readonly auth: Auth;
   readonly acceptLanguage: string | null;
@@ -82,22 +79,14 @@ export class RequestScope implements ScopeLimits {
   readonly budget: CallBudget;
   /** Aborted when the client goes away: calls not started are not made, running ones are aborted. */
   readonly signal: AbortSignal | undefined;
-  readonly startedAt = Date.now();
-  /** The operation's name, once known: for the log line. */
-  operationName: string | null = null;
-  /** The errors answered, how many of each code: for the log line and the metrics. */
-  readonly errorCodes = new Map<string, number>();
-  /** Whether the operation began to run: errors answered before that refused it on the way in (the metrics' phase). */
-  began = false;
-  /** Fields that tie the log line to other records (the trace's ids). */
-  readonly logFields: Record<string, string> = {};
-  /** What the request's DataLoaders did (the metrics count the loads they saved). */
-  readonly loads: LoadStats = { loads: 0, fetches: 0 };
   /**
-   * The request's trace context when tracing is on: its server span's, then its operation's.
-   * Carried here rather than in async context, so a request no trace records pays for none.
+   * Watches this request's calls (metrics, traces); none when nothing watches. Made per
+   * request by the server, which may close it over what it keeps of the request (the trace
+   * a call's span joins): so the upstream layer passes the request's trace on without
+   * knowing what a trace is, with no slot of an unknown type to cast and no table keyed by
+   * scopes (a renewed scope is another object) to look it up in.
    */
-  trace: Context | undefined;
+  readonly observer: CallObserver | undefined;
   readonly #running: RunningCalls | undefined;
 
   constructor(init: ScopeInit, running?: RunningCalls) {
@@ -108,6 +97,7 @@ export class RequestScope implements ScopeLimits {
     this.deadline = init.deadline;
     this.budget = init.budget;
     this.signal = init.signal;
+    this.observer = init.observer;
     this.#running = running ?? (init.signal && new RunningCalls(init.signal));
   }
 
@@ -117,35 +107,14 @@ export class RequestScope implements ScopeLimits {
   }
 
   /** The scope of a live poll's own call: no client request carries it, the watcher's token does. */
-  static forPoll(token: string, limits: ScopeLimits): RequestScope {
-    return new RequestScope({ id: randomUUID(), auth: { ...ANONYMOUS, token }, acceptLanguage: null, clientAddress: null, ...limits });
+  static forPoll(token: string, limits: ScopeLimits, observer?: CallObserver): CallScope {
+    return new CallScope({ id: randomUUID(), auth: { ...ANONYMOUS, token }, acceptLanguage: null, clientAddress: null, observer, ...limits });
   }
 
-  /** The same request (caller, id, signal, running calls) under other limits: a live event's. */
-  renew(limits: ScopeLimits): RequestScope {
-    const { id, auth, acceptLanguage, clientAddress, signal } = this;
-    const renewed = new RequestScope({ id, auth, acceptLanguage, clientAddress, signal, ...limits }, this.#running);
-    renewed.trace = this.trace;
-    return renewed;
-  }
-
-  /** What the request's log line says of it, whichever transport carried it. */
-  summary() {
-    const { budget } = this;
-    return {
-      requestId: this.id,
-      ...this.logFields,
-      operation: this.operationName,
-      ms: Date.now() - this.startedAt,
-      upstreamCalls: budget.calls,
-      ...(budget.refused > 0 ? { upstreamCallsRefused: budget.refused } : {}),
-      errorCodes: [...this.errorCodes.keys()],
-    };
-  }
-
-  /** Counts an error answered. */
-  answeredError(code: string): void {
-    this.errorCodes.set(code, (this.errorCodes.get(code) ?? 0) + 1);
+  /** The same request (caller, id, signal, running calls, observer) under other limits: a live event's. */
+  renew(limits: ScopeLimits): CallScope {
+    const { id, auth, acceptLanguage, clientAddress, signal, observer } = this;
+    return new CallScope({ id, auth, acceptLanguage, clientAddress, signal, observer, ...limits }, this.#running);
   }
 
   /** Runs `cancel` if the client goes away before the returned function is called. */

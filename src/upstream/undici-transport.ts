@@ -5,7 +5,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
 import { EXHAUSTED_CODES, SOCKETS_PER_HOST, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
-import type { RequestScope } from './scope.js';
+import type { CallScope } from './scope.js';
 
 const POOL_OPTIONS: Pool.Options = {
   connections: SOCKETS_PER_HOST,
@@ -18,7 +18,7 @@ const POOL_OPTIONS: Pool.Options = {
 const HEADERS = { 'user-agent': 'order-graph', accept: 'application/json' };
 const JSON_HEADERS = { ...HEADERS, 'content-type': 'application/json' };
 
-/** Why an attempt was ended before its answer was read. */
+/** Why an attempt was ended before its response was read. */
 type Stop = 'timeout' | 'cancelled' | 'oversized';
 
 // undici's timeouts, should one fire first: the attempt took too long all the same.
@@ -30,13 +30,13 @@ function describeError(error: unknown): CallFailure {
   if (typeof code !== 'string') return { kind: 'network', code: undefined };
   if (TIMEOUT_CODES.has(code)) return { kind: 'timeout' };
   if (EXHAUSTED_CODES.has(code)) return { kind: 'exhausted', code };
-  // "other side closed": the upstream hung up before its answer was whole, which Node's own
+  // "other side closed": the upstream hung up before its response was whole, which Node's own
   // client (and so got) calls ECONNRESET; socket errors with a code of their own come as they are.
   return { kind: 'network', code: code === 'UND_ERR_SOCKET' ? 'ECONNRESET' : code };
 }
 
-/** A whole answer: 2xx is the contract's, 3xx is not followed (not the contract), the rest is a status failure. */
-function answer(status: number, headers: IncomingHttpHeaders, body: string): UpstreamResult {
+/** A whole response: 2xx is the contract's, 3xx is not followed (not the contract), the rest is a status failure. */
+function resultOf(status: number, headers: IncomingHttpHeaders, body: string): UpstreamResult {
   if (status >= 200 && status <= 299) return { ok: true, status, body };
   if (status < 400) return { ok: false, failure: { kind: 'malformed', status } };
   const retryAfter = headers['retry-after'];
@@ -44,13 +44,13 @@ function answer(status: number, headers: IncomingHttpHeaders, body: string): Ups
 }
 
 /**
- * One attempt on a pool, settled exactly once: by its whole answer, its error, its timer, the
- * client going away, or the answer passing `maxBodyBytes` (counted as it arrives, so an answer
+ * One attempt on a pool, settled exactly once: by its whole response, its error, its timer, the
+ * client going away, or the body passing `maxBodyBytes` (counted as it arrives, so a body
  * without a length is cut off too). The abort reaches undici through an emitter as its
  * `signal` (cheaper than an AbortController per call); the attempt settles at once either way,
  * even while still queued for a connection.
  */
-function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: RequestScope, timeoutMs: number, maxBodyBytes: number): Promise<UpstreamResult> {
+function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: CallScope, timeoutMs: number, maxBodyBytes: number): Promise<UpstreamResult> {
   return new Promise((resolve) => {
     const signal = new EventEmitter();
     let settled = false;
@@ -79,7 +79,7 @@ function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: Reques
         if (bytes > maxBodyBytes) return stop('oversized');
         chunks.push(chunk);
       });
-      body.on('end', () => settle(answer(statusCode, headers, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)).toString('utf8'))));
+      body.on('end', () => settle(resultOf(statusCode, headers, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)).toString('utf8'))));
     });
   });
 }

@@ -8,7 +8,7 @@ import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator } from '../../src/simulator/server.js';
 import { gotTransport } from '../../src/upstream/got-transport.js';
 import { createUpstreamHttp, type UpstreamHttpOptions } from '../../src/upstream/http.js';
-import { RequestScope } from '../../src/upstream/scope.js';
+import { CallScope } from '../../src/upstream/scope.js';
 import { undiciTransport } from '../../src/upstream/undici-transport.js';
 import { demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
@@ -24,13 +24,13 @@ afterEach(async () => {
 });
 
 const scope = (signal?: AbortSignal) =>
-  new RequestScope({
+  new CallScope({
     id: 'req-1',
     auth: { token: 'token-1', expired: false, expiresAt: null },
     acceptLanguage: 'de-DE',
     clientAddress: '203.0.113.7',
     signal,
-    ...RequestScope.limits(5000, { calls: 100, concurrency: 16, retries: 4 }),
+    ...CallScope.limits(5000, { calls: 100, concurrency: 16, retries: 4 }),
   });
 
 const estimate = { params: { orderID: 'ord-1' }, bearer: 'token-1' };
