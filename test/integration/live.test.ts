@@ -201,7 +201,11 @@ describe('orderUpdates', () => {
     // About one poll per interval (one more or less by where the window falls), not 50 per interval.
     expect(polls).toBeGreaterThanOrEqual(intervals / 2);
     expect(polls).toBeLessThanOrEqual(intervals + 2);
-    expect(simulator.requestLog.filter((entry) => entry.operation === 'customerDetails')).toHaveLength(50);
+    // Each subscriber verified once as it subscribes; after that one token check per round at
+    // most (the 50 share a token), made only when a poll came late on a loaded machine: never 50 a round.
+    const checks = simulator.requestLog.filter((entry) => entry.operation === 'customerDetails').length;
+    expect(checks).toBeGreaterThanOrEqual(50);
+    expect(checks).toBeLessThanOrEqual(50 + intervals);
   });
 
   it('polling stops when the last stream ends', async () => {
