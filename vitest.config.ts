@@ -1,13 +1,20 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
     // Vite would pick graphql's ESM build for our files while yoga, loaded by Node, gets the
     // CommonJS one: two graphql realms, and GraphQLError instanceof checks fail across them.
-    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+    alias: [
+      { find: /^graphql$/, replacement: 'graphql/index.js' },
+      // The tracker page's modules import the SDK by its package name; in this repository it is
+      // taken from its sources, as the page's own build takes it (examples/order-tracker/vite.config.ts).
+      { find: /^@order-graph\/client$/, replacement: fileURLToPath(new URL('./src/client/index.ts', import.meta.url)) },
+    ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // The tracker page's own tests live beside it, typed by its compiler settings.
+    include: ['test/**/*.test.ts', 'examples/order-tracker/test/**/*.test.tsx'],
     setupFiles: ['test/setup/no-secrets-in-logs.ts'],
     // Four files at a time on two cores: most of the suite waits (on servers, child processes,
     // timers), and four keep the cores busy (about 155 s against 200 s with two; six are no

@@ -3,6 +3,7 @@
 // mutation and keeps the access token in this page's memory only (never in storage): every
 // request the page sends to the endpoint carries it as `Authorization: Bearer …`, unless
 // the Headers pane sets an Authorization of its own. Closing or reloading the page forgets it.
+// It also fits GraphiQL to the window under the bar and gives the page its landmarks and heading.
 
 // A block, not a function: its names stay out of the page's globals, and each part below is
 // a small function of its own.
@@ -12,18 +13,40 @@
   const nativeFetch = window.fetch.bind(window);
   let session = null; // { username, token, expiresAt }
 
-  // The bar wraps instead of widening the page: the picker's label takes at least 20rem and
-  // grows into what is left, so at desktop width everything stays on one line and on a phone
-  // (390 px) the picker gets a line of its own, with Sign in and the status below it. The
-  // closed picker cuts its text at its width; the open list shows each option whole. Without
-  // min-width: 0 a select is as wide as its longest option (1,144 px here) and no flex item
-  // would shrink below that.
+  // The page is its window: the bar on top, GraphiQL in the rest, nothing to scroll but
+  // GraphiQL's own panes. GraphiQL sizes itself 100vh, more than is left under the bar; and
+  // its editors are positioned against the page (none of their ancestors is positioned), so
+  // their 5,000 px line-number gutters made the document that tall: #root is positioned and
+  // clips them.
+  //
+  // The bar wraps instead of widening the page: the heading and the form share a line at
+  // desktop width; on a phone (390 px) the form gets a line of its own, the picker one of its
+  // own in it, with Sign in and the status below. The picker's label takes at least 20rem and
+  // grows into what is left; the closed picker cuts its text at its width, the open list
+  // shows each option whole. Without min-width: 0 a select is as wide as its longest option
+  // (1,144 px here) and no flex item would shrink below that.
+  //
+  // GraphiQL's logo is not shown: it repeats the bar's heading (Order Graph), in a grey below
+  // WCAG contrast, and on a phone it wraps over the tab row.
+  //
+  // GraphiQL's tabs are framer-motion Reorder items held within the tab strip. When the strip
+  // or a tab changes size (the default tabs are added one by one), framer shifts each tab's
+  // drag offset to keep its relative place in the strip, and the offset stays: tabs carry
+  // offsets of hundreds of pixels, which GraphiQL's style hides unless the tab has focus.
+  // Pressing a tab focuses it, the offset shows, the tab leaves the pointer and the release
+  // lands on the strip: no click, the tab is not selected (3 presses in 5 in Chromium). Here a
+  // tab's offset shows only while it is dragged (the pointer moved while pressed).
   const STYLE = `
     body { display: flex; flex-direction: column; height: 100vh; height: 100dvh; margin: 0; }
-    #root { flex: 1; min-height: 0; height: auto !important; }
-    #order-graph-sign-in { flex: none; display: flex; flex-wrap: wrap; gap: 0.4rem 0.5rem; align-items: center;
+    #root { flex: 1; min-height: 0; height: auto !important; position: relative; overflow: hidden; }
+    #root .graphiql-container { height: 100%; width: 100%; }
+    #root .graphiql-logo { display: none; }
+    .graphiql-tabs:not([data-dragging]) > .graphiql-tab { transform: none !important; }
+    #order-graph-bar { flex: none; display: flex; flex-wrap: wrap; gap: 0.4rem 0.75rem; align-items: center;
       padding: 0.4rem 1rem; font: 14px system-ui, sans-serif; border-bottom: 1px solid #d0d4db; background: #f6f7f9; color: #1f2430; }
-    #order-graph-sign-in strong, #order-graph-sign-in label, #order-graph-sign-in button { white-space: nowrap; }
+    #order-graph-bar h1 { margin: 0; font-size: inherit; font-weight: 700; white-space: nowrap; }
+    #order-graph-sign-in { flex: 1 1 20rem; min-width: 0; display: flex; flex-wrap: wrap; gap: 0.4rem 0.5rem; align-items: center; }
+    #order-graph-sign-in label, #order-graph-sign-in button { white-space: nowrap; }
     #order-graph-sign-in label { display: flex; flex: 1 1 20rem; min-width: 0; gap: 0.4rem; align-items: center; }
     #order-graph-sign-in select { flex: 1 1 0; min-width: 0; }
     #order-graph-sign-in input { flex: 1 1 10rem; min-width: 0; }
@@ -34,8 +57,11 @@
     #order-graph-sign-in [hidden] { display: none; }
     @media (max-width: 40rem) {
       /* Phones zoom into a field whose text is under 16px when it takes focus, and stay zoomed. */
-      #order-graph-sign-in { padding: 0.5rem 0.75rem; }
+      #order-graph-bar { padding: 0.5rem 0.75rem; }
       #order-graph-sign-in input, #order-graph-sign-in select, #order-graph-sign-in button { font-size: 16px; min-height: 2.25rem; }
+      /* Four tabs do not fit across a phone: they wrap onto a second row rather than scroll out of sight. */
+      #root .graphiql-session-header { height: auto; flex-wrap: wrap; }
+      #root .graphiql-tabs { flex-wrap: wrap; overflow: visible; }
       /* GraphiQL sets the answer beside the editors, which leaves it some 50 px of a phone's
          width: stacked, each has the whole width. Its drag bar only resizes sideways. */
       .graphiql-container #graphiql-session { flex-direction: column; }
@@ -81,7 +107,11 @@
   const status = field(
     '<span class="status" role="status" aria-live="polite">Not signed in: sign in to run the queries as a customer.</span>',
   );
-  bar.append(field('<strong>Order Graph</strong>'), credentials, signIn, signOut, status);
+  bar.append(credentials, signIn, signOut, status);
+  // The page's banner: its heading, then the form.
+  const header = document.createElement('header');
+  header.id = 'order-graph-bar';
+  header.append(field('<h1>Order Graph</h1>'), bar);
 
   const show = (message, error = false) => {
     status.textContent = message;
@@ -129,11 +159,32 @@
     show('Signed out: the token is forgotten.');
   };
 
+  /** Marks the tab strip while a tab is dragged (pressed, then moved past framer's 3 px), so its offset shows then only. */
+  const onTabPress = (event) => {
+    const strip = event.target instanceof Element ? event.target.closest('.graphiql-tab')?.parentElement : null;
+    if (!strip) return;
+    const moved = (move) => {
+      if (Math.hypot(move.clientX - event.clientX, move.clientY - event.clientY) > 3) strip.dataset.dragging = '';
+    };
+    const released = () => {
+      delete strip.dataset.dragging;
+      window.removeEventListener('pointermove', moved, true);
+      window.removeEventListener('pointerup', released, true);
+      window.removeEventListener('pointercancel', released, true);
+    };
+    window.addEventListener('pointermove', moved, true);
+    window.addEventListener('pointerup', released, true);
+    window.addEventListener('pointercancel', released, true);
+  };
+
   window.fetch = (input, init = {}) => nativeFetch(input, withToken(input, init));
   bar.addEventListener('submit', onSubmit);
   signOut.addEventListener('click', onSignOut);
+  window.addEventListener('pointerdown', onTabPress, true);
   const style = document.createElement('style');
   style.textContent = STYLE;
   document.head.append(style);
-  document.body.prepend(bar);
+  document.body.prepend(header);
+  // GraphiQL is the page's main content (its root element is React's, its attributes are not).
+  document.getElementById('root')?.setAttribute('role', 'main');
 }

@@ -1,21 +1,23 @@
 // The order-tracker page as a customer meets it, in Debian's Chromium, at desktop and phone
 // width, against the gateway on the simulator: sign in, the whole order with every part,
 // then the demo's order moved by the simulator's own advance URL and the change shown, with
-// a new entry in the history, without a reload; each part an order's stage has not reached
-// saying when it comes; the page checked with axe-core and the keyboard.
+// a new entry in the history, without a reload; for every demo customer, everything the
+// page's query answers shown (each amount of the estimate, each payment's fee, each option
+// code named), a card per stage-gated part the order's availability lists and each part its
+// stage has not reached saying when it comes; the page checked with axe-core and the keyboard.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { hasReached, ORDER_STAGES } from '../../src/upstream/contract.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
-import { demoOrders } from '../helpers/demo.js';
+import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
-import { buildTrackerPage, trackerScriptBytes } from '../helpers/tracker-page.js';
+import { buildTrackerPage, gatedField, trackerOrders, trackerScriptBytes, type TrackerOrder } from '../helpers/tracker-page.js';
 
 const SCREENSHOTS = new URL('../../test-results/', import.meta.url);
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -72,17 +74,31 @@ const part = (page: Page, field: string) => page.locator(`[data-part="${field}"]
 const events = (page: Page) => page.locator('.timeline .event').count();
 const currentStage = (page: Page) => page.locator('.progress li[aria-current="step"] .label').innerText();
 
-/** Signs in as a demo customer and waits for the whole order: every part arrived, the history read. */
+/** What the page's own query answers the demo customer now, read through the SDK. */
+const ordersOf = (username: string) => trackerOrders(gateway.endpoint, username, demoCustomer(simulator, username).password);
+
+/** Waits until the page shows the whole of these orders: every part arrived, the history read, a card per stage-gated part each order's availability lists. */
+async function wholeOrders(page: Page, orders: readonly TrackerOrder[]) {
+  await expect.poll(() => page.locator('.part[aria-busy="true"], .timeline[aria-busy="true"]').count(), { timeout: 30_000 }).toBe(0);
+  await expect.poll(() => page.locator('.order').count()).toBe(orders.length);
+  await expect
+    .poll(() => page.locator('.part[data-gated]').count())
+    .toBe(orders.reduce((sum, order) => sum + order.availability.length, 0));
+}
+
+/** Signs in as a demo customer and waits for the whole order; returns the orders as the page's query answers them. */
 async function signIn(page: Page, username: string) {
   const index = await page
     .locator('select[name="demo"] option')
     .evaluateAll((options, name) => options.findIndex((option) => option.textContent?.startsWith(`${name} `)), username);
   await page.getByLabel('Demo customer').selectOption(String(index));
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => page.locator('.part[aria-busy="true"], .timeline[aria-busy="true"]').count(), { timeout: 30_000 }).toBe(0);
-  await expect.poll(() => page.locator('.part').count()).toBe(5);
+  const orders = await ordersOf(username);
+  await wholeOrders(page, orders);
+  return orders;
 }
 
+/** axe-core's findings on the whole page, of every impact. */
 async function axeViolations(page: Page) {
   // Run through the DevTools protocol, so the page's CSP (no inline script) stays as it is.
   await page.evaluate(AXE);
@@ -94,9 +110,93 @@ async function axeViolations(page: Page) {
         ).axe.run()
       ).violations,
   );
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.nodes.length})`);
+  return violations.map((violation) => `${violation.id} (${violation.impact}, ${violation.nodes.length})`);
+}
+
+/** Every amount in a value of the page's query (Money: an amount and its currency), by its path: `fees.0.amount`, `total`. */
+function amounts(value: unknown, path: string[] = []): { field: string; amount: string; currencyCode: string }[] {
+  if (value === null || typeof value !== 'object') return [];
+  const { amount, currencyCode } = value as { amount?: unknown; currencyCode?: unknown };
+  if (typeof amount === 'string' && typeof currencyCode === 'string') return [{ field: path.join('.'), amount, currencyCode }];
+  return Object.entries(value).flatMap(([key, inner]) => amounts(inner, [...path, key]));
+}
+
+/** A part's rows as the page shows them: each label with its value. */
+const rows = (card: Locator) =>
+  card
+    .locator(':scope > dl > .row')
+    .evaluateAll((found) => found.map((row) => [row.querySelector('dt')!.textContent, row.querySelector('dd')!.textContent]));
+
+/** An enum value as the page writes it in words: ORDER_FEE, "Order fee". */
+const words = (code: string) => code.charAt(0) + code.slice(1).toLowerCase().replaceAll('_', ' ');
+
+/** The price card against the estimate: each amount it holds, at the estimate's field, its exact value and its text in the reader's locale (a credit taken off). */
+async function expectPriceCard(page: Page, card: Locator, estimate: NonNullable<Extract<TrackerOrder, { estimate: unknown }>['estimate']>) {
+  const shown = await card
+    .locator('data[data-field]')
+    .evaluateAll((found) =>
+      found.map((data) => ({ field: (data as HTMLElement).dataset.field, value: (data as HTMLDataElement).value, text: data.textContent })),
+    );
+  const expected = [];
+  for (const { field, amount, currencyCode } of amounts(estimate)) {
+    const text = await page.evaluate(
+      ([amount, currency]) => new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(Number(amount)),
+      [amount, currencyCode] as const,
+    );
+    expected.push({ field, value: amount, text: field.startsWith('credits.') ? `−${text}` : text });
+  }
+  expect(shown.sort((a, b) => a.field!.localeCompare(b.field!))).toEqual(expected.sort((a, b) => a.field.localeCompare(b.field)));
+  // Each fee, tax and credit under its own name.
+  const labels = (await rows(card)).map(([label]) => label);
+  for (const line of [...estimate.fees, ...estimate.taxes, ...estimate.credits])
+    expect(labels.some((label) => label?.startsWith(line.description ?? words(line.code)))).toBe(true);
+}
+
+/** One order's card against the order as the page's query answers it: every part, each code labelled for what it is. */
+async function expectOrder(page: Page, order: TrackerOrder) {
+  const article = page.locator('.order').filter({ has: page.getByRole('heading', { level: 2, name: order.reservationId }) });
+  const part = (field: string) => article.locator(`.part[data-part="${field}"]`);
+  const labels = await article.locator('.progress li .label').allInnerTexts();
+  // A card per stage-gated part the order's availability lists, in its order, and no other.
+  expect(
+    await article.locator('.part[data-gated]').evaluateAll((cards) => cards.map((card) => (card as HTMLElement).dataset.part)),
+  ).toEqual(order.availability.map(({ part }) => gatedField(part)));
+  for (const { part: name, from, available } of order.availability) {
+    const text = await part(gatedField(name)).innerText();
+    if (available) expect(text, name).not.toMatch(/Available from|cancelled/);
+    else if (order.status === 'CANCELLED') expect(text, name).toContain('Not for a cancelled order.');
+    else expect(text, name).toContain(`Available from the “${labels[ORDER_STAGES.indexOf(from as never)]}” stage.`);
+  }
+  const dash = (value: string | number | null | undefined) => (value === null || value === undefined ? '—' : String(value));
+  expect(await rows(part('order'))).toEqual(
+    expect.arrayContaining([
+      ['Model', dash(order.product?.model)],
+      ['Trim', dash(order.product?.trim)],
+      ['Exterior', dash(order.configuration?.exterior)],
+      ['Interior', dash(order.configuration?.interior)],
+      ['Wheels', dash(order.configuration?.wheel)],
+    ]),
+  );
+  if ('vehicle' in order && order.vehicle) {
+    const { vehicle } = order;
+    expect(await rows(part('vehicle'))).toEqual(
+      expect.arrayContaining([
+        ['Model year', dash(vehicle.modelYear)],
+        ['Model', vehicle.model],
+        ['Trim', dash(vehicle.trim)],
+        ['Exterior', dash(vehicle.exterior)],
+        ['Interior', dash(vehicle.interior)],
+        ['Wheels', dash(vehicle.wheel)],
+        ['VIN', vehicle.vin],
+      ]),
+    );
+  }
+  if ('estimate' in order && order.estimate) await expectPriceCard(page, part('estimate'), order.estimate);
+  const payments = 'payments' in order ? (order.payments ?? []) : [];
+  const shownPayments = await part('payments').locator('li').allInnerTexts();
+  expect(shownPayments).toHaveLength(payments.length);
+  payments.forEach((payment, i) => expect(shownPayments[i]).toContain(`${words(payment.feeType)}: `));
+  payments.forEach((payment, i) => expect(shownPayments[i]).toContain(`, ${payment.status.toLowerCase()}`));
 }
 
 describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
@@ -112,10 +212,11 @@ describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
       const { page, problems, deferredAnswers } = await open(width);
       mkdirSync(SCREENSHOTS, { recursive: true });
 
-      await signIn(page, READY);
+      const [order] = await signIn(page, READY);
       const vin = simulator.data.vehicleDetails.find((vehicle) => vehicle.reservationId === 'OC-ACBDE')!.vin;
-      for (const field of ['vehicle', 'pickup', 'estimate', 'payments', 'tradeIn'])
-        expect(await part(page, field).getAttribute('data-state')).toBe('shown');
+      // Every part there: the order record, each stage-gated part (all reached), the payments, the trade-in.
+      for (const field of ['order', ...order!.availability.map(({ part }) => gatedField(part)), 'payments', 'tradeIn'])
+        expect([field, await part(page, field).getAttribute('data-state')]).toEqual([field, 'shown']);
       expect(await part(page, 'vehicle').innerText()).toContain(vin);
       expect(await part(page, 'pickup').innerText()).toContain('Center Plus Los Angeles');
       expect(await part(page, 'estimate').innerText()).toMatch(/Paid[\s\S]*Due/);
@@ -156,20 +257,35 @@ describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
     },
   );
 
-  it.each(['early@demo.test', 'confirmed@demo.test', 'production@demo.test', 'cancelled@demo.test'])(
-    '%s: each part the order’s stage has not reached says from which stage (as the progress line names it), or that the order was cancelled',
-    async (username) => {
-      const { page, problems } = await open(1280);
-      await signIn(page, username);
-      const [order] = demoOrders(simulator, username);
-      const labels = await page.locator('.progress li .label').allInnerTexts();
-      expect(labels).toHaveLength(ORDER_STAGES.length);
-      for (const [field, from] of Object.entries(AVAILABLE_FROM)) {
-        const text = await part(page, field).innerText();
-        if (hasReached(order!.status, from)) expect(text, field).not.toMatch(/Available from|cancelled/);
-        else if (order!.status === 'CANCELLED') expect(text, field).toContain('Not for a cancelled order.');
-        else expect(text, field).toContain(`Available from the “${labels[ORDER_STAGES.indexOf(from)]}” stage.`);
-      }
+  const CUSTOMERS = [
+    'early@demo.test',
+    'confirmed@demo.test',
+    'production@demo.test',
+    'ready@demo.test',
+    'two-orders@demo.test',
+    'cancelled@demo.test',
+    'no-orders@demo.test',
+  ];
+  it.each(CUSTOMERS.flatMap((username) => [1280, 390].map((width) => ({ username, width }))))(
+    '$username at $width px: everything the query answers is shown, a card per stage-gated part, each part not reached saying from which stage',
+    async ({ username, width }) => {
+      const { page, problems } = await open(width);
+      const orders = await signIn(page, username);
+      expect(orders.map(({ reservationId }) => reservationId)).toEqual(
+        demoOrders(simulator, username).map(({ reservationId }) => reservationId),
+      );
+      // The API lists every stage-bound field of the stage table, each as the stage table says.
+      for (const order of orders)
+        expect(order.availability).toEqual(
+          Object.entries(AVAILABLE_FROM).map(([field, from]) => ({
+            part: field.toUpperCase(),
+            from,
+            available: hasReached(order.status, from),
+          })),
+        );
+      for (const order of orders) await expectOrder(page, order);
+      if (orders.length === 0) expect(await page.locator('main').innerText()).toContain('No orders yet.');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       expect(await axeViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
       await page.close();
@@ -184,7 +300,7 @@ describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign in');
     expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('.part').count(), { timeout: 30_000 }).toBe(5);
+    await wholeOrders(page, await ordersOf(READY));
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign out');
     expect(problems).toEqual([]);

@@ -1,9 +1,13 @@
-// The order-tracker page built from its sources (examples/order-tracker/) into a folder of the caller's, as npm run build builds it, and its size.
+// The order-tracker page built from its sources (examples/order-tracker/) into a folder of the
+// caller's, as npm run build builds it, its size, and what its own query answers a customer.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { TrackerOrderDocument, type TrackerOrderQuery } from '../../examples/order-tracker/src/gql/graphql.js';
+import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
+import { createOrderClient } from '../../src/client/index.js';
 import { ROOT } from './process.js';
 
 /** Builds the page with Vite (a process of its own: the build's modules stay out of the test's). */
@@ -26,4 +30,24 @@ export function trackerScriptBytes(folder: string): { raw: number; gzipped: numb
   const scripts = readdirSync(join(folder, 'assets')).filter((name) => name.endsWith('.js'));
   const bodies = scripts.map((name) => readFileSync(join(folder, 'assets', name)));
   return { raw: bodies.reduce((sum, body) => sum + body.length, 0), gzipped: bodies.reduce((sum, body) => sum + gzipSync(body).length, 0) };
+}
+
+export type TrackerOrder = NonNullable<NonNullable<TrackerOrderQuery['me']>['orders']>[number];
+
+/** The customer's orders as the page's own query (its every deferred part) answers them, read through the SDK as the page reads it. */
+export async function trackerOrders(endpoint: string, username: string, password: string): Promise<TrackerOrder[]> {
+  const client = createOrderClient({ endpoint });
+  await client.login(username, password);
+  let last: { data: TrackerOrderQuery | null; errors: unknown[] } | undefined;
+  for await (const result of client.deferred(TrackerOrderDocument)) last = result;
+  if (!last?.data?.me || last.errors.length > 0)
+    throw new Error(`the tracker's query failed for ${username}: ${JSON.stringify(last?.errors)}`);
+  return last.data.me.orders ?? [];
+}
+
+/** The Order field an OrderPart of `Order.availability` names (VEHICLE: vehicle), from the stage table. */
+export function gatedField(part: string): string {
+  const field = Object.keys(AVAILABLE_FROM).find((candidate) => candidate.toUpperCase() === part);
+  if (!field) throw new Error(`OrderPart ${part} names no stage-bound field of AVAILABLE_FROM`);
+  return field;
 }

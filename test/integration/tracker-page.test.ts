@@ -8,6 +8,7 @@ import { createOrderClient } from '../../src/client/index.js';
 import { TrackerOrderDocument, type TrackerOrderQuery } from '../../examples/order-tracker/src/gql/graphql.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { startGateway } from '../helpers/harness.js';
+import { gatedField } from '../helpers/tracker-page.js';
 
 const HTML = '<!doctype html><title>tracker</title><script type="module" src="/tracker/assets/index-abc123.js"></script>';
 const SCRIPT = 'console.log("tracker");'.repeat(50);
@@ -125,6 +126,9 @@ describe("the SDK's deferred() with the page's own document", () => {
     expect(firstOrder.reservationId).toBe('OC-ACBDE');
     expect('vehicle' in firstOrder).toBe(false);
     const lastOrder = results.at(-1)!.data!.me!.orders![0]!;
-    for (const part of ['vehicle', 'pickup', 'estimate', 'payments', 'tradeIn']) expect(lastOrder).toHaveProperty(part);
+    // Each stage-gated part the order's availability lists, and the parts every order has.
+    expect(lastOrder.availability.length).toBeGreaterThan(0);
+    for (const part of [...lastOrder.availability.map(({ part }) => gatedField(part)), 'payments', 'tradeIn', 'history'])
+      expect(lastOrder).toHaveProperty(part);
   });
 });

@@ -41,7 +41,7 @@ function Tracker({ client, settings, onSignOut }: { client: OrderClient; setting
             {[order.product?.model, order.product?.trim].filter(Boolean).join(' ') || 'Your order'}{' '}
             <span className="muted">· {order.reservationId}</span>
           </h2>
-          <Progress status={order.status} />
+          <Progress status={order.status} rawStatus={order.rawStatus} />
           <OrderParts order={order} index={index} complete={view.complete} errors={view.errors} />
           <Timeline order={order} complete={view.complete} />
         </article>

@@ -1,4 +1,4 @@
-// How the page writes the API's values: stages, money, dates and changed fields, in the reader's locale.
+// How the page writes the API's values: stages, codes, money, dates and changed fields, in the reader's locale.
 import { ORDER_STAGES } from '@order-graph/client';
 
 const STAGE_NAMES: Record<string, string> = {
@@ -18,6 +18,23 @@ export const stageName = (status: string) => STAGE_NAMES[status] ?? status.toLow
 
 /** The order's place among the stages; -1 for a status that is none of them (CANCELLED, unknown). */
 export const stageIndex = (status: string) => (ORDER_STAGES as readonly string[]).indexOf(status);
+
+/** An enum value or a code as words: CREDIT_CARD as "Credit card". */
+export const words = (code: string) => {
+  const text = code.toLowerCase().replaceAll('_', ' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
+/** A field's name as words: tradeIn as "Trade in". */
+export const fieldWords = (field: string) => words(field.replace(/([a-z\d])([A-Z])/g, '$1_$2'));
+
+const FEE_TYPES: Record<string, string> = { ORDER_FEE: 'Order fee' };
+
+/** What a payment is for (its FeeType); a fee type this page does not know in plain words. */
+export const feeTypeName = (feeType: string) => FEE_TYPES[feeType] ?? words(feeType);
+
+/** A rate as a fraction (0.095) as a percentage: "9.5%". */
+export const percent = (rate: number) => new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 3 }).format(rate);
 
 /** A Decimal amount in its currency. Display only: no arithmetic is done on it. */
 export function money(value: { amount: string; currencyCode: string } | null | undefined): string {

@@ -1,11 +1,13 @@
 // One order at a glance: its stage as a progress line with what comes next, then each part as it arrives.
 import { ORDER_STAGES, type OrderGraphError } from '@order-graph/client';
-import { changeLines, dateTime, day, money, stageIndex, stageName } from './format';
+import { changeLines, dateTime, stageIndex, stageName } from './format';
 import { Part } from './part';
+import { ANY_VIEW, GATED_VIEWS, OrderFacts, PaymentsList, TradeInFacts } from './part-views';
+import { gatedParts } from './parts';
 import type { TrackedOrder } from './tracked-order';
 
 /** The stages as a line: done, the current one, and what comes next. */
-export function Progress({ status }: { status: string }) {
+export function Progress({ status, rawStatus }: { status: string; rawStatus: string }) {
   const at = stageIndex(status);
   const next = at >= 0 ? ORDER_STAGES[at + 1] : undefined;
   return (
@@ -20,7 +22,7 @@ export function Progress({ status }: { status: string }) {
       </ol>
       <p className="next">
         {at < 0
-          ? `This order is ${stageName(status).toLowerCase()}.`
+          ? `This order is ${stageName(status === 'UNKNOWN' ? rawStatus : status).toLowerCase()}.`
           : next
             ? `Now: ${stageName(status)}. Next: ${stageName(next)}.`
             : `Now: ${stageName(status)}. Nothing comes after this stage.`}
@@ -29,22 +31,7 @@ export function Progress({ status }: { status: string }) {
   );
 }
 
-type Parts = Partial<Pick<Extract<TrackedOrder, { vehicle: unknown }>, 'vehicle'>> &
-  Partial<Pick<Extract<TrackedOrder, { pickup: unknown }>, 'pickup'>> &
-  Partial<Pick<Extract<TrackedOrder, { estimate: unknown }>, 'estimate'>> &
-  Partial<Pick<Extract<TrackedOrder, { payments: unknown }>, 'payments'>> &
-  Partial<Pick<Extract<TrackedOrder, { tradeIn: unknown }>, 'tradeIn'>>;
-
-function Row({ label, children }: { label: string; children: string }) {
-  return (
-    <div className="row">
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
-}
-
-/** The order's parts, each from its own deferred payload. */
+/** The order's parts, each from its own deferred payload: the order record, a card per stage-gated part its `availability` lists, its payments and its trade-in. */
 export function OrderParts({
   order,
   index,
@@ -56,73 +43,38 @@ export function OrderParts({
   complete: boolean;
   errors: OrderGraphError[];
 }) {
-  const parts = order as TrackedOrder & Parts;
-  const part = (field: keyof Parts) => {
-    const gate = order.availability.find((entry) => entry.part === field.toUpperCase());
-    return {
-      field,
-      arrived: field in order,
-      complete,
-      errors: errors.filter((e) => e.path?.[2] === index && e.path[3] === field),
-      notReached: gate && !gate.available ? { from: gate.from, cancelled: order.status === 'CANCELLED' } : undefined,
-    };
-  };
-  const { vehicle, pickup, estimate, payments, tradeIn } = parts;
+  const values = order as TrackedOrder & Record<string, unknown>;
+  const part = (field: string) => ({
+    orderId: order.id,
+    orderName: order.reservationId,
+    field,
+    arrived: field in order,
+    complete,
+    errors: errors.filter((e) => e.path?.[2] === index && e.path[3] === field),
+  });
+  const payments = 'payments' in order ? order.payments : undefined;
+  const tradeIn = 'tradeIn' in order ? order.tradeIn : undefined;
   return (
     <div className="parts">
-      <Part title="Vehicle" {...part('vehicle')} empty="No vehicle assigned yet.">
-        {vehicle ? (
-          <dl>
-            <Row label="Model">{[vehicle.modelYear, vehicle.model, vehicle.trim].filter(Boolean).join(' ')}</Row>
-            <Row label="Colours">{[vehicle.exterior, vehicle.interior].filter(Boolean).join(', ') || '—'}</Row>
-            <Row label="VIN">{vehicle.vin}</Row>
-          </dl>
-        ) : null}
+      <Part title="Order" {...part('order')} arrived empty="">
+        <OrderFacts order={order} />
       </Part>
-      <Part title="Pickup" {...part('pickup')} empty="No pickup centre yet.">
-        {pickup ? (
-          <dl>
-            <Row label="Centre">{pickup.name}</Row>
-            <Row label="Address">
-              {[pickup.address?.line1, pickup.address?.city, pickup.address?.region].filter(Boolean).join(', ') || '—'}
-            </Row>
-            <Row label="Pickup date">
-              {pickup.earliestPickupDate ? day(pickup.earliestPickupDate) : pickup.available ? 'Ready now' : 'Not set yet'}
-            </Row>
-          </dl>
-        ) : null}
-      </Part>
-      <Part title="Price" {...part('estimate')} empty="No price estimate yet.">
-        {estimate ? (
-          <dl>
-            <Row label={estimate.isEstimate ? 'Estimated total' : 'Total'}>{money(estimate.total)}</Row>
-            <Row label="Paid">{money(estimate.paidTotal)}</Row>
-            <Row label="Due">{money(estimate.amountDue)}</Row>
-          </dl>
-        ) : null}
-      </Part>
+      {gatedParts(order.availability).map(({ field, title, gate }) => {
+        const view = GATED_VIEWS[field] ?? ANY_VIEW;
+        const value = values[field];
+        const empty = view.empty ?? (field in order ? `No ${title.toLowerCase()} yet.` : 'Not shown on this page.');
+        const notReached = gate.available ? undefined : { from: gate.from, cancelled: order.status === 'CANCELLED' };
+        return (
+          <Part key={field} title={view.title ?? title} gated {...part(field)} notReached={notReached} empty={empty}>
+            {value === null || value === undefined ? null : <view.Facts value={value as never} />}
+          </Part>
+        );
+      })}
       <Part title="Payments" {...part('payments')} empty="No payments.">
-        {payments && payments.length > 0 ? (
-          <ul className="plain">
-            {payments.map((p) => (
-              <li key={p.id}>
-                {money(p.amount)} · {p.status.toLowerCase()} · {dateTime(p.paidAt ?? p.createdAt)}
-              </li>
-            ))}
-          </ul>
-        ) : null}
+        {payments && payments.length > 0 ? <PaymentsList payments={payments} /> : null}
       </Part>
       <Part title="Trade-in" {...part('tradeIn')} empty="No trade-in.">
-        {tradeIn ? (
-          <dl>
-            <Row label="Vehicle">
-              {[tradeIn.vehicle?.year, tradeIn.vehicle?.make, tradeIn.vehicle?.model].filter(Boolean).join(' ') || '—'}
-            </Row>
-            <Row label="Offer">{tradeIn.offer ? money(tradeIn.offer.amount) : 'No offer yet'}</Row>
-            <Row label="Offer expires">{dateTime(tradeIn.offer?.expiresAt)}</Row>
-            <Row label="Status">{tradeIn.status.toLowerCase().replaceAll('_', ' ')}</Row>
-          </dl>
-        ) : null}
+        {tradeIn ? <TradeInFacts tradeIn={tradeIn} /> : null}
       </Part>
     </div>
   );
@@ -133,7 +85,9 @@ export function Timeline({ order, complete }: { order: TrackedOrder; complete: b
   const events = 'history' in order ? order.history : undefined;
   return (
     <section className="timeline" aria-labelledby={`history-${order.id}`} aria-busy={!events && !complete}>
-      <h3 id={`history-${order.id}`}>History</h3>
+      <h3 id={`history-${order.id}`}>
+        History<span className="visually-hidden">, {order.reservationId}</span>
+      </h3>
       {!events ? (
         <p className="muted">{complete ? 'The history is not available right now.' : 'Loading…'}</p>
       ) : events.length === 0 ? (

@@ -12,8 +12,14 @@ export interface NotReached {
 
 export interface PartProps {
   title: string;
-  /** The order's field this part shows, as the API names it. */
+  /** The order the part belongs to (its id): two orders' parts never share an element id. */
+  orderId: string;
+  /** The order as its customer names it (its reservation): in the part's name, which is then its own on a page of several orders. */
+  orderName: string;
+  /** The order's field this part shows, as the API names it (`order` for the order record itself). */
   field: string;
+  /** Whether the part is stage-gated (listed in the order's `availability`). */
+  gated?: boolean;
   /** Whether the part's payload has arrived (its field is in the order). */
   arrived: boolean;
   /** The query has ended: a part that has not arrived will not. */
@@ -34,8 +40,20 @@ function absence(errors: OrderGraphError[], notReached: NotReached | undefined, 
   return empty;
 }
 
-export function Part({ title, field, arrived, complete, errors, notReached, empty, children }: PartProps) {
-  const id = `part-${field}`;
+export function Part({
+  title,
+  orderId,
+  orderName,
+  field,
+  gated = false,
+  arrived,
+  complete,
+  errors,
+  notReached,
+  empty,
+  children,
+}: PartProps) {
+  const id = `part-${orderId}-${field}`;
   const waiting = !arrived && !complete;
   return (
     <section
@@ -43,9 +61,13 @@ export function Part({ title, field, arrived, complete, errors, notReached, empt
       aria-labelledby={id}
       aria-busy={waiting}
       data-part={field}
+      data-gated={gated || undefined}
       data-state={waiting ? 'waiting' : children ? 'shown' : 'absent'}
     >
-      <h3 id={id}>{title}</h3>
+      <h3 id={id}>
+        {title}
+        <span className="visually-hidden">, {orderName}</span>
+      </h3>
       {waiting ? <p className="muted">Loading…</p> : (children ?? <p className="muted">{absence(errors, notReached, empty)}</p>)}
     </section>
   );

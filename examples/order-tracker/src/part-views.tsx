@@ -1,0 +1,199 @@
+// What each part of an order shows once it has arrived: every field the page's query selects,
+// each labelled for what it is (an option code as exterior, interior or wheels, a payment by its fee).
+import type { ReactNode } from 'react';
+import { dateTime, day, feeTypeName, money, percent, words } from './format';
+import { fieldLines } from './parts';
+import type { TrackedOrder } from './tracked-order';
+
+/** A deferred part's value, once its payload has arrived. */
+type PartValue<K extends string> = NonNullable<Extract<TrackedOrder, Record<K, unknown>>[K]>;
+type Money = { amount: string; currencyCode: string };
+
+export function Row({ label, children, className }: { label: string; children: ReactNode; className?: string }) {
+  return (
+    <div className={className ? `row ${className}` : 'row'}>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+const text = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '—' : String(value));
+
+/** An amount with its exact value beside the words (`<data value>`), and the estimate field it comes from. */
+function Amount({ of, value, minus = false }: { of: string; value: Money | null | undefined; minus?: boolean }) {
+  if (!value) return <>—</>;
+  return (
+    <data value={value.amount} data-field={of}>
+      {minus ? `−${money(value)}` : money(value)}
+    </data>
+  );
+}
+
+/** The order record itself: the product and the build as ordered, its codes named, and its state. */
+export function OrderFacts({ order }: { order: TrackedOrder }) {
+  return (
+    <dl>
+      <Row label="Model">{text(order.product?.model)}</Row>
+      <Row label="Trim">{text(order.product?.trim)}</Row>
+      <Row label="Exterior">{text(order.configuration?.exterior)}</Row>
+      <Row label="Interior">{text(order.configuration?.interior)}</Row>
+      <Row label="Wheels">{text(order.configuration?.wheel)}</Row>
+      {order.rawStatus !== order.status ? <Row label="Status code">{order.rawStatus}</Row> : null}
+      <Row label="Delivered">{order.delivered ? 'Yes' : 'Not yet'}</Row>
+      <Row label="Last changed">{dateTime(order.updatedAt)}</Row>
+    </dl>
+  );
+}
+
+function VehicleFacts({ value: vehicle }: { value: PartValue<'vehicle'> }) {
+  return (
+    <dl>
+      <Row label="Model year">{text(vehicle.modelYear)}</Row>
+      <Row label="Model">{vehicle.model}</Row>
+      <Row label="Trim">{text(vehicle.trim)}</Row>
+      <Row label="Exterior">{text(vehicle.exterior)}</Row>
+      <Row label="Interior">{text(vehicle.interior)}</Row>
+      <Row label="Wheels">{text(vehicle.wheel)}</Row>
+      <Row label="VIN">{vehicle.vin}</Row>
+    </dl>
+  );
+}
+
+function PickupFacts({ value: pickup }: { value: PartValue<'pickup'> }) {
+  const { line1, city, region, postalCode } = pickup.address ?? {};
+  return (
+    <dl>
+      <Row label="Centre">{pickup.name}</Row>
+      <Row label="Address">{[line1, city, [region, postalCode].filter(Boolean).join(' ')].filter(Boolean).join(', ') || '—'}</Row>
+      <Row label="Pickup date">{pickup.earliestPickupDate ? day(pickup.earliestPickupDate) : 'Not set yet'}</Row>
+      <Row label="Booking">{pickup.available === null ? '—' : pickup.available ? 'Open' : 'Not open yet'}</Row>
+    </dl>
+  );
+}
+
+type Line = { code: string; description: string | null; amount: Money };
+
+/** A fee, tax or credit line of the estimate, under its total. */
+function Lines({
+  of,
+  lines,
+  minus = false,
+  label,
+}: {
+  of: string;
+  lines: readonly Line[];
+  minus?: boolean;
+  label?: (line: Line, i: number) => string;
+}) {
+  return lines.map((line, i) => (
+    <Row key={`${of}.${i}`} className="line" label={label?.(line, i) ?? line.description ?? words(line.code)}>
+      <Amount of={`${of}.${i}.amount`} value={line.amount} minus={minus} />
+    </Row>
+  ));
+}
+
+/** The price breakdown, every amount of the estimate: price, options, each fee and tax with their totals, each credit, then what is paid and due. */
+function PriceFacts({ value: estimate }: { value: PartValue<'estimate'> }) {
+  const taxLabel = (line: Line, i: number) => {
+    const rate = estimate.taxes[i]?.rate;
+    const name = line.description ?? words(line.code);
+    return rate === null || rate === undefined ? name : `${name} (${percent(rate)})`;
+  };
+  return (
+    <>
+      <dl className="amounts">
+        <Row label="Vehicle price">
+          <Amount of="vehiclePrice" value={estimate.vehiclePrice} />
+        </Row>
+        <Row label="Options">
+          <Amount of="optionsTotal" value={estimate.optionsTotal} />
+        </Row>
+        <Row label="Fees">
+          <Amount of="feesTotal" value={estimate.feesTotal} />
+        </Row>
+        <Lines of="fees" lines={estimate.fees} />
+        <Row label="Taxes">
+          <Amount of="taxTotal" value={estimate.taxTotal} />
+        </Row>
+        <Lines of="taxes" lines={estimate.taxes} label={taxLabel} />
+        <Row label="Credits">{estimate.credits.length === 0 ? 'None' : ''}</Row>
+        <Lines of="credits" lines={estimate.credits} minus />
+        <Row className="line" label="Trade-in credit">
+          <Amount of="tradeInCredit" value={estimate.tradeInCredit} />
+        </Row>
+        <Row className="sum" label={estimate.isEstimate ? 'Estimated total' : 'Total'}>
+          <Amount of="total" value={estimate.total} />
+        </Row>
+        <Row label="Paid">
+          <Amount of="paidTotal" value={estimate.paidTotal} />
+        </Row>
+        <Row className="sum" label="Due">
+          <Amount of="amountDue" value={estimate.amountDue} />
+        </Row>
+      </dl>
+      <p className="muted small">{estimate.calculatedAt ? `Worked out ${dateTime(estimate.calculatedAt)}.` : null}</p>
+    </>
+  );
+}
+
+/** Each payment with the fee it is for, its amount and state, how and when it was made. */
+export function PaymentsList({ payments }: { payments: PartValue<'payments'> }) {
+  return (
+    <ul className="plain payments">
+      {payments.map((p) => (
+        <li key={p.id}>
+          <span>
+            {feeTypeName(p.feeType)}: <strong>{money(p.amount)}</strong>, {p.status.toLowerCase()}
+          </span>
+          <span className="muted">
+            {[p.method ? words(p.method) : null, p.paidAt ? `paid ${dateTime(p.paidAt)}` : `made ${dateTime(p.createdAt)}`]
+              .filter(Boolean)
+              .join(', ')}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function TradeInFacts({ tradeIn }: { tradeIn: PartValue<'tradeIn'> }) {
+  return (
+    <dl>
+      <Row label="Vehicle">{[tradeIn.vehicle?.year, tradeIn.vehicle?.make, tradeIn.vehicle?.model].filter(Boolean).join(' ') || '—'}</Row>
+      <Row label="Offer">{tradeIn.offer ? money(tradeIn.offer.amount) : 'No offer yet'}</Row>
+      <Row label="Offer expires">{dateTime(tradeIn.offer?.expiresAt)}</Row>
+      <Row label="Net credit">{money(tradeIn.netCredit)}</Row>
+      <Row label="Status">{tradeIn.status.toLowerCase().replaceAll('_', ' ')}</Row>
+    </dl>
+  );
+}
+
+/** A stage-gated part with no view of its own (newer than this page): each value it holds, labelled. */
+function AnyFacts({ value }: { value: unknown }) {
+  const lines = fieldLines(value);
+  return (
+    <dl>
+      {lines.map(([label, line], i) => (
+        <Row key={i} label={label}>
+          {line}
+        </Row>
+      ))}
+    </dl>
+  );
+}
+
+export interface GatedView {
+  title?: string;
+  empty?: string;
+  Facts: (props: { value: never }) => ReactNode;
+}
+
+/** The views of the stage-gated parts this page knows; any other part the order lists is shown by AnyFacts. */
+export const GATED_VIEWS: Record<string, GatedView | undefined> = {
+  vehicle: { empty: 'No vehicle assigned yet.', Facts: VehicleFacts },
+  pickup: { empty: 'No pickup centre yet.', Facts: PickupFacts },
+  estimate: { title: 'Price', empty: 'No price estimate yet.', Facts: PriceFacts },
+};
+
+export const ANY_VIEW: GatedView = { Facts: AnyFacts };
