@@ -96,7 +96,7 @@ describe('the whole-order query, for every seeded customer', () => {
     const statuses = harness.simulator.data.orders.map((o) => o.status);
     expect(statuses).toEqual(expect.arrayContaining(['RESERVED', 'ORDER_CONFIRMED', 'IN_PRODUCTION', 'READY_FOR_PICKUP']));
     const perUser = new Map<string, number>();
-    for (const o of harness.simulator.data.orders) perUser.set(o.userId, (perUser.get(o.userId) ?? 0) + 1);
+    for (const o of harness.simulator.data.orders) perUser.set(o.userId!, (perUser.get(o.userId!) ?? 0) + 1);
     expect([...perUser.values()]).toContain(2);
     expect(harness.simulator.data.tradeIns.length).toBeGreaterThan(0);
   });
