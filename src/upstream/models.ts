@@ -23,9 +23,10 @@ export interface UpstreamErrorBody {
 /**
  * A value of one kind: `text` a string, `number` a finite number, `flag` a boolean, `amount`
  * an amount toDecimal reads, `epoch` an expiry epochToDateTime reads (epoch seconds, or
- * milliseconds when above 1e12).
+ * milliseconds when above 1e12), `dateTime` a date-time toIsoDateTime reads (so a GraphQL
+ * DateTime can take it as it is).
  */
-export type Leaf = 'text' | 'number' | 'flag' | 'amount' | 'epoch';
+export type Leaf = 'text' | 'number' | 'flag' | 'amount' | 'epoch' | 'dateTime';
 
 /** The shape of a value: a leaf, a list of one shape, or an object. */
 export type Shape = Leaf | { readonly list: Shape } | ObjectShape;
@@ -47,6 +48,7 @@ interface LeafValues {
   flag: boolean;
   amount: UpstreamMoney;
   epoch: number;
+  dateTime: string;
 }
 
 type ValueOf<S> = S extends Leaf

@@ -5,7 +5,7 @@
 import { UpstreamFailedError } from '../errors.js';
 import { CONTRACT, type OperationName } from './contract.js';
 import { SHAPES, type Leaf, type Model, type ModelName, type Shape } from './models.js';
-import { epochToDateTime, toDecimal } from './values.js';
+import { epochToDateTime, toDecimal, toIsoDateTime } from './values.js';
 
 /**
  * A field the upstream sent in the wrong shape, standing in for its value: a resolver that
@@ -30,6 +30,7 @@ const LEAVES: Record<Leaf, (value: unknown) => boolean> = {
   flag: (value) => typeof value === 'boolean',
   amount: (value) => toDecimal(value) !== null,
   epoch: (value) => epochToDateTime(value) !== null,
+  dateTime: (value) => toIsoDateTime(value) !== null,
 };
 
 /** Where a reader is in a body: its keys and indexes, made into text only for an UnreadableValue. */
@@ -88,10 +89,14 @@ export type ResponseOf<O extends OperationName> = Contract[O]['response'] extend
     ? Model<M>
     : never;
 
+/** A body read as `shape`; null when it is not of it (a field of the wrong shape is an UnreadableValue in its place). */
+export function readShape(operation: OperationName, shape: Shape, body: unknown): unknown {
+  const read = readAs(shape, body, operation, []);
+  return read === NOT ? null : read;
+}
+
 /** An operation's response body read as the contract's `response` says; null when it is not one. */
 export function readResponse<O extends OperationName>(operation: O, body: unknown): ResponseOf<O> | null {
   const { model, list } = CONTRACT[operation].response as { model: ModelName; list?: true };
-  const shape: Shape = list ? { list: SHAPES[model] } : SHAPES[model];
-  const read = readAs(shape, body, operation, []);
-  return read === NOT ? null : (read as ResponseOf<O>);
+  return readShape(operation, list ? { list: SHAPES[model] } : SHAPES[model], body) as ResponseOf<O> | null;
 }

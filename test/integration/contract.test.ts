@@ -76,16 +76,17 @@ describe('the contract table matches upstream/openapi.yaml', () => {
   });
 });
 
-/** The YAML types each kind of shapes.ts reads (Money, a number in major units, is an amount). */
+/** The YAML types each kind of shapes.ts reads (Money, a number in major units, is an amount; a date-time a string of that format). */
 const TYPES_OF_KIND: Record<string, string[]> = {
-  text: ['string'],
+  text: ['string', 'string date-time'],
   flag: ['boolean'],
   number: ['number', 'integer'],
   epoch: ['integer'],
   amount: ['Money', 'number'],
+  dateTime: ['string date-time'],
 };
 
-/** Each field of a YAML schema with its type, by path (a list's items as `[]`). */
+/** Each field of a YAML schema with its type (a date-time string as `string date-time`), by path (a list's items as `[]`). */
 function yamlFields(node: Json, prefix = ''): [string, string][] {
   if (node.$ref === '#/components/schemas/Money') return [[prefix, 'Money']];
   if (node.$ref) return yamlFields(openapi.components.schemas[node.$ref.split('/').at(-1)], prefix);
@@ -96,7 +97,7 @@ function yamlFields(node: Json, prefix = ''): [string, string][] {
     );
   const type = [node.type].flat().find((candidate) => candidate !== 'null');
   if (type === 'array') return yamlFields(node.items, `${prefix}[]`);
-  if (type !== 'object') return [[prefix, type]];
+  if (type !== 'object') return [[prefix, node.format === 'date-time' ? `${type} date-time` : type]];
   return Object.entries(node.properties as Json).flatMap(([key, property]) =>
     yamlFields(property as Json, prefix ? `${prefix}.${key}` : key),
   );
