@@ -95,7 +95,7 @@ describe('the request deadline', () => {
     );
     for (const { ms, errors } of results) {
       expect(ms).toBeGreaterThanOrEqual(2000 - 50);
-      // The fields whose calls were cut, and (past the budget of 100 calls) those never asked.
+      // The fields whose calls were cut, and (past the call budget) those never asked.
       expect(codes(errors)).toEqual(['UPSTREAM_BUDGET_EXCEEDED', 'UPSTREAM_TIMEOUT']);
     }
     // Each held call was cut by the gateway (none answered, none left open).
