@@ -44,9 +44,7 @@ function shown(definition: DefinitionNode): string {
 /** src/client/documents/whole-order.graphql as querying.md shows it: compact, each definition's own comment kept (the file's opening comment is the page's prose). */
 export function wholeOrderShown(): string {
   const source = read('src/client/documents/whole-order.graphql');
-  const comments = new Map(
-    [...source.matchAll(/((?:^#.*\n)+)(?:query|fragment) (\w+)/gm)].map((match) => [match[2]!, match[1]!] as const),
-  );
+  const comments = new Map([...source.matchAll(/((?:^#.*\n)+)(?:query|fragment) (\w+)/gm)].map((match) => [match[2]!, match[1]!] as const));
   return parse(source)
     .definitions.map((definition, index) => {
       const name = 'name' in definition ? definition.name?.value : undefined;
