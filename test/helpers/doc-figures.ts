@@ -81,6 +81,7 @@ export const FIGURES: readonly Figure[] = [
   { page: 'docs/limits.md', before: 'past 16 whole orders (17 to ', after: ')', value: () => String(largestPage()) },
   { page: 'docs/limits.md', before: 'and ', after: ' or more are refused before any call', value: () => String(largestPage() + 1) },
   { page: 'docs/limits.md', before: '`UPSTREAM_CALLS_PER_REQUEST` (', after: ')', value: () => String(DEFAULT_UPSTREAM_CALLS) },
+  { page: 'docs/limits.md', before: "by the request's budget of ", after: ' calls', value: () => String(DEFAULT_UPSTREAM_CALLS) },
 ];
 
 /** Words as a pattern: its spaces any run of white space, as a page wraps them. */

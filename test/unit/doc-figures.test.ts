@@ -14,9 +14,10 @@ describe('the figures the docs quote', () => {
     const words = [
       '(its default page of 16 whole orders) costs 1, past 16 whole orders (17 to 2)',
       'and 3 or more are refused before any call',
+      "by the request's budget of 9 calls",
     ].join(' ');
     const written = withFigures('docs/limits.md', `${stale} ${words}`);
-    expect(written).not.toMatch(/costs 1,|\(7\)|\(8\)|to 2\)|and 3 or/);
+    expect(written).not.toMatch(/costs 1,|\(7\)|\(8\)|to 2\)|and 3 or|of 9 calls/);
     expect(written.match(/`UPSTREAM_CALLS_PER_REQUEST`\s\((\d+)\)/g)).toHaveLength(2);
     expect(() => withFigures('docs/limits.md', words)).toThrow('docs/limits.md no longer says "a whole order costs …,"');
   });
