@@ -14,9 +14,9 @@
  * layer, because every reader of the declaration may import this file and none may import the
  * graph: the upstream operations, the simulator, the tests, the benchmark and the SDK (which
  * reads `Order.availability`'s stages through graph/order-fields.ts). So this file imports
- * nothing but types: the SDK that reads it carries no gateway code.
+ * nothing, not even the models' names (shapes.ts holds each row's `response` to a model of
+ * models.ts): the SDK that reads it carries no gateway code.
  */
-import type { ModelName } from './models.js';
 
 /** The five upstream bases, named as in the contract's `x-base`, in that order. */
 export const HOSTS = ['AUTH_URL', 'APPOINTMENT_URL', 'ORDER_URL', 'PRICE_CALCULATOR_URL', 'TRADE_IN_URL'] as const;
@@ -67,8 +67,8 @@ interface OperationSpec {
   auth: 'none' | 'access' | 'refresh';
   /** `x-active-from`: earlier stages answer 409 ORDER_STAGE_NOT_ELIGIBLE. */
   activeFrom?: OrderStage;
-  /** What its 200 carries: one of the models (models.ts), or a list of them. */
-  response: { model: ModelName; list?: true };
+  /** What its 200 carries: one of the models (SHAPES in models.ts, by name), or a list of them. */
+  response: { model: string; list?: true };
   /**
    * A per-order call's Order fields: the fields its response backs (each given this
    * operation's loader), in the order `Order.availability` lists the stage-bound ones.

@@ -82,6 +82,9 @@ function readAs(shape: Shape, value: unknown, operation: OperationName, path: Pa
 }
 
 type Contract = typeof CONTRACT;
+type Holds<T extends true> = T;
+// Each row of the contract names a model of models.ts as its response (contract.ts imports nothing, so the check is here).
+type _EveryResponseIsAModel = Holds<{ [O in OperationName]: Contract[O]['response']['model'] extends ModelName ? true : false }[OperationName]>;
 /** What an operation's response is, read: its model (contract.ts `response`), or a list of it. */
 export type ResponseOf<O extends OperationName> = Contract[O]['response'] extends { model: infer M extends ModelName; list: true }
   ? Model<M>[]
