@@ -3,8 +3,8 @@
  * the shape its JSON must have (SHAPES, which shapes.ts reads every body through), from which
  * its TypeScript type derives (`ModelOf`). The types are the resolver parents (codegen mappers).
  * Every field but a shape's `required` ones is optional, and may be null: the gateway reads
- * them tolerantly. Pure data and types, importing nothing: the contract table names these
- * models, and what imports the table (the SDK among it) carries nothing of the gateway.
+ * them tolerantly. The contract table names the model of each response (`response.model`),
+ * and shapes.ts holds every name to one of these. Pure data and types, importing nothing.
  */
 
 /** An amount in major units: a JSON number upstream (a decimal string is accepted too). */
