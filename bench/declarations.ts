@@ -4,9 +4,8 @@
  * configuration (bench/tailcall.ts) are built from it. Which Order field takes which per-order
  * call and the calls of a whole order come from src/graph/order-fields.ts; each call's host,
  * path, parameters (and where each comes from) and stage from the contract. A per-order
- * operation added there reaches both peers from here; only the model of its answer needs a
- * line below (`ANSWERS`), and the Apollo peer a mapping should its field not answer the call's
- * model as it is.
+ * operation added there reaches both peers from here (its response's model too: the contract row
+ * names it); the Apollo peer needs a mapping only should its field not be the call's model as it is.
  */
 import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } from '../src/graph/order-fields.js';
 import {
@@ -20,9 +19,6 @@ import {
   type OrderStage,
   type ParamSource,
 } from '../src/upstream/contract.js';
-// Types only: the Apollo peer loads nothing of the answers' shapes.
-import type { PerOrderAnswer } from '../src/upstream/operations.js';
-import type { ObjectShape, SHAPES } from '../src/upstream/shapes.js';
 
 export type PerOrderField = keyof typeof ORDER_FIELD_OPERATIONS;
 export type PerOrderOperation = (typeof ORDER_FIELD_OPERATIONS)[PerOrderField];
@@ -72,34 +68,3 @@ export const STAGE_BOUND = PER_ORDER_FIELDS.flatMap(([field, operation]) => {
   const { activeFrom } = CONTRACT[operation] as { activeFrom?: OrderStage };
   return activeFrom ? [{ part: field.toUpperCase(), from: activeFrom, available: (status: string) => isActiveAt(operation, status) }] : [];
 });
-
-/**
- * The model each call of a whole order answers, by its name in the gateway's shapes
- * (src/upstream/shapes.ts); a list in brackets. Tailcall's types are written from them. The
- * operations (src/upstream/operations.ts) know it too, as a reader rather than a name: the
- * compiler holds each per-order line to the answer its operation reads.
- */
-export const ANSWERS = {
-  customerDetails: 'user',
-  orderDetails: ['order'],
-  vehicleProductionDetails: 'vehicle',
-  nearestPickupCenter: 'pickup',
-  priceEstimate: 'estimate',
-  shippingAddresses: ['address'],
-  orderPayments: ['payment'],
-  tradeInDetails: 'tradeIn',
-} as const satisfies Record<CustomerOperation | PerOrderOperation, keyof typeof SHAPES | readonly [keyof typeof SHAPES]>;
-
-type ShapeName = keyof typeof SHAPES;
-type ModelOf<A> = A extends ShapeName
-  ? (typeof SHAPES)[A] extends ObjectShape<infer M>
-    ? M
-    : never
-  : A extends readonly [infer I]
-    ? ModelOf<I>[]
-    : never;
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Holds<T extends true> = T;
-type _AnswersAreTheOperationsModels = Holds<
-  { [O in PerOrderOperation]: Same<ModelOf<(typeof ANSWERS)[O]>, PerOrderAnswer<O>> }[PerOrderOperation]
->;

@@ -45,7 +45,7 @@ for (let customer = 0; customer < CUSTOMERS; customer += 1) {
     const orders = Array.from({ length: ORDERS }, (_, index) => orderAt(customer, index, step));
     await history.observe(orders, new Date(Date.parse('2026-01-05T10:00:00.000Z') + step * 3_600_000).toISOString());
   }
-  jsonBytes += Buffer.byteLength((await store.read(orderAt(customer, 0, 0).userId))!);
+  jsonBytes += Buffer.byteLength((await store.read(orderAt(customer, 0, 0).userId!))!);
 }
 gc();
 const heap = process.memoryUsage().heapUsed - before;

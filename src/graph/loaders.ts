@@ -1,7 +1,8 @@
 // The per-request DataLoaders, one per upstream operation: one call per distinct key per request.
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
-import { PER_ORDER_CALLS, type Operations, type PerOrderAnswer, type PerOrderOperation } from '../upstream/operations.js';
+import { PER_ORDER_OPERATIONS, type PerOrderOperation } from '../upstream/contract.js';
+import type { Operations, PerOrderAnswer } from '../upstream/operations.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
 export const CALLER = 'caller';
@@ -101,7 +102,7 @@ type PerOrderLoaders = { [O in PerOrderOperation]: Loader<CallParams, PerOrderAn
 export function createLoaders(operations: Operations, stats: LoadStats, tracer?: FieldTracer) {
   const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, stats, tracer, cacheKeyFn);
   const perOrder = Object.fromEntries(
-    PER_ORDER_CALLS.map((operation) => [operation, loader((params: CallParams) => operations.perOrder(operation, params), paramsKey)]),
+    PER_ORDER_OPERATIONS.map((operation) => [operation, loader((params: CallParams) => operations.perOrder(operation, params), paramsKey)]),
   ) as PerOrderLoaders;
   return {
     customerDetails: loader((_: typeof CALLER) => operations.customerDetails()),

@@ -1,27 +1,28 @@
-// Which Order field takes which upstream call: the table the Order resolvers load through.
-import { CONTRACT, type OperationName, type OrderStage } from '../upstream/contract.js';
+// Which Order field takes which upstream call, as the contract table declares it (each per-order
+// operation's `orderFields`): the table the Order resolvers load through. The SDK imports this
+// file, so it imports nothing of the gateway but the contract, which imports nothing.
+import { CONTRACT, PER_ORDER_OPERATIONS, type OperationName, type OrderStage, type PerOrderOperation } from '../upstream/contract.js';
+
+export { PER_ORDER_OPERATIONS };
+
+type Contract = typeof CONTRACT;
+/** The Order fields each per-order operation backs. */
+type FieldsOf<O extends PerOrderOperation> = Contract[O] extends { orderFields: readonly (infer F extends string)[] } ? F : never;
+type OrderField = { [O in PerOrderOperation]: FieldsOf<O> }[PerOrderOperation];
+type FieldOperations = { [F in OrderField]: { [O in PerOrderOperation]: F extends FieldsOf<O> ? O : never }[PerOrderOperation] };
 
 /**
  * The Order fields that each take a per-order upstream call, with the operation that serves
- * them: the Order resolvers are built from it, each given that operation's loader
- * (resolvers/order.ts); a failure of the operation nulls the field; and (through the
- * contract's `x-active-from`) it says from which stage the field can have a value.
+ * them, in the table's order: the Order resolvers are built from it, each given that
+ * operation's loader (resolvers/order.ts); a failure of the operation nulls the field; and
+ * (through the contract's `x-active-from`) it says from which stage the field can have a value.
  */
-export const ORDER_FIELD_OPERATIONS = {
-  vehicle: 'vehicleProductionDetails',
-  pickup: 'nearestPickupCenter',
-  estimate: 'priceEstimate',
-  shippingAddress: 'shippingAddresses',
-  addresses: 'shippingAddresses',
-  payments: 'orderPayments',
-  tradeIn: 'tradeInDetails',
-  // Each a per-order call of operations.ts: the Order resolvers' types hold it to that. The SDK
-  // imports this table, so it imports nothing of the gateway but the contract.
-} as const satisfies Record<string, OperationName>;
+export const ORDER_FIELD_OPERATIONS = Object.fromEntries(
+  PER_ORDER_OPERATIONS.flatMap((operation) => (CONTRACT[operation].orderFields as readonly string[]).map((field) => [field, operation])),
+) as FieldOperations;
 
-type FieldOperations = typeof ORDER_FIELD_OPERATIONS;
 type StageBound = {
-  [F in keyof FieldOperations as (typeof CONTRACT)[FieldOperations[F]] extends { activeFrom: OrderStage } ? F : never]: OrderStage;
+  [F in keyof FieldOperations as Contract[FieldOperations[F]] extends { activeFrom: OrderStage } ? F : never]: OrderStage;
 };
 
 /** The stage from which the upstream answers each stage-bound Order field (earlier: null, no error; `Order.availability`). */
@@ -31,9 +32,6 @@ export const AVAILABLE_FROM = Object.fromEntries(
     return activeFrom ? [[field, activeFrom]] : [];
   }),
 ) as StageBound;
-
-/** The per-order operations, each once (two fields may share one: shippingAddress and addresses). */
-export const PER_ORDER_OPERATIONS = [...new Set(Object.values(ORDER_FIELD_OPERATIONS))];
 
 /** The operations a whole order makes once for the customer, whatever its orders: the customer and the order list. */
 export const CUSTOMER_OPERATIONS = ['customerDetails', 'orderDetails'] as const satisfies readonly OperationName[];

@@ -9,7 +9,7 @@ import type { PollMessage, PollSnapshot } from '../live/coordinator.js';
 import { storedFieldChange, storedFieldValues, storedText } from '../graph/order-changes.js';
 import { readJson, type Checked } from '../graph/read-json.js';
 import { OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
-import { readList, SHAPES } from '../upstream/shapes.js';
+import { readResponse } from '../upstream/shapes.js';
 
 /** What an upstream-derived error may add to its code (UpstreamErrorDetails), each checked. */
 export const ERROR_DETAILS = {
@@ -23,7 +23,7 @@ const snapshotSchema = z
     observedAt: z.iso.datetime(),
     // Read as an upstream order list is: only the fields an order has, each of its shape.
     orders: z.unknown().transform((orders, context) => {
-      const read = readList('orderDetails', SHAPES.order, orders);
+      const read = readResponse('orderDetails', orders);
       if (read === null) context.addIssue({ code: 'custom', message: 'not an order list as the upstream sends one' });
       return read ?? z.NEVER;
     }),

@@ -1,10 +1,13 @@
 /**
- * The simulator's seeded world: demo customers, their orders and everything the ten
- * upstream operations serve about them. Deterministic (fixed ids, dates and amounts) and
- * coherent: estimate totals add up, each order's deliveryAddress is its primary DELIVERY
- * address, paymentId names its successful order-fee payment, tradeinId its trade-in.
+ * The simulator's seeded world: demo customers, their orders and everything the upstream
+ * operations serve about them, with what each per-order operation answers for an order
+ * (PER_ORDER_RECORDS). Deterministic (fixed ids, dates and amounts) and coherent: estimate
+ * totals add up, each order's deliveryAddress is its primary DELIVERY address, paymentId
+ * names its successful order-fee payment, tradeinId its trade-in.
  */
+import type { PerOrderOperation } from '../upstream/contract.js';
 import type { Address, Estimate, Order, Payment, PickupCenter, PostalAddress, TradeIn, User, VehicleDetails } from '../upstream/models.js';
+import type { ResponseOf } from '../upstream/shapes.js';
 
 /** A demo account: the `/auth/me` model plus its login and a few words about its stage. */
 export interface SeedUser {
@@ -37,6 +40,50 @@ export interface SeedData {
   /** By reservationId. */
   tradeIns: TradeIn[];
 }
+
+/** What the service answers 404 with when it holds nothing for an order: its code and message. */
+export interface NotFound {
+  code: string;
+  message: string;
+}
+
+type Find<O extends PerOrderOperation, Absent> = (
+  data: SeedData,
+  order: Order,
+  args: Readonly<Record<string, string>>,
+) => ResponseOf<O> | Absent;
+
+/**
+ * What the service holds for one per-order operation: the body for an order (and the call's
+ * arguments, by the GraphQL argument each comes from). A list is never absent (it is empty);
+ * a record is, and then the call answers 404 with `missing`.
+ */
+export type PerOrderRecord<O extends PerOrderOperation> =
+  ResponseOf<O> extends unknown[] ? { find: Find<O, never> } : { find: Find<O, undefined>; missing: (order: Order) => NotFound };
+
+/** Each per-order operation's body for an order, read from the live data (a test or a move may change it). */
+export const PER_ORDER_RECORDS: { [O in PerOrderOperation]: PerOrderRecord<O> } = {
+  vehicleProductionDetails: {
+    find: (data, order) => data.vehicleDetails.find((vehicle) => vehicle.orderId === order.id),
+    missing: (order) => ({ code: 'VEHICLE_NOT_FOUND', message: `No vehicle has been assigned to order ${order.id} yet` }),
+  },
+  nearestPickupCenter: {
+    find: (data, order) => data.pickupCenters.find((center) => center.orderId === order.id),
+    missing: (order) => ({ code: 'PICKUP_CENTER_NOT_FOUND', message: `No pickup centre assigned to order ${order.id}` }),
+  },
+  priceEstimate: {
+    find: (data, order) => data.estimates.find((estimate) => estimate.orderId === order.id),
+    missing: (order) => ({ code: 'ESTIMATE_NOT_FOUND', message: `No estimate for order ${order.id}` }),
+  },
+  shippingAddresses: { find: (data, order) => data.addresses.filter((address) => address.orderId === order.id) },
+  orderPayments: {
+    find: (data, order, { feeType }) => data.payments.filter((payment) => payment.orderId === order.id && payment.feeType === feeType),
+  },
+  tradeInDetails: {
+    find: (data, order) => data.tradeIns.find((tradeIn) => tradeIn.reservationId === order.reservationId),
+    missing: (order) => ({ code: 'TRADE_IN_NOT_FOUND', message: `No trade-in for reservation ${order.reservationId}` }),
+  },
+};
 
 const US = 'United States';
 

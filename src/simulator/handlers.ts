@@ -1,18 +1,18 @@
-// The simulator's ten operations over the seeded data: the contract's answers, its 401s,
-// 404s and stage rules, and no ownership check where the real service has none.
-import { CONTRACT, isActiveAt, type OperationName } from '../upstream/contract.js';
-import type { Order } from '../upstream/models.js';
-import type { SeedData } from './data.js';
+// The simulator's operations over the seeded data: the contract's answers, its 401s, 404s and
+// stage rules, and an ownership check only where the real service has one. Every per-order
+// operation is one handler, driven by its contract row (parameters, ownership, stage) and its
+// records in data.ts.
 import {
-  orderNotFound,
-  requireBodyStrings,
-  requireParams,
-  SimulatedError,
-  unauthorized,
-  validationError,
-  type Call,
-  type Reply,
-} from './request.js';
+  CONTRACT,
+  isActiveAt,
+  PER_ORDER_OPERATIONS,
+  type OperationName,
+  type OrderKey,
+  type PerOrderOperation,
+} from '../upstream/contract.js';
+import type { Order } from '../upstream/models.js';
+import { PER_ORDER_RECORDS, type NotFound, type SeedData } from './data.js';
+import { orderNotFound, requireBodyStrings, requireParams, SimulatedError, unauthorized, type Call, type Reply } from './request.js';
 import type { TokenIssuer } from './tokens.js';
 
 /** What the handlers serve from: the live seed data and the token issuer. */
@@ -25,17 +25,16 @@ type Handler = (world: World, call: Call) => Promise<Reply> | Reply;
 
 const ok = (body: unknown): Reply => ({ status: 200, body });
 
-/** What the 409 message calls each stage-bound operation's feature. */
-const FEATURE: Partial<Record<OperationName, string>> = {
-  vehicleProductionDetails: 'Vehicle production details are',
-  nearestPickupCenter: 'Pickup scheduling is',
-  priceEstimate: 'Price estimate is',
-};
+/** What the service calls an order by each of its fields, in a 404's message. */
+const ORDER_KEY_NAMES: Record<OrderKey, string> = { id: 'order', reservationId: 'reservation' };
 
-function findOrder({ data }: World, orderId = ''): Order {
-  const order = data.orders.find((candidate) => candidate.id === orderId);
-  if (!order) throw orderNotFound(`Order ${orderId} not found`);
-  return order;
+/** The order a call names by its parameters (every field it names must match), else 404 ORDER_NOT_FOUND. */
+function namedOrder(data: SeedData, named: Partial<Record<OrderKey, string>>): Order {
+  const keys = Object.keys(named) as OrderKey[];
+  const order = data.orders.find((candidate) => keys.every((key) => candidate[key] === named[key]));
+  if (order) return order;
+  const name = keys.map((key) => `${ORDER_KEY_NAMES[key]} ${named[key]}`).join(' with ');
+  throw orderNotFound(`${name.charAt(0).toUpperCase()}${name.slice(1)} not found`);
 }
 
 function assertOwner(call: Call, order: Order) {
@@ -44,14 +43,34 @@ function assertOwner(call: Call, order: Order) {
   }
 }
 
-function assertActive(call: Call, order: Order) {
-  if (!isActiveAt(call.operation, order.status)) {
-    throw new SimulatedError(
-      409,
-      'ORDER_STAGE_NOT_ELIGIBLE',
-      `${FEATURE[call.operation] ?? `${call.operation} is`} not available for order status ${order.status}`,
-    );
+function assertActive(operation: PerOrderOperation, order: Order) {
+  if (!isActiveAt(operation, order.status)) {
+    const { stageRefusal = `${operation} is` } = CONTRACT[operation] as { stageRefusal?: string };
+    throw new SimulatedError(409, 'ORDER_STAGE_NOT_ELIGIBLE', `${stageRefusal} not available for order status ${order.status}`);
   }
+}
+
+/**
+ * A per-order operation as its contract row says: its parameters checked (400), the order
+ * they name found (404), its owner checked where the service checks it (403), its stage (409),
+ * then what data.ts holds for it (a record's absence is its own 404).
+ */
+function perOrder(operation: PerOrderOperation): Handler {
+  const { checksOwner } = CONTRACT[operation] as { checksOwner?: true };
+  const record = PER_ORDER_RECORDS[operation] as {
+    find: (data: SeedData, order: Order, args: Readonly<Record<string, string>>) => unknown;
+    missing?: (order: Order) => NotFound;
+  };
+  return ({ data }, call) => {
+    const { order: named, argument } = requireParams(call);
+    const order = namedOrder(data, named);
+    if (checksOwner) assertOwner(call, order);
+    assertActive(operation, order);
+    const body = record.find(data, order, argument);
+    if (body !== undefined) return ok(body);
+    const { code, message } = record.missing!(order);
+    throw new SimulatedError(404, code, message);
+  };
 }
 
 async function login({ data, issuer }: World, call: Call): Promise<Reply> {
@@ -89,68 +108,12 @@ function customerDetails({ data }: World, call: Call): Reply {
 
 const orderDetails = ({ data }: World, call: Call): Reply => ok(data.orders.filter((order) => order.userId === call.userId));
 
-function vehicleProductionDetails({ data }: World, call: Call): Reply {
-  const { id: orderId = '', reservationId = '' } = requireParams(call).order;
-  const order = data.orders.find((candidate) => candidate.id === orderId);
-  if (!order || order.reservationId !== reservationId) throw orderNotFound(`Order ${orderId} with reservation ${reservationId} not found`);
-  assertOwner(call, order);
-  assertActive(call, order);
-  const vehicle = data.vehicleDetails.find((candidate) => candidate.orderId === order.id);
-  if (!vehicle) throw new SimulatedError(404, 'VEHICLE_NOT_FOUND', `No vehicle has been assigned to order ${order.id} yet`);
-  return ok(vehicle);
-}
-
-function nearestPickupCenter(world: World, call: Call): Reply {
-  const order = findOrder(world, requireParams(call).order.id);
-  assertActive(call, order);
-  const center = world.data.pickupCenters.find((candidate) => candidate.orderId === order.id);
-  if (!center) throw new SimulatedError(404, 'PICKUP_CENTER_NOT_FOUND', `No pickup centre assigned to order ${order.id}`);
-  return ok(center);
-}
-
-function priceEstimate(world: World, call: Call): Reply {
-  const order = findOrder(world, requireParams(call).order.id);
-  assertOwner(call, order);
-  assertActive(call, order);
-  const estimate = world.data.estimates.find((candidate) => candidate.orderId === order.id);
-  if (!estimate) throw new SimulatedError(404, 'ESTIMATE_NOT_FOUND', `No estimate for order ${order.id}`);
-  return ok(estimate);
-}
-
-function shippingAddresses(world: World, call: Call): Reply {
-  const order = findOrder(world, requireParams(call).order.id);
-  return ok(world.data.addresses.filter((address) => address.orderId === order.id));
-}
-
-function orderPayments(world: World, call: Call): Reply {
-  const { order: named, argument } = requireParams(call);
-  const feeType = argument.feeType;
-  if (feeType !== 'ORDER_FEE') throw validationError('fee_type must be one of: ORDER_FEE');
-  const order = findOrder(world, named.id);
-  return ok(world.data.payments.filter((payment) => payment.orderId === order.id && payment.feeType === feeType));
-}
-
-function tradeInDetails({ data }: World, call: Call): Reply {
-  const { reservationId = '' } = requireParams(call).order;
-  const order = data.orders.find((candidate) => candidate.reservationId === reservationId);
-  if (!order) throw orderNotFound(`Reservation ${reservationId} not found`);
-  assertOwner(call, order);
-  const tradeIn = data.tradeIns.find((candidate) => candidate.reservationId === reservationId);
-  if (!tradeIn) throw new SimulatedError(404, 'TRADE_IN_NOT_FOUND', `No trade-in for reservation ${reservationId}`);
-  return ok(tradeIn);
-}
-
 export const HANDLERS: Record<OperationName, Handler> = {
   login,
   refreshTokens,
   customerDetails,
   orderDetails,
-  vehicleProductionDetails,
-  nearestPickupCenter,
-  priceEstimate,
-  shippingAddresses,
-  orderPayments,
-  tradeInDetails,
+  ...(Object.fromEntries(PER_ORDER_OPERATIONS.map((operation) => [operation, perOrder(operation)])) as Record<PerOrderOperation, Handler>),
 };
 
 /** Whether an operation takes the caller's access token (and so answers 401 without a valid one). */

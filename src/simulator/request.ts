@@ -141,12 +141,14 @@ export interface ParamsBySource {
 
 /**
  * The operation's parameters (the contract's `params`, in the path or the query): each
- * present once, not blank, of a sane length, else a 400 naming every one that is not.
+ * present once, not blank, of a sane length, else a 400 naming every one that is not; then
+ * each that the contract gives values (`enum`) one of them, else a 400 saying which.
  */
 export function requireParams(call: Call): ParamsBySource {
   const problems: string[] = [];
   const params: ParamsBySource = { order: {}, argument: {} };
-  for (const [name, source] of Object.entries(operationSpec(call.operation).params ?? {})) {
+  const specs = Object.entries(operationSpec(call.operation).params ?? {});
+  for (const [name, source] of specs) {
     const inQuery = placeOf(call.operation, name) === 'query';
     const sent = inQuery ? call.query : call.pathParams;
     const value = Object.hasOwn(sent, name) ? sent[name] : undefined;
@@ -157,6 +159,10 @@ export function requireParams(call: Call): ParamsBySource {
     else params.argument[source.argument] = value;
   }
   if (problems.length > 0) throw validationError(problems.join('; '));
+  for (const [name, source] of specs) {
+    if ('argument' in source && source.enum && !source.enum.includes(params.argument[source.argument]!))
+      throw validationError(`${name} must be one of: ${source.enum.join(', ')}`);
+  }
   return params;
 }
 

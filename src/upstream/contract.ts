@@ -1,9 +1,21 @@
 /**
- * The upstream layer's table: the REST contract (`upstream/openapi.yaml`) as one table: for each of the ten
- * operations its operationId, host, method, path, parameters (and where a call takes each
- * from), the bearer it takes and the stage from which it answers. Everything that needs one of these facts (the
- * operations, the simulator's routes, the tests, the benchmark, the CLI) derives it from
- * here; `test/integration/contract.test.ts` checks the table against the YAML.
+ * The upstream layer's table: the REST contract (`upstream/openapi.yaml`) as one table, one
+ * declaration per operation: its operationId, host, method, path, parameters (and where a call
+ * takes each from), the bearer it takes, the stage from which it answers, the model its
+ * response is (models.ts), and for a per-order call the Order fields it backs and what the
+ * real service checks. Everything that needs one of these facts derives it from here: the
+ * operations and their reading of each response, the loaders, the Order resolvers and
+ * `Order.availability` (graph/order-fields.ts), the simulator's routes, parameter checks and
+ * answers, the call counts of the tests, the budget's default and the benchmark, the trace
+ * names. `test/integration/contract.test.ts` checks the table against the YAML;
+ * docs/adding-an-upstream-operation.md walks through adding a row.
+ *
+ * It is the lowest layer, and the Order fields are declared here rather than in the graph
+ * layer, because every reader of the declaration may import this file and none may import the
+ * graph: the upstream operations, the simulator, the tests, the benchmark and the SDK (which
+ * reads `Order.availability`'s stages through graph/order-fields.ts). So this file imports
+ * nothing, not even the models' names (shapes.ts holds each row's `response` to a model of
+ * models.ts): the SDK that reads it carries no gateway code.
  */
 
 /** The five upstream bases, named as in the contract's `x-base`, in that order. */
@@ -33,9 +45,10 @@ export type OrderKey = 'id' | 'reservationId';
 
 /**
  * Where a per-order call takes one parameter from: a field of the order (from the caller's own
- * order list, never from the client), or an argument of the GraphQL field the call backs.
+ * order list, never from the client), or an argument of the GraphQL field the call backs, with
+ * the values the contract allows it when it lists them (its `enum`; others answer 400).
  */
-export type ParamSource = { order: OrderKey } | { argument: string };
+export type ParamSource = { order: OrderKey } | { argument: string; enum?: readonly string[] };
 
 interface OperationSpec {
   host: HostName;
@@ -54,12 +67,23 @@ interface OperationSpec {
   auth: 'none' | 'access' | 'refresh';
   /** `x-active-from`: earlier stages answer 409 ORDER_STAGE_NOT_ELIGIBLE. */
   activeFrom?: OrderStage;
+  /** What its 200 carries: one of the models (SHAPES in models.ts, by name), or a list of them. */
+  response: { model: string; list?: true };
+  /**
+   * A per-order call's Order fields: the fields its response backs (each given this
+   * operation's loader), in the order `Order.availability` lists the stage-bound ones.
+   */
+  orderFields?: readonly string[];
+  /** Whether the service refuses (403) an order that is not the caller's; the gateway only ever names the caller's own. */
+  checksOwner?: true;
+  /** How the service's 409 starts (`… not available for order status X`); by default `<operationId> is`. */
+  stageRefusal?: string;
 }
 
 export const CONTRACT = {
-  login: { host: 'AUTH_URL', method: 'POST', path: '/auth/login', auth: 'none' },
-  refreshTokens: { host: 'AUTH_URL', method: 'POST', path: '/auth/refresh', auth: 'refresh' },
-  customerDetails: { host: 'AUTH_URL', method: 'GET', path: '/auth/me', auth: 'access' },
+  login: { host: 'AUTH_URL', method: 'POST', path: '/auth/login', auth: 'none', response: { model: 'tokenSet' } },
+  refreshTokens: { host: 'AUTH_URL', method: 'POST', path: '/auth/refresh', auth: 'refresh', response: { model: 'tokenSet' } },
+  customerDetails: { host: 'AUTH_URL', method: 'GET', path: '/auth/me', auth: 'access', response: { model: 'user' } },
   vehicleProductionDetails: {
     host: 'APPOINTMENT_URL',
     method: 'GET',
@@ -67,8 +91,12 @@ export const CONTRACT = {
     params: { order_id: { order: 'id' }, reservation_id: { order: 'reservationId' } },
     auth: 'access',
     activeFrom: 'IN_PRODUCTION',
+    response: { model: 'vehicle' },
+    orderFields: ['vehicle'],
+    checksOwner: true,
+    stageRefusal: 'Vehicle production details are',
   },
-  orderDetails: { host: 'ORDER_URL', method: 'GET', path: '/v2/order/user', auth: 'access' },
+  orderDetails: { host: 'ORDER_URL', method: 'GET', path: '/v2/order/user', auth: 'access', response: { model: 'order', list: true } },
   nearestPickupCenter: {
     host: 'PRICE_CALCULATOR_URL',
     method: 'GET',
@@ -76,6 +104,9 @@ export const CONTRACT = {
     params: { orderId: { order: 'id' } },
     auth: 'access',
     activeFrom: 'IN_TRANSIT',
+    response: { model: 'pickup' },
+    orderFields: ['pickup'],
+    stageRefusal: 'Pickup scheduling is',
   },
   priceEstimate: {
     host: 'ORDER_URL',
@@ -84,6 +115,10 @@ export const CONTRACT = {
     params: { orderID: { order: 'id' } },
     auth: 'access',
     activeFrom: 'ORDER_CONFIRMED',
+    response: { model: 'estimate' },
+    orderFields: ['estimate'],
+    checksOwner: true,
+    stageRefusal: 'Price estimate is',
   },
   shippingAddresses: {
     host: 'ORDER_URL',
@@ -91,13 +126,17 @@ export const CONTRACT = {
     path: '/order-address/findAll/{order_id}',
     params: { order_id: { order: 'id' } },
     auth: 'access',
+    response: { model: 'address', list: true },
+    orderFields: ['shippingAddress', 'addresses'],
   },
   orderPayments: {
     host: 'ORDER_URL',
     method: 'GET',
     path: '/order-payments',
-    params: { order_id: { order: 'id' }, fee_type: { argument: 'feeType' } },
+    params: { order_id: { order: 'id' }, fee_type: { argument: 'feeType', enum: ['ORDER_FEE'] } },
     auth: 'access',
+    response: { model: 'payment', list: true },
+    orderFields: ['payments'],
   },
   tradeInDetails: {
     host: 'TRADE_IN_URL',
@@ -105,6 +144,9 @@ export const CONTRACT = {
     path: '/partner-trade-in/trade-in-details',
     params: { reservationId: { order: 'reservationId' } },
     auth: 'access',
+    response: { model: 'tradeIn' },
+    orderFields: ['tradeIn'],
+    checksOwner: true,
   },
 } as const satisfies Record<string, OperationSpec>;
 
@@ -126,7 +168,14 @@ export function isActiveAt(operation: OperationName, status: string): boolean {
   return !activeFrom || hasReached(status, activeFrom);
 }
 
-/** Whether a call is made for one order: its parameters come from an order. */
+/** A call made for one order: one that backs Order fields (its parameters come from the order, and the field's arguments). */
+export type PerOrderOperation = {
+  [O in OperationName]: (typeof CONTRACT)[O] extends { orderFields: readonly string[] } ? O : never;
+}[OperationName];
+/** The per-order calls, in the table's order. */
+export const PER_ORDER_OPERATIONS = OPERATION_NAMES.filter((operation): operation is PerOrderOperation => 'orderFields' in CONTRACT[operation]);
+
+/** Whether a call's parameters come from an order (contract.test.ts holds these to be the per-order calls). */
 export const isPerOrder = (operation: OperationName): boolean =>
   Object.values(operationSpec(operation).params ?? {}).some((source) => 'order' in source);
 

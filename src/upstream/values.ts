@@ -32,3 +32,10 @@ export function epochToDateTime(value: unknown): string | null {
   const date = new Date(epoch > 1e12 ? epoch : epoch * 1000);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
+
+/** An upstream date-time (a string Date.parse reads, ISO 8601 for one) as ISO 8601 UTC. */
+export function toIsoDateTime(value: unknown): string | null {
+  if (typeof value !== 'string' || value === '') return null;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}

@@ -145,7 +145,7 @@ describe('exit 0', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe('');
     const orderIds = new Set(demoOrders(harness.simulator, 'ready@demo.test').map((o) => o.id));
-    const vehicle = harness.simulator.data.vehicleDetails.find((v) => orderIds.has(v.orderId));
+    const vehicle = harness.simulator.data.vehicleDetails.find((v) => orderIds.has(v.orderId!));
     expect(vehicle?.vin).toBeTruthy();
     expect(run.stdout).toContain(vehicle!.vin);
     expect(run.stdout).toContain('Stage 7 of 8: ready for pickup');

@@ -20,11 +20,11 @@ import {
   paramNames,
   paramValues,
   pathParamNames,
+  PER_ORDER_OPERATIONS,
   queryParamNames,
   type OperationName,
 } from '../../src/upstream/contract.js';
-import { PER_ORDER_CALLS } from '../../src/upstream/operations.js';
-import { SHAPES } from '../../src/upstream/shapes.js';
+import { SHAPES } from '../../src/upstream/models.js';
 import { demoCustomer } from '../helpers/demo.js';
 
 type Json = Record<string, any>;
@@ -52,14 +52,19 @@ describe('the contract table matches upstream/openapi.yaml', () => {
     expect(queryParamNames(operation)).toEqual(parameters.filter((p) => p.in === 'query').map((p) => p.name));
     expect(pathParamNames(operation)).toEqual(parameters.filter((p) => p.in === 'path').map((p) => p.name));
     expect(paramNames(operation)).toEqual(parameters.map((p) => p.name));
+    // The values an argument may take, where the contract lists them (the simulator refuses others).
+    const enums = (row.params ?? {}) as Json;
+    expect(Object.fromEntries(parameters.map((p) => [p.name, enums[p.name]?.enum]))).toEqual(
+      Object.fromEntries(parameters.map((p) => [p.name, p.schema.enum])),
+    );
     // `security: []` is the one operation without a bearer; refresh says which bearers it takes.
     expect(row.auth === 'none').toBe(Array.isArray(spec.security) && spec.security.length === 0);
     if (row.auth === 'refresh') expect(spec.description).toMatch(/refresh token itself may be sent as the bearer/);
     expect(row.activeFrom).toBe(spec['x-active-from']);
   });
 
-  it('the per-order calls (each with its answer’s shape, operations.ts) are the operations whose parameters come from an order', () => {
-    expect([...PER_ORDER_CALLS].sort()).toEqual(OPERATION_NAMES.filter(isPerOrder).sort());
+  it('the per-order calls (those that back Order fields) are the operations whose parameters come from an order', () => {
+    expect([...PER_ORDER_OPERATIONS].sort()).toEqual(OPERATION_NAMES.filter(isPerOrder).sort());
   });
 
   it('names the five hosts and the stages in the YAML order', () => {
@@ -71,16 +76,17 @@ describe('the contract table matches upstream/openapi.yaml', () => {
   });
 });
 
-/** The YAML types each kind of shapes.ts reads (Money, a number in major units, is an amount). */
+/** The YAML types each kind of shapes.ts reads (Money, a number in major units, is an amount; a date-time a string of that format). */
 const TYPES_OF_KIND: Record<string, string[]> = {
-  text: ['string'],
+  text: ['string', 'string date-time'],
   flag: ['boolean'],
   number: ['number', 'integer'],
   epoch: ['integer'],
   amount: ['Money', 'number'],
+  dateTime: ['string date-time'],
 };
 
-/** Each field of a YAML schema with its type, by path (a list's items as `[]`). */
+/** Each field of a YAML schema with its type (a date-time string as `string date-time`), by path (a list's items as `[]`). */
 function yamlFields(node: Json, prefix = ''): [string, string][] {
   if (node.$ref === '#/components/schemas/Money') return [[prefix, 'Money']];
   if (node.$ref) return yamlFields(openapi.components.schemas[node.$ref.split('/').at(-1)], prefix);
@@ -91,7 +97,7 @@ function yamlFields(node: Json, prefix = ''): [string, string][] {
     );
   const type = [node.type].flat().find((candidate) => candidate !== 'null');
   if (type === 'array') return yamlFields(node.items, `${prefix}[]`);
-  if (type !== 'object') return [[prefix, type]];
+  if (type !== 'object') return [[prefix, node.format === 'date-time' ? `${type} date-time` : type]];
   return Object.entries(node.properties as Json).flatMap(([key, property]) =>
     yamlFields(property as Json, prefix ? `${prefix}.${key}` : key),
   );
@@ -108,26 +114,23 @@ function shapeFields(shape: unknown, prefix = ''): [string, string][] {
 describe('the shapes every upstream body is read through (src/upstream/shapes.ts) match the YAML', () => {
   const schemaOf = (operation: OperationName) =>
     yamlOperations.get(operation)!.spec.responses['200'].content['application/json'].schema as Json;
-  const shapeOf: Record<OperationName, { shape: (typeof SHAPES)[keyof typeof SHAPES]; list: boolean }> = {
-    login: { shape: SHAPES.tokenSet, list: false },
-    refreshTokens: { shape: SHAPES.tokenSet, list: false },
-    customerDetails: { shape: SHAPES.user, list: false },
-    vehicleProductionDetails: { shape: SHAPES.vehicle, list: false },
-    orderDetails: { shape: SHAPES.order, list: true },
-    nearestPickupCenter: { shape: SHAPES.pickup, list: false },
-    priceEstimate: { shape: SHAPES.estimate, list: false },
-    shippingAddresses: { shape: SHAPES.address, list: true },
-    orderPayments: { shape: SHAPES.payment, list: true },
-    tradeInDetails: { shape: SHAPES.tradeIn, list: false },
+  /** The shape the table says an operation's response has (its `response`), and whether it is a list of it. */
+  const shapeOf = (operation: OperationName) => {
+    const { model, list } = CONTRACT[operation].response as { model: keyof typeof SHAPES; list?: true };
+    return { shape: SHAPES[model], list: list === true };
   };
 
-  it.each(OPERATION_NAMES)('%s: every field the answer may have, each of the kind its type is', (operation) => {
-    const { shape, list } = shapeOf[operation];
-    const yaml = new Map(yamlFields(schemaOf(operation)));
-    const shaped = new Map(shapeFields(list ? { list: shape } : shape));
-    expect([...shaped.keys()].sort()).toEqual([...yaml.keys()].sort());
-    for (const [path, kind] of shaped) expect(TYPES_OF_KIND[kind], `${path}: ${kind} for ${yaml.get(path)}`).toContain(yaml.get(path));
-  });
+  it.each(OPERATION_NAMES)(
+    '%s: every field the response may have, each of the kind its type is; a list where the YAML has one',
+    (operation) => {
+      const { shape, list } = shapeOf(operation);
+      expect(list).toBe(schemaOf(operation).type === 'array');
+      const yaml = new Map(yamlFields(schemaOf(operation)));
+      const shaped = new Map(shapeFields(list ? { list: shape } : shape));
+      expect([...shaped.keys()].sort()).toEqual([...yaml.keys()].sort());
+      for (const [path, kind] of shaped) expect(TYPES_OF_KIND[kind], `${path}: ${kind} for ${yaml.get(path)}`).toContain(yaml.get(path));
+    },
+  );
 
   it.each(OPERATION_NAMES)('%s: what the answer cannot be without is what the YAML requires, or less', (operation) => {
     const schema = schemaOf(operation);
@@ -136,7 +139,7 @@ describe('the shapes every upstream body is read through (src/upstream/shapes.ts
         ? openapi.components.schemas[schema.$ref.split('/').at(-1)]
         : openapi.components.schemas[schema.items.$ref.split('/').at(-1)]
     ).required as string[];
-    for (const field of shapeOf[operation].shape.required ?? []) expect(required).toContain(field);
+    for (const field of shapeOf(operation).shape.required ?? []) expect(required).toContain(field);
   });
 });
 
@@ -212,9 +215,9 @@ describe('every simulator answer matches the contract', () => {
       // A customer without orders asks about an order that does not exist: the contract's 404.
       const ids = orders.body.length > 0 ? (orders.body as Json[]) : [{ id: 'no-such-order', reservationId: 'OC-NONE' }];
       for (const order of ids) {
-        // Each per-order call with its parameters from the order (the one argument, the fee type, as the SDL's default).
-        for (const operation of PER_ORDER_CALLS) {
-          const params = paramValues(operation, (source) => ('order' in source ? order[source.order] : 'ORDER_FEE'));
+        // Each per-order call with its parameters from the order, an argument as the first value the contract allows it.
+        for (const operation of PER_ORDER_OPERATIONS) {
+          const params = paramValues(operation, (source) => ('order' in source ? order[source.order] : (source.enum?.[0] ?? 'x')));
           record(operation, (await call(operation, { params, bearer: accessToken })).status);
         }
       }

@@ -27,7 +27,7 @@ function cloneCustomer(data: SeedData, username: string, n: number) {
     data.vehicleDetails.push(...byOrder(data.vehicleDetails).map((v) => ({ ...v, reservationId })));
     data.pickupCenters.push(...byOrder(data.pickupCenters));
     data.estimates.push(...byOrder(data.estimates));
-    data.addresses.push(...byOrder(data.addresses).map((a) => ({ ...a, id: rename(a.id) })));
+    data.addresses.push(...byOrder(data.addresses).map((a) => ({ ...a, id: rename(a.id!) })));
     data.payments.push(...byOrder(data.payments).map((p) => ({ ...p, id: rename(p.id) })));
     data.tradeIns.push(
       ...data.tradeIns

@@ -9,14 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { createGraphSchema } from '../../src/graph/schema.js';
 import { wholeOrderCalls } from '../../src/graph/order-fields.js';
+import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
 import { queryCost } from '../../src/server/cost.js';
 import { LIMITS } from '../../src/server/limits.js';
 import { wholeOrderPage, wholeOrderPageCost, WHOLE_ORDER_COST } from '../helpers/abuse-corpus.js';
 import { execute, graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
 
-// A customer with as many orders as the largest page, every one at a stage where all six
-// per-order calls are made (vehicle, pickup and trade-in answer 404: null, no error).
+// A customer with as many orders as the largest page, every one at a stage where every
+// per-order call is made (those the stub does not answer are a 404: null, no error).
 const ORDERS = Array.from({ length: 100 }, (_, i) => ({
   id: `o${i}`,
   reservationId: `R-o${i}`,
@@ -147,7 +148,7 @@ describe("docs/querying.md's paging example against the gateway", () => {
     expect(inside.status).toBe(200);
     expect(inside.body.data!.me.orders).toHaveLength(largest);
     // Past 16 whole orders the budget refuses calls, field by field: the cost limit is not the call budget.
-    expect(inside.calls).toBe(100);
+    expect(inside.calls).toBe(DEFAULT_UPSTREAM_CALLS);
     expect(new Set(inside.body.errors!.map((error) => error.extensions?.code))).toEqual(new Set(['UPSTREAM_BUDGET_EXCEEDED']));
     expect(await send(wholeOrderPage('$first'), { first: largest + 1 })).toEqual(refusedFor(wholeOrderPageCost(largest + 1)));
   });

@@ -12,7 +12,7 @@ import {
   wholeOrderCalls,
 } from '../../src/graph/order-fields.js';
 import { createGraphSchema } from '../../src/graph/schema.js';
-import { createSeedData } from '../../src/simulator/data.js';
+import { createSeedData, PER_ORDER_RECORDS } from '../../src/simulator/data.js';
 import type { SeedData } from '../../src/simulator/server.js';
 import { isActiveAt } from '../../src/upstream/contract.js';
 import type { Order } from '../../src/upstream/models.js';
@@ -22,17 +22,23 @@ import { callCounts, execute, startHarness, type Harness } from '../helpers/harn
 // Which stages a field answers at: the contract's x-active-from (checked against the YAML in contract.test.ts).
 const active = (field: keyof typeof AVAILABLE_FROM, status: string) => isActiveAt(ORDER_FIELD_OPERATIONS[field], status);
 
-/** An order as the upstream holds it, with each per-order part as the call that serves it answers (null before its stage). */
+/**
+ * An order as the upstream holds it, with each per-order field as the call that backs it
+ * answers (the simulator's record for the order, null before its stage or when it has none),
+ * and the fields whose resolvers map the answer as those mappings are meant to.
+ */
 function upstreamOrder(seed: SeedData, order: Order) {
-  const addresses = seed.addresses.filter((address) => address.orderId === order.id);
-  const delivery = addresses.filter((address) => address.addressType === 'DELIVERY');
+  const answers = Object.fromEntries(
+    Object.entries(ORDER_FIELD_OPERATIONS).map(([field, operation]) => {
+      const { find } = PER_ORDER_RECORDS[operation] as { find: (data: SeedData, order: Order, args: object) => unknown };
+      return [field, isActiveAt(operation, order.status) ? (find(seed, order, {}) ?? null) : null];
+    }),
+  );
+  const delivery = seed.addresses.filter((address) => address.orderId === order.id && address.addressType === 'DELIVERY');
   const tradeIn = seed.tradeIns.find((t) => t.reservationId === order.reservationId);
   return {
     ...order,
-    vehicle: active('vehicle', order.status) ? seed.vehicleDetails.find((v) => v.orderId === order.id) : null,
-    pickup: active('pickup', order.status) ? seed.pickupCenters.find((p) => p.orderId === order.id) : null,
-    estimate: active('estimate', order.status) ? seed.estimates.find((e) => e.orderId === order.id) : null,
-    addresses,
+    ...answers,
     // The primary DELIVERY address, else the first.
     shippingAddress: delivery.find((address) => address.primary) ?? delivery[0],
     payments: seed.payments.filter((payment) => payment.orderId === order.id && payment.feeType === 'ORDER_FEE'),
@@ -96,7 +102,7 @@ describe('the whole-order query, for every seeded customer', () => {
     const statuses = harness.simulator.data.orders.map((o) => o.status);
     expect(statuses).toEqual(expect.arrayContaining(['RESERVED', 'ORDER_CONFIRMED', 'IN_PRODUCTION', 'READY_FOR_PICKUP']));
     const perUser = new Map<string, number>();
-    for (const o of harness.simulator.data.orders) perUser.set(o.userId, (perUser.get(o.userId) ?? 0) + 1);
+    for (const o of harness.simulator.data.orders) perUser.set(o.userId!, (perUser.get(o.userId!) ?? 0) + 1);
     expect([...perUser.values()]).toContain(2);
     expect(harness.simulator.data.tradeIns.length).toBeGreaterThan(0);
   });
@@ -183,7 +189,7 @@ describe('the whole-order query, for every seeded customer', () => {
       const firstWave = [...at('customerDetails'), ...at('orderDetails')];
       const secondWave = PER_ORDER_OPERATIONS.flatMap(at);
       expect(firstWave).toHaveLength(2);
-      expect(secondWave).toHaveLength(6);
+      expect(secondWave).toHaveLength(PER_ORDER_OPERATIONS.length);
       // Each wave's calls overlap: all arrive before the first of them is answered (a call
       // made after another's answer would arrive at least one latency, 200 ms, later: a bound
       // set by the order of events, not by the machine's speed); the second wave arrives only

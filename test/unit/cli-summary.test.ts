@@ -6,6 +6,7 @@ import { AVAILABLE_FROM } from '../../src/client/index.js';
 import type { OrderPart, OrderStatus, WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
 import { blockingError, changeLine, formatMoney, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
 import { printable } from '../../src/cli/terminal.js';
+import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import { hasReached } from '../../src/upstream/contract.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
@@ -13,9 +14,15 @@ type Order = NonNullable<Customer['orders']>[number];
 
 const usd = (amount: string) => ({ amount, currencyCode: 'USD' });
 
-/** A READY_FOR_PICKUP order with every part present, as the gateway would send it. */
+/** Every per-order part of the field table null: a part the summary does not show is no part of these tests. */
+const NO_PARTS = Object.fromEntries(Object.keys(ORDER_FIELD_OPERATIONS).map((field) => [field, null])) as {
+  [F in keyof typeof ORDER_FIELD_OPERATIONS]: null;
+};
+
+/** A READY_FOR_PICKUP order with every part the summary shows present, as the gateway would send it. */
 function readyOrder(overrides: Partial<Order> = {}): Order {
   return {
+    ...NO_PARTS,
     id: 'order-1',
     reservationId: 'OC-TEST1',
     status: 'READY_FOR_PICKUP',

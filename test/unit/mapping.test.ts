@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { money, toDate, toDateTime, toDistanceUnit, toEnum } from '../../src/graph/resolvers/mapping.js';
 import { pickShippingAddress } from '../../src/graph/resolvers/order.js';
 import type { Address } from '../../src/upstream/models.js';
-import { epochToDateTime, toDecimal } from '../../src/upstream/values.js';
+import { readShape, UnreadableValue } from '../../src/upstream/shapes.js';
+import { epochToDateTime, toDecimal, toIsoDateTime } from '../../src/upstream/values.js';
 
 describe('toDecimal', () => {
   it.each([
@@ -63,6 +64,29 @@ describe('dates', () => {
     expect(toDate('2023-08-14T00:00:00Z')).toBe('2023-08-14');
     expect(toDate('14/08/2023')).toBeNull();
     expect(toDate(undefined)).toBeNull();
+  });
+});
+
+describe('a date-time the contract holds a field to (the dateTime kind of a shape)', () => {
+  const shape = { fields: { startsAt: 'dateTime', endsAt: 'dateTime' }, required: ['startsAt'] } as const;
+
+  it('is read as sent when Date.parse reads it, so the DateTime scalar can serialise it as it is', () => {
+    expect(toIsoDateTime('2026-11-28T09:30:00-08:00')).toBe('2026-11-28T17:30:00.000Z');
+    expect(readShape('customerDetails', shape, { startsAt: '2026-11-28T17:30:00Z', other: 1 })).toEqual({
+      startsAt: '2026-11-28T17:30:00Z',
+    });
+  });
+
+  it.each(['', 'soon', 'x'.repeat(1000), 1763884800, null, {}])('%j is no date-time', (value) => {
+    expect(toIsoDateTime(value)).toBeNull();
+  });
+
+  it('one that is not a date-time: a required one makes the body not one, another is that field’s error alone', () => {
+    expect(readShape('customerDetails', shape, { startsAt: 'soon' })).toBeNull();
+    const read = readShape('customerDetails', shape, { startsAt: '2026-11-28T17:30:00Z', endsAt: 'later' }) as Record<string, unknown>;
+    expect(read.startsAt).toBe('2026-11-28T17:30:00Z');
+    expect(read.endsAt).toBeInstanceOf(UnreadableValue);
+    expect((read.endsAt as Error).message).toContain('endsAt');
   });
 });
 

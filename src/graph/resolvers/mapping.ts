@@ -2,7 +2,7 @@
 import type { Money } from '../__generated__/resolvers-types.js';
 import type { UpstreamMoney } from '../../upstream/models.js';
 import { readable } from '../../upstream/shapes.js';
-import { toDecimal } from '../../upstream/values.js';
+import { toDecimal, toIsoDateTime } from '../../upstream/values.js';
 
 // Each mapping reads its upstream values through `readable`: a value the upstream sent in the
 // wrong shape makes the field null with its UPSTREAM_ERROR, rather than a quiet null.
@@ -26,10 +26,7 @@ export function requiredMoney(amount: UpstreamMoney, currencyCode: string): Mone
 
 /** An upstream timestamp as ISO 8601 UTC; null when absent or not a date. */
 export function toDateTime(given: string | null | undefined): string | null {
-  const value = readable(given);
-  if (!value) return null;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+  return toIsoDateTime(readable(given));
 }
 
 /** A calendar date as YYYY-MM-DD; null when absent or not one. */

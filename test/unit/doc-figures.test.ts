@@ -1,0 +1,24 @@
+// The figures docs/querying.md and docs/limits.md quote from the code (test/helpers/doc-figures.ts):
+// each committed page is what `npm run docs:figures` writes, so a new per-order field or a
+// changed document cannot leave a page quoting the old query, cost or budget.
+import { describe, expect, it } from 'vitest';
+import { committedPage, FIGURE_PAGES, withFigures } from '../helpers/doc-figures.js';
+
+describe('the figures the docs quote', () => {
+  it.each(FIGURE_PAGES)('%s is what npm run docs:figures writes (run it and commit the page)', (page) => {
+    expect(committedPage(page)).toBe(withFigures(page));
+  });
+
+  it('writes each figure where its words are, whatever it said before, and refuses a page that lost the words', () => {
+    const stale = 'A page: a whole order costs 1,\nso `UPSTREAM_CALLS_PER_REQUEST` (7) and\n`UPSTREAM_CALLS_PER_REQUEST`\n(8).';
+    const words = [
+      '(its default page of 16 whole orders) costs 1, past 16 whole orders (17 to 2)',
+      'and 3 or more are refused before any call',
+      "by the request's budget of 9 calls",
+    ].join(' ');
+    const written = withFigures('docs/limits.md', `${stale} ${words}`);
+    expect(written).not.toMatch(/costs 1,|\(7\)|\(8\)|to 2\)|and 3 or|of 9 calls/);
+    expect(written.match(/`UPSTREAM_CALLS_PER_REQUEST`\s\((\d+)\)/g)).toHaveLength(2);
+    expect(() => withFigures('docs/limits.md', words)).toThrow('docs/limits.md no longer says "a whole order costs …,"');
+  });
+});
