@@ -3,15 +3,15 @@
 // refusals, and the Node.js version check. Every process here is started as a separate
 // command; nothing is hand-built.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LoginDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 import { execute, graphqlClient, listen } from '../helpers/harness.js';
-import { checkoutCopy, killStarted, LISTENING, npmStart, PROJECT_NODE_BIN, PROJECT_PATH, ROOT, startProcess } from '../helpers/process.js';
+import { checkoutCopy, killStarted, LISTENING, npmStart, olderSystemNode, PROJECT_PATH, ROOT, startProcess } from '../helpers/process.js';
 
 beforeAll(() => {
   // The tests that start the compiled entry directly need it built (npm start builds it too).
@@ -170,24 +170,7 @@ describe('production', () => {
 });
 
 describe('Node.js version', () => {
-  // The machine's own node, when it is older than the project's (it is Node 20 here).
-  const systemNode = (() => {
-    try {
-      const path = execFileSync('sh', ['-c', 'command -v node'], {
-        env: {
-          PATH: (process.env.PATH ?? '')
-            .split(':')
-            .filter((dir) => dir !== PROJECT_NODE_BIN)
-            .join(':'),
-        },
-        encoding: 'utf8',
-      }).trim();
-      const major = Number(execFileSync(path, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim());
-      return major < 24 ? { path, major } : null;
-    } catch {
-      return null;
-    }
-  })();
+  const systemNode = olderSystemNode;
 
   it.skipIf(!systemNode)('a production install on an older Node refuses, naming the version it needs', () => {
     const folder = mkdtempSync(join(tmpdir(), 'order-graph-install-'));
@@ -195,11 +178,13 @@ describe('Node.js version', () => {
       cpSync(join(ROOT, 'dist'), folder, { recursive: true });
       const install = spawnSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
         cwd: folder,
-        env: { PATH: `${dirname(systemNode!.path)}:/usr/bin:/bin`, HOME: process.env.HOME ?? folder },
+        env: { PATH: systemNode!.PATH, HOME: process.env.HOME ?? folder },
         encoding: 'utf8',
       });
       expect(install.status).not.toBe(0);
       expect(install.stderr).toContain(`order-graph needs Node.js 24 or newer; this is Node.js ${systemNode!.major}.`);
+      // Nothing of the refused install is left: no node_modules/ (npm had unpacked about 96 MB there).
+      expect(readdirSync(folder).filter((name) => name === 'node_modules')).toEqual([]);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
