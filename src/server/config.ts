@@ -398,14 +398,16 @@ export const envSchema = z.object({
     .trim()
     .default('development')
     .describe(
-      '`production` turns GraphiQL, introspection, the tracker page and cross-origin access off unless they are set, records one new trace in ten, and refuses to start without the upstream (unless `SIMULATOR=on`) or without `ALLOWED_HOSTS`.',
+      '`production` turns GraphiQL, introspection, the tracker page and cross-origin access off unless they are set, records one new trace in ten, logs JSON on a terminal too, and refuses to start without the upstream (unless `SIMULATOR=on`) or without `ALLOWED_HOSTS`.',
     ),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info')
-    .describe("The log's level (pino)."),
+    .describe(
+      "The log's level (pino). The log is JSON lines on stdout; on a terminal outside production, lines for a person (pino-pretty).",
+    ),
   GRAPHIQL: flag('GRAPHIQL')
     .optional()
     .meta({ description: 'The GraphiQL page at `/graphql`, self-hosted: it works offline.', unset: '`on` (`off` in production)' }),
@@ -483,6 +485,8 @@ function processSettings(values: EnvValues) {
     /** How long a stop waits for in-flight requests. */
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     logLevel: values.LOG_LEVEL,
+    /** NODE_ENV=production: the logs are JSON on a terminal too (readable lines there otherwise). */
+    production: values.NODE_ENV === 'production',
     /** OpenTelemetry tracing from the standard OTEL_* variables; null when off (nothing configured). */
     tracing: tracingSettings(values),
   };

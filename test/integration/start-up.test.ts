@@ -1,9 +1,9 @@
 // Starting up, as a user and an operator meet it: several npm start at once on a stale build,
-// a port or host it cannot have, the production install from dist/ alone, the production
-// refusals, and the Node.js version check. Every process here is started as a separate
+// a port or host it cannot have, .env and the logs of npm start in a checkout, the production
+// install from dist/ alone, the production refusals, and the Node.js version check. Every process here is started as a separate
 // command; nothing is hand-built.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,56 @@ describe('start-up', () => {
         'Order Graph could not start: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses (0.0.0.0 for all of them).',
       ],
     });
+  });
+});
+
+describe('npm start in a checkout: .env, and logs for whoever reads them', () => {
+  it('reads .env when there is one, the environment winning over it; without one, Node.js says so in one line', async () => {
+    const copy = checkoutCopy(mkdtempSync(join(tmpdir(), 'order-graph-env-')));
+    try {
+      // The build of these very sources: npm start finds it current and starts it.
+      cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+      writeFileSync(join(copy, '.env'), '# local settings\nGRAPHIQL=off\nLOG_LEVEL=warn\n');
+      const start = async (env: Record<string, string>, banner: RegExp) => {
+        const started = startProcess('npm', ['start'], env, copy);
+        await started.output(banner);
+        started.child.kill('SIGTERM');
+        expect(await started.exited).toBe(0);
+        return started.stderr();
+      };
+      expect(await start({}, /GraphiQL is off \(GRAPHIQL=on turns it on\)/)).not.toMatch(/not found/);
+      await start({ GRAPHIQL: 'on' }, /GraphiQL: open/);
+      rmSync(join(copy, '.env'));
+      const stderr = await start({ LOG_LEVEL: 'warn' }, /GraphiQL: open/);
+      expect(stderr.split('\n').filter((line) => line.includes('.env'))).toEqual(['.env not found. Continuing without it.']);
+    } finally {
+      killStarted();
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('on a terminal, in development: a readable line per log entry; on a pipe, and in production on a terminal: JSON', async () => {
+    const onTerminal = (env: Record<string, string>) =>
+      startProcess('script', ['-qefc', `${process.execPath} dist/src/server/main.js`, '/dev/null'], { SIMULATOR: 'on', ...env }, ROOT, {
+        group: true,
+      });
+    /** The request log line a GraphQL request makes, as the output shows it. */
+    const requestLine = async (started: ReturnType<typeof startProcess>) => {
+      const [, url] = await started.output(LISTENING);
+      await fetch(url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+      const [line] = await started.output(/^.*"requestId".*$/m);
+      return line!.replace(/\u001b\[\d+m/g, '').trim();
+    };
+    expect(await requestLine(onTerminal({}))).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: request \{"requestId":/);
+    const onPipe = startProcess(process.execPath, ['dist/src/server/main.js'], { SIMULATOR: 'on' });
+    expect(JSON.parse(await requestLine(onPipe))).toMatchObject({ level: 30, msg: 'request' });
+    const inProduction = onTerminal({ NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost' });
+    expect(JSON.parse(await requestLine(inProduction))).toMatchObject({ level: 30, msg: 'request' });
+    killStarted();
   });
 });
 

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       maxConnections: 4096,
       corsOrigins: 'local',
       logLevel: 'info',
+      production: false,
       graphiql: true,
       introspection: true,
       tracker: true,
