@@ -3,7 +3,7 @@
 // install from dist/ alone, the production refusals, and the Node.js version check. Every process here is started as a separate
 // command; nothing is hand-built.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -169,6 +169,24 @@ describe('the production install docs/production.md describes', () => {
   }, 180_000);
 });
 
+describe('dist/, the deployable', () => {
+  it('its package.json holds what production needs and no more; its .npmrc makes npm refuse an older Node.js', () => {
+    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'dist/package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toEqual({
+      name: root.name,
+      version: root.version,
+      private: true,
+      type: 'module',
+      engines: root.engines,
+      scripts: { start: 'node src/tools/start.mjs' },
+      dependencies: root.dependencies,
+      overrides: root.overrides,
+    });
+    expect(readFileSync(join(ROOT, 'dist/.npmrc'), 'utf8')).toMatch(/^engine-strict=true$/m);
+  });
+});
+
 describe('production', () => {
   it('NODE_ENV=production without the upstream refuses to start, naming the five variables', async () => {
     const started = npmStart({ NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost' });
@@ -222,23 +240,29 @@ describe('production', () => {
 describe('Node.js version', () => {
   const systemNode = olderSystemNode;
 
-  it.skipIf(!systemNode)('a production install on an older Node refuses, naming the version it needs', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'order-graph-install-'));
-    try {
-      cpSync(join(ROOT, 'dist'), folder, { recursive: true });
-      const install = spawnSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
-        cwd: folder,
-        env: { PATH: systemNode!.PATH, HOME: process.env.HOME ?? folder },
-        encoding: 'utf8',
-      });
-      expect(install.status).not.toBe(0);
-      expect(install.stderr).toContain(`order-graph needs Node.js 24 or newer; this is Node.js ${systemNode!.major}.`);
-      // Nothing of the refused install is left: no node_modules/ (npm had unpacked about 96 MB there).
-      expect(readdirSync(folder).filter((name) => name === 'node_modules')).toEqual([]);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(!systemNode)(
+    'a production install of dist/ on an older Node refuses before it writes anything, naming the version it needs',
+    () => {
+      const folder = mkdtempSync(join(tmpdir(), 'order-graph-install-'));
+      try {
+        cpSync(join(ROOT, 'dist'), folder, { recursive: true });
+        const install = spawnSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
+          cwd: folder,
+          env: { PATH: systemNode!.PATH, HOME: process.env.HOME ?? folder },
+          encoding: 'utf8',
+        });
+        expect(install.status).not.toBe(0);
+        // npm's own refusal (dist/.npmrc sets engine-strict), naming the gateway and what it needs.
+        expect(install.stderr).toContain('npm error code EBADENGINE');
+        expect(install.stderr).toContain('Not compatible with your version of node/npm: order-graph@');
+        expect(install.stderr).toContain('Required: {"node":">=24"}');
+        // Nothing of the refused install is there: no node_modules/ (the install unpacks about 96 MB).
+        expect(readdirSync(folder).filter((name) => name === 'node_modules')).toEqual([]);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.skipIf(!systemNode).each(['dist/src/server/main.js', 'dist/src/tools/start.mjs'])(
     '%s on an older Node exits 1 with one line naming the version it needs',
