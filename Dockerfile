@@ -1,9 +1,10 @@
 # syntax=docker/dockerfile:1
 # Order Graph: the compiled gateway on Node.js 24, production dependencies only, as a
 # non-root user, able to run with a read-only root filesystem.
-#   docker build -t order-graph .
+#   npm run image      (docker build -t order-graph:<package.json's version> .: the tag the
+#                      Kubernetes Deployment runs)
 #   docker run --read-only -p 4000:4000 -e ALLOWED_HOSTS=api.example.com -e AUTH_URL=… \
-#     -e APPOINTMENT_URL=… -e ORDER_URL=… -e PRICE_CALCULATOR_URL=… -e TRADE_IN_URL=… order-graph
+#     -e APPOINTMENT_URL=… -e ORDER_URL=… -e PRICE_CALCULATOR_URL=… -e TRADE_IN_URL=… order-graph:<version>
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 

@@ -10,12 +10,19 @@ import { createOrderClient, OrderClientError, type OrderClient, type OrderGraphE
 import { AnswerTooLarge, boundedFetch, type LastAnswer } from './fetch.js';
 import { EXIT, Failure, parseOptions, USAGE, type Options } from './options.js';
 import { readPassword } from './password.js';
-import { blockingError, changeLine, historyLines, summarize, toJson, type WatchedStatus } from './summary.js';
+import { blockingError, changeLine, DEFAULT_WIDTH, historyLines, summarize, toJson, type WatchedStatus } from './summary.js';
 import { printable } from './terminal.js';
 
 /** The whole command (login and query): a gateway that never answers must not hang a shell. */
 const DEADLINE_MS = 30_000;
 const MIB = 1024 * 1024;
+
+/** The columns a --watch or --history line may take: the terminal's; on a pipe or in a file, COLUMNS when set, else 80. */
+function lineWidth(): number {
+  if (process.stdout.isTTY && process.stdout.columns > 0) return process.stdout.columns;
+  const columns = Number(process.env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : DEFAULT_WIDTH;
+}
 
 /** The password once known, so no message ever quotes it. */
 const secrets: string[] = [];
@@ -136,7 +143,7 @@ async function showHistory(client: OrderClient, json: boolean, failed: () => Fai
   const orders = result.data?.orders;
   if (!orders) throw notLoaded("your orders' history", codeOf(result.errors[0] ?? { message: '' }));
   const whole = await Promise.all(orders.map((order) => wholeHistory(client, order, failed)));
-  write.out(historyLines(whole, json));
+  write.out(historyLines(whole, json, lineWidth()));
   return orders;
 }
 
@@ -190,10 +197,17 @@ function watchClient(options: Options, tokens: Tokens | null, stop: AbortControl
  * --watch: one line per change until Ctrl-C (exit 0). The stream's own first events (the
  * state just summarised) print nothing; a status that moved while the stream was being
  * renewed prints as a change all the same.
+ *
+ * Ctrl-C reaches the command more than once: the terminal signals its whole process group,
+ * and `npm run` passes the signal on to its script as well. The handlers stay for the rest of
+ * the run, so a repeat finds one (without one, node would die of it, and npm would report
+ * exit 130) and changes nothing: the first stops watching, and the command ends with 0. (The
+ * `order` script execs node with tsx as a loader: a shell left in between dies of the signal,
+ * and tsx's own launcher, given it twice, kills the command.)
  */
 async function watch(options: Options, tokens: Tokens | null, orders: readonly WatchedStatus[], write: Writer): Promise<number> {
   const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop.abort());
   const { client, cut } = watchClient(options, tokens, stop, write);
   const known = new Map(orders.map((order) => [order.id, order]));
   write.line('watching your orders for changes (Ctrl-C to stop)');
@@ -227,7 +241,7 @@ async function follow(
       write.line(`could not check for changes just now (${codeOf(errors[0] ?? { message: '' })}); still watching`);
       continue;
     }
-    const line = changeLine(update, known.get(update.order.id), options.json);
+    const line = changeLine(update, known.get(update.order.id), options.json, lineWidth());
     known.set(update.order.id, update.order);
     if (line) write.out(line);
   }

@@ -264,11 +264,11 @@ export type WatchedStatus = Pick<Order, 'id' | 'status' | 'rawStatus'>;
 
 /**
  * --watch's line for one event, or null when it tells nothing new: e.g.
- * "2026-11-23 16:04:56 UTC  OC-ACBDE  status: in transit → delivered; updatedAt: … → …".
- * An event without changes (the state on subscribing) counts only when its status differs
- * from what was last seen. With `json`, the event as one line of JSON.
+ * "2026-11-23 10:04  OC-ACBDE  status: in transit → delivered (+2 more)", fitted to `width`
+ * columns. An event without changes (the state on subscribing) counts only when its status
+ * differs from what was last seen. With `json`, the event as one line of JSON.
  */
-export function changeLine(update: Update, before: WatchedStatus | undefined, json: boolean): string | null {
+export function changeLine(update: Update, before: WatchedStatus | undefined, json: boolean, width = DEFAULT_WIDTH): string | null {
   const { order, observedAt } = update;
   let changes = update.changes;
   if (changes.length === 0) {
@@ -276,34 +276,80 @@ export function changeLine(update: Update, before: WatchedStatus | undefined, js
     changes = [{ field: 'status', from: before.status, to: order.status }];
   }
   if (json) return `${jsonText({ observedAt, orderId: order.id, reservationId: order.reservationId, status: order.status, changes })}\n`;
-  return eventLine(observedAt, order.reservationId, changes);
+  return eventLine({ observedAt, reservationId: order.reservationId, changes }, width);
 }
 
 type Change = Update['changes'][number];
 
+/** The width a line is fitted to when stdout is not a terminal (a pipe, a file). */
+export const DEFAULT_WIDTH = 80;
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A time from the gateway (ISO 8601) in the local time zone, to the minute: "2026-11-23 10:04"; any other text as it is. */
+function localTime(value: string): string {
+  const at = ISO_DATE_TIME.test(value) ? new Date(value) : null;
+  if (!at || Number.isNaN(at.getTime())) return value;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}`;
+}
+
 /**
- * One event's line for humans, --watch's and --history's alike: when (UTC, to the second),
- * the reservation, and each changed field "field: from → to" (statuses in words), or what
- * `described` says instead. Compared as received; only what is printed is filtered.
+ * The changes a reader's line shows, status first: rawStatus only where the status's words do
+ * not already say it (an unknown status), updatedAt only when nothing else changed (it moves
+ * with every change). `--json` keeps every change.
  */
-function eventLine(observedAt: string, reservationId: string, changes: readonly Change[], described?: string): string {
-  const shown = printableData({ observedAt, reservationId, changes, described });
-  const when = shown.observedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
-  const text =
-    shown.described ??
-    shown.changes.map(({ field, from, to }) => `${field}: ${statusWords(field, from)} → ${statusWords(field, to)}`).join('; ');
-  return `${when}  ${shown.reservationId}  ${text}\n`;
+function shownChanges(changes: readonly Change[]): Change[] {
+  const status = changes.find((change) => change.field === 'status');
+  const spelled = status !== undefined && status.from !== 'UNKNOWN' && status.to !== 'UNKNOWN';
+  const rest = changes.filter(
+    (change) =>
+      change.field !== 'status' &&
+      !(change.field === 'rawStatus' && spelled) &&
+      !(change.field === 'updatedAt' && changes.some((other) => other.field !== 'updatedAt')),
+  );
+  return status ? [status, ...rest] : rest;
+}
+
+/** The line cut to `width` columns (one per character), ending "…" where it was cut. */
+function fitted(line: string, width: number): string {
+  const characters = [...line];
+  return characters.length <= width ? line : `${characters.slice(0, Math.max(1, width - 1)).join('')}…`;
+}
+
+/**
+ * One event's line for humans, --watch's and --history's alike: when (local time, to the
+ * minute), the reservation, and each changed field "field: from → to" (statuses in words,
+ * times local), or what `described` says instead. Fitted to `width`: the changes after the
+ * first are named, then counted ("(+2 more)"), and only then is the line cut. Compared as
+ * received; only what is printed is filtered.
+ */
+function eventLine(
+  event: { observedAt: string; reservationId: string; changes: readonly Change[]; described?: string },
+  width: number,
+): string {
+  const shown = printableData({ ...event, changes: shownChanges(event.changes) });
+  const head = `${localTime(shown.observedAt)}  ${shown.reservationId}  `;
+  const value = (field: string, text: string | null) => (field === 'status' ? statusWords(field, text) : localTime(text ?? 'none'));
+  const parts = shown.changes.map(({ field, from, to }) => `${field}: ${value(field, from)} → ${value(field, to)}`);
+  const [first = '', ...others] = parts;
+  const names = shown.changes.slice(1).map((change) => change.field);
+  let texts = [parts.join('; ')];
+  if (shown.described) texts = [shown.described];
+  else if (others.length > 0) texts.push(`${first}; also ${names.join(', ')}`, `${first} (+${others.length} more)`);
+  const text = texts.find((candidate) => [...`${head}${candidate}`].length <= width) ?? texts.at(-1)!;
+  return `${fitted(`${head}${text}`, width)}\n`;
 }
 
 type HistoryOrder = NonNullable<OrderHistoryQuery['orders']>[number];
 
 /**
  * --history: every event of the caller's orders, newest first across them, one line each, in
- * --watch's words; an order's first observation (no changes) as "first seen: <status>", the
- * status it had then (its current one, with the later status changes undone). With `json`,
- * one JSON object per event and line.
+ * --watch's words and fitted to `width` as --watch's are; an order's first observation (no
+ * changes) as "first seen: <status>", the status it had then (its current one, with the later
+ * status changes undone). With `json`, one JSON object per event and line.
  */
-export function historyLines(orders: readonly HistoryOrder[], json: boolean): string {
+export function historyLines(orders: readonly HistoryOrder[], json: boolean, width = DEFAULT_WIDTH): string {
   const events = orders.flatMap((order) => {
     let status: string | null = order.status;
     return order.history.map((event) => {
@@ -318,12 +364,8 @@ export function historyLines(orders: readonly HistoryOrder[], json: boolean): st
     .map(({ order, event, first }) => {
       if (json)
         return `${jsonText({ observedAt: event.observedAt, orderId: order.id, reservationId: order.reservationId, changes: event.changes })}\n`;
-      return eventLine(
-        event.observedAt,
-        order.reservationId,
-        event.changes,
-        first === undefined ? undefined : `first seen: ${statusWords('status', first)}`,
-      );
+      const described = first === undefined ? undefined : `first seen: ${statusWords('status', first)}`;
+      return eventLine({ observedAt: event.observedAt, reservationId: order.reservationId, changes: event.changes, described }, width);
     })
     .join('');
 }

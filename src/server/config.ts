@@ -131,6 +131,16 @@ const RETRIES_PER_REQUEST = 4;
 const FAILURE_WINDOW_S = 900;
 const REFRESH_FAILURES_PER_TOKEN = 5;
 
+/** LIVE_POLL_INTERVAL_MS when unset, in front of the real service. */
+export const LIVE_POLL_INTERVAL_MS = 30_000;
+/**
+ * LIVE_POLL_INTERVAL_MS when unset, in front of the embedded simulator (npm start's demo): a
+ * move of the demo order, on its timer or when asked for, reaches a subscriber within 5 s
+ * instead of 30. The simulator tells no one of a move, as the real service would not: the demo
+ * shows the same polling, only faster, where polls cost a local simulator nothing.
+ */
+export const DEMO_LIVE_POLL_INTERVAL_MS = 5_000;
+
 /**
  * The upstream calls a request may make by default: a whole order of the default page, rounded
  * up to the next ten so that a retry or two fit. It follows the operations: a per-order call
@@ -212,9 +222,11 @@ export const envSchema = z.object({
     .describe(
       'Refresh tokens the upstream refused, per client address in a window. More are `RATE_LIMITED` with `retryAfterSeconds`, with no upstream call; successful refreshes cost nothing.',
     ),
-  LIVE_POLL_INTERVAL_MS: integer('LIVE_POLL_INTERVAL_MS', 100, 3_600_000)
-    .default(30_000)
-    .describe('How often a customer with open `orderUpdates` streams has its order list polled.'),
+  LIVE_POLL_INTERVAL_MS: integer('LIVE_POLL_INTERVAL_MS', 100, 3_600_000).optional().meta({
+    description:
+      'How often a customer with open `orderUpdates` streams has its order list polled. In front of the embedded simulator it is 5 s, so a move of the demo order (its timer, or `POST /__simulator/advance`) reaches GraphiQL, the tracker page and `--watch` within 5 s; a local simulator takes the polls at no cost.',
+    unset: '`30000` (`5000` with the embedded simulator)',
+  }),
   LIVE_STREAMS_PER_CUSTOMER: integer('LIVE_STREAMS_PER_CUSTOMER', 1, 10_000)
     .default(50)
     .describe('Open live streams per customer, SSE and WebSocket together; past it, `RATE_LIMITED`.'),
@@ -398,14 +410,16 @@ export const envSchema = z.object({
     .trim()
     .default('development')
     .describe(
-      '`production` turns GraphiQL, introspection, the tracker page and cross-origin access off unless they are set, records one new trace in ten, and refuses to start without the upstream (unless `SIMULATOR=on`) or without `ALLOWED_HOSTS`.',
+      '`production` turns GraphiQL, introspection, the tracker page and cross-origin access off unless they are set, records one new trace in ten, logs JSON on a terminal too, and refuses to start without the upstream (unless `SIMULATOR=on`) or without `ALLOWED_HOSTS`.',
     ),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info')
-    .describe("The log's level (pino)."),
+    .describe(
+      "The log's level (pino). The log is JSON lines on stdout; on a terminal outside production, lines for a person (pino-pretty).",
+    ),
   GRAPHIQL: flag('GRAPHIQL')
     .optional()
     .meta({ description: 'The GraphiQL page at `/graphql`, self-hosted: it works offline.', unset: '`on` (`off` in production)' }),
@@ -483,6 +497,8 @@ function processSettings(values: EnvValues) {
     /** How long a stop waits for in-flight requests. */
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     logLevel: values.LOG_LEVEL,
+    /** NODE_ENV=production: the logs are JSON on a terminal too (readable lines there otherwise). */
+    production: values.NODE_ENV === 'production',
     /** OpenTelemetry tracing from the standard OTEL_* variables; null when off (nothing configured). */
     tracing: tracingSettings(values),
   };
@@ -527,7 +543,7 @@ function gatewaySettings(values: EnvValues) {
     retries: RETRIES_PER_REQUEST,
   };
   const live: LiveLimits = {
-    pollIntervalMs: values.LIVE_POLL_INTERVAL_MS,
+    pollIntervalMs: values.LIVE_POLL_INTERVAL_MS ?? (upstreamUrls(values) ? LIVE_POLL_INTERVAL_MS : DEMO_LIVE_POLL_INTERVAL_MS),
     perCustomer: values.LIVE_STREAMS_PER_CUSTOMER,
     perAddress: values.LIVE_STREAMS_PER_ADDRESS,
     snapshotBytes: values.LIVE_SNAPSHOT_BYTES,

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { checkFileHandleLimit, createHttpServer } from './http-server.js';
 import { MAX_UPSTREAM_SOCKETS } from '../upstream/http.js';
-import { createLogger } from './logger.js';
+import { createLogger, logDestination } from './logger.js';
 import { HEALTH_PATH, READY_PATH } from './health.js';
 import type { Simulator } from '../simulator/server.js';
 import { builtTrackerFolder, TRACKER_PATH } from './tracker.js';
@@ -67,7 +67,10 @@ function banner(url: string, pages: { graphiql: boolean; tracker: boolean }, sim
 }
 
 const config = readConfig();
-const logger = createLogger(config.logLevel);
+const logger = createLogger(
+  config.logLevel,
+  await logDestination({ production: config.production, terminal: Boolean(process.stdout.isTTY) }),
+);
 
 // Loaded only when it is needed: a gateway in front of the real service never carries it.
 const simulator = config.upstreamUrls

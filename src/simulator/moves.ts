@@ -15,7 +15,10 @@ export const MOVING_CUSTOMER = 'production@demo.test';
 export const MOVING_STAGES = ['IN_PRODUCTION', 'IN_TRANSIT', 'READY_FOR_PICKUP', 'DELIVERED'] as const;
 export type MovingStage = (typeof MOVING_STAGES)[number];
 
-/** How often `npm start`'s embedded simulator and `npm run simulator` move it: a first change within two poll intervals (30 s each). */
+/**
+ * How often `npm start`'s embedded simulator and `npm run simulator` move it. npm start's
+ * gateway polls the demo every 5 s: a first change shows within 65 s of the start.
+ */
 export const DEMO_ADVANCE_EVERY_MS = 60_000;
 
 /** One move: whose order, from which stage to which, and when (its new updatedAt). */

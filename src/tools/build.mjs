@@ -1,8 +1,9 @@
 // npm run build: compiles src/ to dist/src/, builds the order-tracker page into dist/tracker/,
 // and copies what the compiled code and a production install read (the SDL, GraphiQL's
-// sign-in script, the trusted-documents manifests, package.json, package-lock.json, the
-// install's Node check and the production launcher): dist/ is the whole deployable. Plain JavaScript, so it runs before anything is
-// compiled.
+// sign-in script, the trusted-documents manifests, package-lock.json and the production
+// launcher), with a package.json of the production's own and an .npmrc whose engine-strict
+// refuses an install on an older Node.js before it writes anything: dist/ is the whole
+// deployable. Plain JavaScript, so it runs before anything is compiled.
 //
 // `--if-available` (npm start's prestart): builds only when the sources changed since the
 // last build, and only when the compiler is installed (a development install); without it
@@ -42,12 +43,45 @@ const COPIED = [
   'src/server/graphiql-sign-in.js',
   'src/client/__generated__/persisted-documents.json',
   'examples/order-tracker/src/gql/persisted-documents.json',
-  'src/tools/require-node.mjs',
   'src/tools/start.mjs',
   'src/tools/heap-flags.mjs',
-  'package.json',
   'package-lock.json',
 ];
+
+/**
+ * dist/package.json: what a production install and the gateway read of package.json, and no
+ * more (no workspaces, dev dependencies or development scripts). The overrides pin versions
+ * the lockfile was made with; allowScripts, of the packages a production install has (none
+ * today), says which install scripts run; `npm start` there is the launcher. The gateway
+ * reads the engines at start-up (src/server/main.ts).
+ */
+function productionManifest() {
+  const { name, version, type, engines, dependencies, overrides, allowScripts = {} } = JSON.parse(readFileSync(at('package.json'), 'utf8'));
+  const { packages } = JSON.parse(readFileSync(at('package-lock.json'), 'utf8'));
+  const installed = new Set(
+    Object.entries(packages)
+      .filter(([path, entry]) => path.includes('node_modules/') && !entry.dev)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)),
+  );
+  const scripts = Object.fromEntries(Object.entries(allowScripts).filter(([name]) => installed.has(name)));
+  return {
+    name,
+    version,
+    private: true,
+    type,
+    engines,
+    scripts: { start: 'node src/tools/start.mjs' },
+    dependencies,
+    overrides,
+    ...(Object.keys(scripts).length > 0 && { allowScripts: scripts }),
+  };
+}
+
+/** dist/.npmrc: npm refuses a production install on a Node.js older than the engines before it unpacks anything. */
+const PRODUCTION_NPMRC = `# npm's settings for the production install in this folder (npm ci --omit=dev).
+# A Node.js older than package.json's engines is refused before anything is written.
+engine-strict=true
+`;
 const STAMP = 'dist/.build-inputs';
 const LOCK = 'dist.lock';
 /** A lock older than this was left by a build that died: taken over. */
@@ -112,6 +146,8 @@ async function build(tsc, digest) {
   execFileSync(process.execPath, [fileURLToPath(tsc), '-p', 'tsconfig.build.json', '--outDir', next], { cwd: ROOT, stdio: 'inherit' });
   await buildTracker(join(next, 'tracker'));
   for (const path of COPIED) cpSync(at(path), at(join(next, path)), { recursive: true });
+  writeFileSync(at(join(next, 'package.json')), `${JSON.stringify(productionManifest(), null, 2)}\n`);
+  writeFileSync(at(join(next, '.npmrc')), PRODUCTION_NPMRC);
   writeFileSync(at(join(next, '.build-inputs')), digest);
   if (existsSync(at('dist'))) renameSync(at('dist'), at(previous));
   renameSync(at(next), at('dist'));

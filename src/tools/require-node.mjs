@@ -4,6 +4,11 @@
 // (engine-strict would refuse that development install too.) Installed as a dependency of
 // another project (the SDK and the CLI, from the packed tarball), it checks nothing: that
 // project's Node.js is its own business.
+//
+// npm runs a project's own preinstall only after it has unpacked every dependency into
+// node_modules/ (npm ci and npm install alike, and nothing rolls that back when the script
+// fails): a refused install removes that node_modules/ itself, so it leaves nothing behind.
+import { rmSync } from 'node:fs';
 import { sep } from 'node:path';
 
 const required = Number(/\d+/.exec(process.env.npm_package_engines_node ?? '')?.[0] ?? 0);
@@ -15,5 +20,7 @@ if (production && !asDependency && running < required) {
   console.error(
     `order-graph needs Node.js ${required} or newer; this is Node.js ${process.versions.node}. Install with that Node.js (the container image has it).`,
   );
+  // npm runs this script in the project's folder: its node_modules/ is what this install unpacked.
+  rmSync('node_modules', { recursive: true, force: true });
   process.exit(1);
 }

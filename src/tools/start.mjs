@@ -13,6 +13,18 @@ import { fileURLToPath } from 'node:url';
 import { heapFlags } from './heap-flags.mjs';
 
 const main = fileURLToPath(new URL('../server/main.js', import.meta.url));
+
+/**
+ * Node's options without its .env ones (npm start's --env-file-if-exists=.env): they did their
+ * work in this process, whose environment the new node gets; given again, node would read the
+ * file a second time, or say a second time that there is none.
+ */
+function withoutEnvFiles(options) {
+  return options.filter(
+    (option, at) => !/^--env-file(-if-exists)?(=|$)/.test(option) && !/^--env-file(-if-exists)?$/.test(options[at - 1] ?? ''),
+  );
+}
+
 // On a Node.js without execve (older than the 24 package.json asks for), the entry itself
 // runs: its version check says in one line which Node.js it needs.
 if (typeof process.execve !== 'function') await import(main);
@@ -22,5 +34,9 @@ else {
   const entry = shown.startsWith('..') || isAbsolute(shown) ? main : shown;
   const flags = heapFlags(process.env, process.constrainedMemory(), totalmem());
   // This node's own options (--inspect, --cpu-prof…) come after the heap flags and win.
-  process.execve(process.execPath, [process.argv0, ...flags, ...process.execArgv, entry, ...process.argv.slice(2)], process.env);
+  process.execve(
+    process.execPath,
+    [process.argv0, ...flags, ...withoutEnvFiles(process.execArgv), entry, ...process.argv.slice(2)],
+    process.env,
+  );
 }

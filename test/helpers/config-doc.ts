@@ -242,7 +242,12 @@ counts as unset, each invalid value is reported on a line of its own, and the pr
 with code 1. **default** is what an unset variable means; **takes** is what it accepts (a
 switch takes \`true\`, \`false\`, \`1\` and \`0\` too; sizes are written in bytes). The
 settings that matter most in production are listed in
-[production.md](production.md#settings-that-matter-in-production).`;
+[production.md](production.md#settings-that-matter-in-production).
+
+\`npm start\` in a checkout also reads them from a \`.env\` file in the checkout's folder when
+there is one (Node.js's own \`--env-file-if-exists\`: one \`NAME=value\` a line, \`#\` for a
+comment); a variable set in the environment wins over the file. \`.env\` is git-ignored. The
+production start (\`node src/tools/start.mjs\`, the image) reads no file.`;
 
 const TAIL = `## Read elsewhere
 

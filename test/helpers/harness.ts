@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { GraphQLClient, type Variables } from 'graphql-request';
-import { loadConfig } from '../../src/server/config.js';
+import { LIVE_POLL_INTERVAL_MS, loadConfig } from '../../src/server/config.js';
 import { createGateway, type GatewayConfig } from '../../src/server/gateway.js';
 import { createHttpServer, type HttpServerOptions } from '../../src/server/http-server.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
@@ -40,7 +40,9 @@ function testSettings(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamU
     // Every test gateway logs at debug into the capture that test/setup/no-secrets-in-logs checks.
     logger: captureLogger(),
     ...config,
-    live: { ...defaults.live, ...config.live },
+    // In front of a simulator it was given by URL, as in front of the real service: the 30 s
+    // default (the 5 s one is npm start's, in front of its embedded simulator).
+    live: { ...defaults.live, pollIntervalMs: LIVE_POLL_INTERVAL_MS, ...config.live },
   };
 }
 

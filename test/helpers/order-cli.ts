@@ -23,7 +23,7 @@ const CLI = [process.execPath, '--import', 'tsx', 'src/cli/order.ts'];
 /** The environment of a run: this one's, without what the CLI would pick up from it unasked. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['ORDER_GRAPH_ENDPOINT', 'ORDER_GRAPH_PASSWORD']) if (!(name in env)) delete result[name];
+  for (const name of ['ORDER_GRAPH_ENDPOINT', 'ORDER_GRAPH_PASSWORD', 'COLUMNS']) if (!(name in env)) delete result[name];
   return { ...result, ...env };
 }
 

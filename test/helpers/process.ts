@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -8,6 +8,24 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const PROJECT_NODE_BIN = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
 /** A PATH on which `node` and `npm` run the project's Node. */
 export const PROJECT_PATH = `${PROJECT_NODE_BIN}:${process.env.PATH ?? ''}`;
+
+/**
+ * The machine's own node when it is older than the project's (Node 20 here), with a PATH on
+ * which `node` and `npm` run it; null when there is none (then the tests that need it skip).
+ */
+export const olderSystemNode: { path: string; major: number; PATH: string } | null = (() => {
+  try {
+    const withoutProject = (process.env.PATH ?? '')
+      .split(':')
+      .filter((dir) => dir !== PROJECT_NODE_BIN)
+      .join(':');
+    const path = execFileSync('sh', ['-c', 'command -v node'], { env: { PATH: withoutProject }, encoding: 'utf8' }).trim();
+    const major = Number(execFileSync(path, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim());
+    return major < 24 ? { path, major, PATH: `${dirname(path)}:/usr/bin:/bin` } : null;
+  } catch {
+    return null;
+  }
+})();
 
 const started: { child: ChildProcess; group: boolean }[] = [];
 

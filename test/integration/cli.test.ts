@@ -71,15 +71,37 @@ describe('--watch', () => {
     expect(run.output.stdout).toBe(summaryLines);
     const moving = orderOf('production@demo.test');
     moving.status = 'IN_TRANSIT';
-    await until(
-      () => run.output.stdout,
-      new RegExp(`UTC  ${moving.reservationId}  status: in production → in transit; rawStatus: IN_PRODUCTION → IN_TRANSIT\n$`),
-    );
+    await until(() => run.output.stdout, new RegExp(`\\d  ${moving.reservationId}  status: in production → in transit\n$`));
     run.child.kill('SIGINT');
     const ended = await run.done;
     expect(ended.code, ended.stderr).toBe(0);
     expect(ended.stdout.slice(summaryLines.length).trimEnd().split('\n')).toHaveLength(1);
   });
+
+  it('through npm run -s order, as docs/cli.md runs it: Ctrl-C (SIGINT to the whole process group, npm passing it on too) ends watching with exit 0', async () => {
+    const { password } = demoCustomer(live.simulator, 'ready@demo.test');
+    const args = ['run', '-s', 'order', '--', '--username', 'ready@demo.test', '--endpoint', live.endpoint, '--watch'];
+    // As a terminal runs it: in a process group of its own, which Ctrl-C signals whole.
+    for (const target of ['group', 'npm'] as const) {
+      const child = spawn('npm', args, {
+        cwd: ROOT,
+        env: { HOME: process.env.HOME ?? '', PATH: PROJECT_PATH, ORDER_GRAPH_PASSWORD: password },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.stdout.resume();
+      const code = new Promise<number | null>((resolve) => child.on('close', (exit) => resolve(exit)));
+      try {
+        await until(() => stderr, /watching your orders/);
+        process.kill(target === 'group' ? -child.pid! : child.pid!, 'SIGINT');
+        expect({ target, code: await code }).toEqual({ target, code: 0 });
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+      }
+    }
+  }, 60_000);
 
   it('--json --watch: the whole order as JSON, then each change as one JSON line', async () => {
     const run = startOrder(...liveAs('confirmed@demo.test', '--json', '--watch'));

@@ -2,9 +2,10 @@
 // checkout, the tarball installed into a new project under the system's Node.js (no engine
 // warning; its size and package count measured), the SDK imported with its types
 // (type-checked with the strictest settings) and used against a running gateway, the schema
-// and documents imported through its exports, and the `order-graph` command.
+// and documents imported through its exports, and the `order-graph` command. And docs/sdk.md's
+// two install lines, run as written from a checkout in a folder of another name.
 import { execFile, execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { packClient } from '../helpers/client-package.js';
 import { installOffline } from '../helpers/offline-install.js';
-import { PROJECT_NODE_BIN, PROJECT_PATH, ROOT } from '../helpers/process.js';
+import { checkoutCopy, PROJECT_NODE_BIN, PROJECT_PATH, ROOT } from '../helpers/process.js';
 
 // The gateway runs in this process: commands that talk to it must not block its event loop.
 const run = promisify(execFile);
@@ -81,6 +82,50 @@ function bytesUnder(dir: string): number {
     return sum + (entry.isDirectory() ? bytesUnder(path) : entry.isFile() ? lstatSync(path).size : 0);
   }, 0);
 }
+
+/** The commands of a doc's ```sh blocks, one a line, without their comments. */
+const shellLines = (doc: string) =>
+  [...readFileSync(join(ROOT, doc), 'utf8').matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((block) =>
+    block[1]!.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()),
+  );
+
+describe("docs/sdk.md's install lines, as written", () => {
+  it('npm run sdk:pack in a checkout of any folder name writes the tarball the install line names, and leaves the checkout clean', async () => {
+    const lines = shellLines('docs/sdk.md');
+    expect(lines).toContain('npm run sdk:pack');
+    const installed = lines.map((line) => /^npm install (~\/\S+\.tgz)$/.exec(line)?.[1]).find(Boolean);
+    expect(installed, 'docs/sdk.md installs a tarball from the home folder').toBeDefined();
+    // docs/cli.md's global install names the same file.
+    expect(readFileSync(join(ROOT, 'docs/cli.md'), 'utf8')).toContain(`npm install -g ${installed}`);
+
+    // A checkout in a folder not called order-graph, under git, with a home folder of its own.
+    const checkout = checkoutCopy(join(work, 'elsewhere'));
+    for (const file of ['.gitignore', '.npmrc']) cpSync(join(ROOT, file), join(checkout, file));
+    const git = (...args: string[]) =>
+      run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: checkout }).then(({ stdout }) => stdout);
+    await git('init', '-q');
+    await git('add', '-A');
+    await git('commit', '-qm', 'checkout');
+    const home = join(work, 'home');
+    mkdirSync(home);
+    await run('npm', ['run', '-s', 'sdk:pack'], { cwd: checkout, env: { PATH: PROJECT_PATH, HOME: home }, timeout: 120_000 });
+
+    const tarballAt = installed!.replace(/^~/, home);
+    expect(existsSync(tarballAt)).toBe(true);
+    const packed = JSON.parse(execFileSync('tar', ['-xzOf', tarballAt, 'package/package.json'], { encoding: 'utf8' })) as {
+      name: string;
+      version: string;
+    };
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'packages/client/package.json'), 'utf8')) as { version: string };
+    expect([packed.name, packed.version]).toEqual(['@order-graph/client', version]);
+    expect(await git('status', '--porcelain')).toBe('');
+    // The file installs as the package the tests below use (offline, from npm's cache).
+    const elsewhere = join(work, 'frontend-elsewhere');
+    mkdirSync(elsewhere);
+    await installOffline(elsewhere, tarballAt, manifest);
+    expect(readdirSync(join(elsewhere, 'node_modules', '@order-graph', 'client', 'dist', 'client'))).toContain('index.js');
+  }, 180_000);
+});
 
 describe('npm pack of @order-graph/client', () => {
   it('holds the compiled SDK with its types, the CLI, the schema, the documents and the licence; no sources or tools', () => {

@@ -1,8 +1,9 @@
 // The demo's moving order (src/simulator/moves.ts): production@demo.test's order takes its
 // next stage on the simulator's timer, or at once on POST /__simulator/advance, so a live
 // subscription has a change to show without anyone touching the data; test simulators never
-// move it unless asked; and `npm start`'s embedded simulator and `npm run simulator` move it
-// every minute by default.
+// move it unless asked; `npm start`'s embedded simulator and `npm run simulator` move it
+// every minute by default; and npm start's gateway polls the demo every 5 s, so a move
+// reaches a subscriber at the next poll, within 5 s.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOrderClient, type OrderResult } from '../../src/client/index.js';
 import type { OrderUpdatesSubscription } from '../../src/client/__generated__/graphql.js';
@@ -10,6 +11,7 @@ import { createSeedData } from '../../src/simulator/data.js';
 import { DEMO_ADVANCE_EVERY_MS, MOVING_CUSTOMER, MOVING_STAGES, startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startHarness } from '../helpers/harness.js';
+import { DEMO_LIVE_POLL_INTERVAL_MS, loadConfig } from '../../src/server/config.js';
 import { killStarted, startProcess } from '../helpers/process.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -199,6 +201,34 @@ describe('end to end: a subscriber sees the order move, nobody touching the data
       ]),
     );
     expect(Date.parse(update.order.updatedAt!)).toBeGreaterThan(Date.parse(seeded.updatedAt!));
+  });
+});
+
+describe("npm start's demo: a move reaches a subscriber at the next poll, every 5 s", () => {
+  it('the embedded simulator’s configuration polls every 5 s; an advance made by its URL is the first poll’s event after it', async () => {
+    // npm start's configuration: no upstream URLs, so the embedded simulator, moving the order every minute.
+    const config = loadConfig({});
+    expect(config.upstreamUrls).toBeNull();
+    expect(config.live.pollIntervalMs).toBe(DEMO_LIVE_POLL_INTERVAL_MS);
+    expect(DEMO_LIVE_POLL_INTERVAL_MS).toBe(5000);
+    const harness = await startHarness({ simulator: { advanceEveryMs: DEMO_ADVANCE_EVERY_MS }, gateway: { live: config.live } });
+    cleanups.push(harness.close);
+    const client = createOrderClient({ endpoint: harness.endpoint });
+    await client.login(MOVING_CUSTOMER, demoCustomer(harness.simulator, MOVING_CUSTOMER).password);
+    const abort = new AbortController();
+    cleanups.push(() => abort.abort());
+    const next = reader(client.watchOrders({ signal: abort.signal }));
+    expect((await next()).data!.orderUpdates.changes).toEqual([]);
+
+    const moved = await post(harness.simulator.moving!.advanceUrl);
+    expect(moved.body).toMatchObject({ from: 'IN_PRODUCTION', to: 'IN_TRANSIT' });
+    // The next event is that move, carried by the first poll of the order list after it: within
+    // one poll interval (5 s). (The wait allowed is a backstop for a loaded machine.)
+    const event = await next(2 * DEMO_LIVE_POLL_INTERVAL_MS + 10_000);
+    expect(statusChange(event)).toEqual(['IN_PRODUCTION', 'IN_TRANSIT']);
+    const movedAt = Date.parse(moved.body.at as string);
+    const pollsSince = harness.simulator.requestLog.filter((entry) => entry.operation === 'orderDetails' && entry.at >= movedAt);
+    expect(pollsSince).toHaveLength(1);
   });
 });
 

@@ -1,17 +1,17 @@
 // Starting up, as a user and an operator meet it: several npm start at once on a stale build,
-// a port or host it cannot have, the production install from dist/ alone, the production
-// refusals, and the Node.js version check. Every process here is started as a separate
+// a port or host it cannot have, .env and the logs of npm start in a checkout, the production
+// install from dist/ alone, the production refusals, and the Node.js version check. Every process here is started as a separate
 // command; nothing is hand-built.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LoginDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 import { execute, graphqlClient, listen } from '../helpers/harness.js';
-import { checkoutCopy, killStarted, LISTENING, npmStart, PROJECT_NODE_BIN, PROJECT_PATH, ROOT, startProcess } from '../helpers/process.js';
+import { checkoutCopy, killStarted, LISTENING, npmStart, olderSystemNode, PROJECT_PATH, ROOT, startProcess } from '../helpers/process.js';
 
 beforeAll(() => {
   // The tests that start the compiled entry directly need it built (npm start builds it too).
@@ -88,6 +88,56 @@ describe('start-up', () => {
   });
 });
 
+describe('npm start in a checkout: .env, and logs for whoever reads them', () => {
+  it('reads .env when there is one, the environment winning over it; without one, Node.js says so in one line', async () => {
+    const copy = checkoutCopy(mkdtempSync(join(tmpdir(), 'order-graph-env-')));
+    try {
+      // The build of these very sources: npm start finds it current and starts it.
+      cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+      writeFileSync(join(copy, '.env'), '# local settings\nGRAPHIQL=off\nLOG_LEVEL=warn\n');
+      const start = async (env: Record<string, string>, banner: RegExp) => {
+        const started = startProcess('npm', ['start'], env, copy);
+        await started.output(banner);
+        started.child.kill('SIGTERM');
+        expect(await started.exited).toBe(0);
+        return started.stderr();
+      };
+      expect(await start({}, /GraphiQL is off \(GRAPHIQL=on turns it on\)/)).not.toMatch(/not found/);
+      await start({ GRAPHIQL: 'on' }, /GraphiQL: open/);
+      rmSync(join(copy, '.env'));
+      const stderr = await start({ LOG_LEVEL: 'warn' }, /GraphiQL: open/);
+      expect(stderr.split('\n').filter((line) => line.includes('.env'))).toEqual(['.env not found. Continuing without it.']);
+    } finally {
+      killStarted();
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('on a terminal, in development: a readable line per log entry; on a pipe, and in production on a terminal: JSON', async () => {
+    const onTerminal = (env: Record<string, string>) =>
+      startProcess('script', ['-qefc', `${process.execPath} dist/src/server/main.js`, '/dev/null'], { SIMULATOR: 'on', ...env }, ROOT, {
+        group: true,
+      });
+    /** The request log line a GraphQL request makes, as the output shows it. */
+    const requestLine = async (started: ReturnType<typeof startProcess>) => {
+      const [, url] = await started.output(LISTENING);
+      await fetch(url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+      const [line] = await started.output(/^.*"requestId".*$/m);
+      return line!.replace(/\u001b\[\d+m/g, '').trim();
+    };
+    expect(await requestLine(onTerminal({}))).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: request \{"requestId":/);
+    const onPipe = startProcess(process.execPath, ['dist/src/server/main.js'], { SIMULATOR: 'on' });
+    expect(JSON.parse(await requestLine(onPipe))).toMatchObject({ level: 30, msg: 'request' });
+    const inProduction = onTerminal({ NODE_ENV: 'production', ALLOWED_HOSTS: 'localhost' });
+    expect(JSON.parse(await requestLine(inProduction))).toMatchObject({ level: 30, msg: 'request' });
+    killStarted();
+  });
+});
+
 describe('the production install docs/production.md describes', () => {
   it('dist/ alone, copied elsewhere: npm ci --omit=dev (from npm’s cache, offline), then node src/tools/start.mjs serves the whole order', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'order-graph-deploy-'));
@@ -117,6 +167,24 @@ describe('the production install docs/production.md describes', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+describe('dist/, the deployable', () => {
+  it('its package.json holds what production needs and no more; its .npmrc makes npm refuse an older Node.js', () => {
+    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'dist/package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toEqual({
+      name: root.name,
+      version: root.version,
+      private: true,
+      type: 'module',
+      engines: root.engines,
+      scripts: { start: 'node src/tools/start.mjs' },
+      dependencies: root.dependencies,
+      overrides: root.overrides,
+    });
+    expect(readFileSync(join(ROOT, 'dist/.npmrc'), 'utf8')).toMatch(/^engine-strict=true$/m);
+  });
 });
 
 describe('production', () => {
@@ -170,40 +238,31 @@ describe('production', () => {
 });
 
 describe('Node.js version', () => {
-  // The machine's own node, when it is older than the project's (it is Node 20 here).
-  const systemNode = (() => {
-    try {
-      const path = execFileSync('sh', ['-c', 'command -v node'], {
-        env: {
-          PATH: (process.env.PATH ?? '')
-            .split(':')
-            .filter((dir) => dir !== PROJECT_NODE_BIN)
-            .join(':'),
-        },
-        encoding: 'utf8',
-      }).trim();
-      const major = Number(execFileSync(path, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim());
-      return major < 24 ? { path, major } : null;
-    } catch {
-      return null;
-    }
-  })();
+  const systemNode = olderSystemNode;
 
-  it.skipIf(!systemNode)('a production install on an older Node refuses, naming the version it needs', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'order-graph-install-'));
-    try {
-      cpSync(join(ROOT, 'dist'), folder, { recursive: true });
-      const install = spawnSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
-        cwd: folder,
-        env: { PATH: `${dirname(systemNode!.path)}:/usr/bin:/bin`, HOME: process.env.HOME ?? folder },
-        encoding: 'utf8',
-      });
-      expect(install.status).not.toBe(0);
-      expect(install.stderr).toContain(`order-graph needs Node.js 24 or newer; this is Node.js ${systemNode!.major}.`);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(!systemNode)(
+    'a production install of dist/ on an older Node refuses before it writes anything, naming the version it needs',
+    () => {
+      const folder = mkdtempSync(join(tmpdir(), 'order-graph-install-'));
+      try {
+        cpSync(join(ROOT, 'dist'), folder, { recursive: true });
+        const install = spawnSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
+          cwd: folder,
+          env: { PATH: systemNode!.PATH, HOME: process.env.HOME ?? folder },
+          encoding: 'utf8',
+        });
+        expect(install.status).not.toBe(0);
+        // npm's own refusal (dist/.npmrc sets engine-strict), naming the gateway and what it needs.
+        expect(install.stderr).toContain('npm error code EBADENGINE');
+        expect(install.stderr).toContain('Not compatible with your version of node/npm: order-graph@');
+        expect(install.stderr).toContain('Required: {"node":">=24"}');
+        // Nothing of the refused install is there: no node_modules/ (the install unpacks about 96 MB).
+        expect(readdirSync(folder).filter((name) => name === 'node_modules')).toEqual([]);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.skipIf(!systemNode).each(['dist/src/server/main.js', 'dist/src/tools/start.mjs'])(
     '%s on an older Node exits 1 with one line naming the version it needs',

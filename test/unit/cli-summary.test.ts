@@ -1,10 +1,10 @@
 // The wording of the CLI (summary.ts) and what of it reaches a terminal (terminal.ts), without a server.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OrderGraphError, OrderResult } from '../../src/client/index.js';
 import { AVAILABLE_FROM } from '../../src/client/index.js';
 import type { OrderPart, OrderStatus, WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
-import { blockingError, changeLine, formatMoney, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
+import { blockingError, changeLine, formatMoney, historyLines, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
 import { printable } from '../../src/cli/terminal.js';
 import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import { hasReached } from '../../src/upstream/contract.js';
@@ -343,25 +343,77 @@ describe('--json', () => {
 });
 
 describe('--watch lines', () => {
+  // Times are shown in the local time zone: here the US Central one (UTC-6 in November).
+  beforeEach(() => vi.stubEnv('TZ', 'America/Chicago'));
+  afterEach(() => vi.unstubAllEnvs());
   const update = (changes: { field: string; from: string | null; to: string | null }[], status: Order['status'] = 'DELIVERED') => ({
     observedAt: '2026-11-23T16:04:56.912Z',
     changes,
     order: { ...readyOrder({ status, rawStatus: status }) },
   });
   const before = { id: 'order-1', status: 'READY_FOR_PICKUP' as const, rawStatus: 'READY_FOR_PICKUP' };
+  const delivered = update([
+    { field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' },
+    { field: 'rawStatus', from: 'READY_FOR_PICKUP', to: 'DELIVERED' },
+    { field: 'updatedAt', from: '2026-11-20T09:00:00.000Z', to: '2026-11-23T16:04:00.000Z' },
+    { field: 'completedAt', from: null, to: '2026-11-23T16:04:00.000Z' },
+    { field: 'delivered', from: 'false', to: 'true' },
+  ]);
 
-  it('one line per event: when, the reservation, each change, statuses in words', () => {
-    const line = changeLine(
-      update([
+  it('one line per event: when (local time, to the minute), the reservation, each change (statuses in words, times local)', () => {
+    expect(changeLine(delivered, before, false, 200)).toBe(
+      '2026-11-23 10:04  OC-TEST1  status: ready for pickup → delivered; completedAt: none → 2026-11-23 10:04; delivered: false → true\n',
+    );
+    vi.stubEnv('TZ', 'Europe/Berlin');
+    expect(changeLine(delivered, before, false, 200)).toMatch(/^2026-11-23 17:04 {2}OC-TEST1 {2}.* completedAt: none → 2026-11-23 17:04;/);
+  });
+
+  it('fits the width: the changes after the first named, then counted, then the line cut; never wider', () => {
+    const at = (width: number) => changeLine(delivered, before, false, width)!.trimEnd();
+    expect(at(100)).toBe('2026-11-23 10:04  OC-TEST1  status: ready for pickup → delivered; also completedAt, delivered');
+    expect(at(80)).toBe('2026-11-23 10:04  OC-TEST1  status: ready for pickup → delivered (+2 more)');
+    expect(at(50)).toBe('2026-11-23 10:04  OC-TEST1  status: ready for pic…');
+    for (const width of [20, 50, 73, 74, 80, 93, 94, 120]) expect([...at(width)].length).toBeLessThanOrEqual(width);
+  });
+
+  it('leaves out what another change already says: rawStatus beside a status in words, updatedAt beside any other change', () => {
+    const line = (changes: { field: string; from: string | null; to: string | null }[], status: Order['status'] = 'DELIVERED') =>
+      changeLine(update(changes, status), before, false, 200)!.trimEnd().split('  ')[2];
+    expect(line([{ field: 'updatedAt', from: '2026-11-20T09:00:00.000Z', to: '2026-11-23T16:04:00.000Z' }])).toBe(
+      'updatedAt: 2026-11-20 03:00 → 2026-11-23 10:04',
+    );
+    // An unknown status says nothing its raw value does not: the raw value stays.
+    expect(
+      line(
+        [
+          { field: 'status', from: 'DELIVERED', to: 'UNKNOWN' },
+          { field: 'rawStatus', from: 'DELIVERED', to: 'RETURNED' },
+        ],
+        'UNKNOWN',
+      ),
+    ).toBe('status: delivered → UNKNOWN; rawStatus: DELIVERED → RETURNED');
+    // The status comes first, whatever order the event lists the changes in.
+    expect(
+      line([
+        { field: 'delivered', from: 'false', to: 'true' },
         { field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' },
-        { field: 'completedAt', from: null, to: '2026-11-23T16:04:00.000Z' },
       ]),
-      before,
-      false,
-    );
-    expect(line).toBe(
-      '2026-11-23 16:04:56 UTC  OC-TEST1  status: ready for pickup → delivered; completedAt: none → 2026-11-23T16:04:00.000Z\n',
-    );
+    ).toBe('status: ready for pickup → delivered; delivered: false → true');
+  });
+
+  it('--history: the same lines, newest first, the first observation as "first seen"', () => {
+    const order = {
+      ...readyOrder({ status: 'DELIVERED', rawStatus: 'DELIVERED' }),
+      history: [
+        { ...delivered, cursor: 'c2' },
+        { observedAt: '2026-11-20T09:00:00.000Z', changes: [], cursor: 'c1' },
+      ],
+    };
+    expect(historyLines([order], false).split('\n')).toEqual([
+      changeLine(delivered, before, false)!.trimEnd(),
+      '2026-11-20 03:00  OC-TEST1  first seen: ready for pickup',
+      '',
+    ]);
   });
 
   it('the state on subscribing: nothing when the status is the one last seen, the status change otherwise', () => {
@@ -436,14 +488,15 @@ describe('what reaches the terminal', () => {
         const line = changeLine(event([{ field, from: value, to: HOSTILE }]), before, false)!;
         expect(line.slice(0, -1)).not.toMatch(ACTS_ON);
         expect(line.endsWith('\n') && !line.slice(0, -1).includes('\n')).toBe(true);
+        expect([...line.slice(0, -1)].length).toBeLessThanOrEqual(80);
       }),
       { numRuns: 200 },
     );
     expect(changeLine(event([]), before, false)).toBeNull();
-    expect(changeLine(event([{ field: 'constructor', from: 'toString', to: 'constructor' }]), before, false)).toContain(
+    expect(changeLine(event([{ field: 'constructor', from: 'toString', to: 'constructor' }]), before, false, 200)).toContain(
       'constructor: toString → constructor',
     );
-    expect(changeLine(event([{ field: 'status', from: 'toString', to: 'READY_FOR_PICKUP' }]), before, false)).toContain(
+    expect(changeLine(event([{ field: 'status', from: 'toString', to: 'READY_FOR_PICKUP' }]), before, false, 200)).toContain(
       'status: toString → ready for pickup',
     );
   });

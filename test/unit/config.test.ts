@@ -41,13 +41,15 @@ describe('loadConfig', () => {
       maxConnections: 4096,
       corsOrigins: 'local',
       logLevel: 'info',
+      production: false,
       graphiql: true,
       introspection: true,
       tracker: true,
       trustedDocuments: 'off',
       tracing: null,
       metricsPath: '/metrics',
-      live: { pollIntervalMs: 30_000, perCustomer: 50, perAddress: 200, snapshotBytes: 32 * 1024 * 1024 },
+      // In front of the embedded simulator, the demo's poll interval.
+      live: { pollIntervalMs: 5000, perCustomer: 50, perAddress: 200, snapshotBytes: 32 * 1024 * 1024 },
       redisUrl: null,
       redisCommandTimeoutMs: 500,
       responseCacheTtlMs: 0,
@@ -129,6 +131,14 @@ describe('loadConfig', () => {
       ORDER_URL: 'https://orders.internal:8080/api/order',
       AUTH_URL: 'http://upstream.test/auth_url',
     });
+  });
+
+  it('polls live customers every 30 s in front of the real service, every 5 s in front of the embedded simulator (the demo); LIVE_POLL_INTERVAL_MS sets it for both', () => {
+    expect(loadConfig(allUrls).live.pollIntervalMs).toBe(30_000);
+    expect(loadConfig({}).live.pollIntervalMs).toBe(5000);
+    expect(loadConfig({ SIMULATOR: 'on', NODE_ENV: 'production', ALLOWED_HOSTS: '*' }).live.pollIntervalMs).toBe(5000);
+    expect(loadConfig({ ...allUrls, LIVE_POLL_INTERVAL_MS: '2000' }).live.pollIntervalMs).toBe(2000);
+    expect(loadConfig({ LIVE_POLL_INTERVAL_MS: '60000' }).live.pollIntervalMs).toBe(60_000);
   });
 
   it('reads every setting', () => {

@@ -1,32 +1,31 @@
 // deploy/kubernetes/: every object checked against the Kubernetes schemas (kubernetes-models,
-// offline), and against the gateway itself: its settings load, its probes and port are the
-// gateway's, the drain fits in the grace period, the objects point at each other, and only
-// the GraphQL endpoint is public (the probes and /metrics reach the pods directly).
-import { readdirSync, readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
+// offline, by deploy/check.ts, which `npm run deploy:check` runs), and against the gateway
+// itself: its settings load, its probes and port are the gateway's, the drain fits in the
+// grace period, the objects point at each other, only the GraphQL endpoint is public (the
+// probes and /metrics reach the pods directly), and the image is the one `npm run image` builds.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { checkManifests, MANIFESTS, readManifests, schemaProblems, type KubernetesObject } from '../../deploy/check.js';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/server/config.js';
 import { HEALTH_PATH, READY_PATH } from '../../src/server/health.js';
 import { TRACKER_PATH } from '../../src/server/tracker.js';
+import { PROJECT_PATH, ROOT } from '../helpers/process.js';
 import { argument, redisBytes, shippedRedis } from '../helpers/redis.js';
 
-const DIR = new URL('../../deploy/kubernetes/', import.meta.url);
 // The gateway's endpoint (createGateway's graphqlEndpoint), the one path the public side serves.
 const GRAPHQL_PATH = '/graphql';
-const files = readdirSync(DIR).filter((name) => name.endsWith('.yaml'));
 
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
-const objects: { file: string; object: Manifest }[] = files
-  .filter((file) => file !== 'kustomization.yaml')
-  .flatMap((file) =>
-    parseAllDocuments(readFileSync(new URL(file, DIR), 'utf8'), { version: '1.1' }).map((doc) => ({
-      file,
-      object: doc.toJS() as Manifest,
-    })),
-  );
+type Manifest = KubernetesObject & { metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
+const { objects: read, problems: listProblems } = readManifests();
+const objects = read.map(({ file, object }) => ({ file, object: object as Manifest }));
 const find = (kind: string, name: string) => objects.find(({ object }) => object.kind === kind && object.metadata.name === name)!.object;
 
 const deployment = find('Deployment', 'order-graph');
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const pod = deployment.spec.template.spec;
 const container = pod.containers[0];
 const settings = find('ConfigMap', 'order-graph').data as Record<string, string>;
@@ -40,32 +39,65 @@ const imageEnv = Object.fromEntries(
 
 describe('deploy/kubernetes', () => {
   it('kustomization.yaml lists every manifest', () => {
-    const kustomization = parseAllDocuments(readFileSync(new URL('kustomization.yaml', DIR), 'utf8'))[0]!.toJS() as { resources: string[] };
-    expect([...kustomization.resources].sort()).toEqual(files.filter((file) => file !== 'kustomization.yaml').sort());
+    expect(listProblems).toEqual([]);
+    expect(new Set(objects.map(({ file }) => file)).size).toBe(8);
   });
 
   it.each(objects.map(({ file, object }) => [`${file}: ${object.kind} ${object.metadata.name}`, object] as const))(
     '%s is valid against the Kubernetes schema',
     async (_, object) => {
-      const models = (await import(`kubernetes-models/${object.apiVersion}`)) as Record<
-        string,
-        new (data: unknown) => { validate(): void }
-      >;
-      const Model = models[object.kind];
-      expect(Model, `no schema for ${object.apiVersion} ${object.kind}`).toBeDefined();
-      expect(() => new Model!(object).validate()).not.toThrow();
+      expect(await schemaProblems(object)).toEqual([]);
     },
   );
 
-  it('the schema check catches mistakes (a string port, a missing selector)', async () => {
-    const { Deployment } = await import('kubernetes-models/apps/v1');
+  it('the schema check catches mistakes (a string port, a missing selector, a kind it has no schema for)', async () => {
     const wrongPort = structuredClone(deployment);
     wrongPort.spec.template.spec.containers[0].ports[0].containerPort = '4000';
-    expect(() => new Deployment(wrongPort).validate()).toThrow(/containerPort/);
+    expect(await schemaProblems(wrongPort)).toEqual([expect.stringMatching(/containerPort must be integer/)]);
     const noSelector = structuredClone(deployment);
     delete noSelector.spec.selector;
-    expect(() => new Deployment(noSelector).validate()).toThrow(/selector/);
+    expect(await schemaProblems(noSelector)).toEqual([expect.stringMatching(/selector/)]);
+    expect(await schemaProblems({ ...deployment, kind: 'Deploymnet' })).toEqual(['no Kubernetes schema for apps/v1 Deploymnet']);
   });
+
+  it('npm run deploy:check validates the manifests offline: a line per object, exit 0; exit 1 naming each problem in a broken copy', async () => {
+    const run = (...args: string[]) =>
+      promisify(execFile)('npm', ['run', '-s', 'deploy:check', '--', ...args], {
+        cwd: ROOT,
+        env: { PATH: PROJECT_PATH, HOME: process.env.HOME ?? '' },
+      }).then(
+        (done) => ({ code: 0, ...done }),
+        (failed: { code: number; stdout: string; stderr: string }) => failed,
+      );
+    const shipped = await run();
+    expect(shipped.code, shipped.stderr).toBe(0);
+    expect(shipped.stdout.trimEnd().split('\n')).toEqual([
+      ...objects.map(({ file, object }) => `ok  ${file}: ${object.kind} ${object.metadata.name}`),
+      `deploy/kubernetes: ${objects.length} objects valid against the Kubernetes schemas, image order-graph:${version}`,
+    ]);
+    const broken = mkdtempSync(join(tmpdir(), 'order-graph-manifests-'));
+    try {
+      cpSync(MANIFESTS, broken, { recursive: true });
+      const manifest = readFileSync(join(broken, 'deployment.yaml'), 'utf8');
+      writeFileSync(
+        join(broken, 'deployment.yaml'),
+        manifest
+          .replace('containerPort: 4000', 'containerPort: "4000"')
+          .replace(`image: order-graph:${version}`, 'image: order-graph:latest'),
+      );
+      writeFileSync(join(broken, 'extra.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n');
+      const failed = await run(broken);
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toContain('invalid  deployment.yaml: Deployment order-graph');
+      expect(failed.stderr.trimEnd().split('\n')).toEqual([
+        'deploy:check: kustomization.yaml: does not list extra.yaml',
+        expect.stringMatching(/^deploy:check: deployment\.yaml: Deployment order-graph: .*containerPort must be integer$/),
+        `deploy:check: deployment.yaml: Deployment order-graph: container order-graph: image order-graph:latest, not order-graph:${version} (package.json's version, what npm run image builds)`,
+      ]);
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('the settings are the gateway’s own, and it starts with them (production, all five upstream URLs)', () => {
     expect(Object.keys(settings).filter((name) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
@@ -222,8 +254,18 @@ describe('deploy/kubernetes', () => {
     expect(flag(flags, 'max-old-space-size') + 3 * flag(flags, 'max-semi-space-size')).toBe(Math.floor(limitMi * 0.75));
   });
 
-  it('the image is this version of the gateway', () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  it('the image is this version of the gateway: the tag npm run image builds, and the one docs/production.md runs', async () => {
     expect(container.image).toBe(`order-graph:${version}`);
+    expect((await checkManifests()).problems).toEqual([]);
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    // npm gives a script the package's version as npm_package_version.
+    expect(scripts.image).toBe('docker build -t order-graph:$npm_package_version .');
+    const production = readFileSync(join(ROOT, 'docs/production.md'), 'utf8');
+    // Every tagged image the page names (its Redis keys, order-graph:<kind>:…, are not images).
+    const named = [...production.matchAll(/\border-graph:\d[\w.-]*\w/g)].map((match) => match[0]);
+    expect(named.length).toBeGreaterThan(0);
+    expect(new Set(named)).toEqual(new Set([`order-graph:${version}`]));
+    expect(production).toContain('npm run image');
+    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^# +npm run image\b/m);
   });
 });
