@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
-import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
+import { CONTRACT, contractPath, HOSTS, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
 import { EXHAUSTED_CODES, SOCKETS_PER_HOST, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
 import type { CallScope } from './scope.js';
@@ -91,14 +91,14 @@ function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: CallSc
  */
 export function undiciTransport(urls: UpstreamUrls, { maxBodyBytes }: TransportOptions): Transport {
   const pools = Object.fromEntries(HOSTS.map((name) => [name, new Pool(new URL(urls[name]).origin, POOL_OPTIONS)])) as Record<HostName, Pool>;
-  // The bases' paths alone: operationUrl over them gives each call's path and query, prefix included.
-  const paths = Object.fromEntries(HOSTS.map((name) => [name, new URL(urls[name]).pathname])) as UpstreamUrls;
+  // The bases' paths alone (as operationUrl joins them): with the contract path, each call's path and query, prefix included.
+  const prefixes = Object.fromEntries(HOSTS.map((name) => [name, new URL(urls[name]).pathname.replace(/\/+$/, '')])) as UpstreamUrls;
   return {
     attempt(operation, { params, json }, scope, headers, timeoutMs) {
       const { host, method } = CONTRACT[operation];
       const body = json === undefined ? undefined : JSON.stringify(json);
       const options: Dispatcher.RequestOptions = {
-        path: operationUrl(paths, operation, params),
+        path: prefixes[host] + contractPath(operation, params),
         method,
         headers: { ...(body === undefined ? HEADERS : JSON_HEADERS), ...headers },
         body,
