@@ -1,5 +1,4 @@
 // The upstream transport on undici: one keep-alive Pool per upstream host, one `request()` per attempt.
-import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import { CONTRACT, contractPath, HOSTS, type HostName, type UpstreamUrls } from './contract.js';
@@ -46,14 +45,15 @@ function resultOf(status: number, headers: IncomingHttpHeaders, body: string): U
 /**
  * One attempt on a pool, settled exactly once: by its whole response, its error, its timer, the
  * client going away, or the body passing `maxBodyBytes` (counted as it arrives, so a body
- * without a length is cut off too). The abort reaches undici through an emitter as its
- * `signal` (cheaper than an AbortController per call); the attempt settles at once either way,
- * even while still queued for a connection.
+ * without a length is cut off too). A dispatch handler of its own takes the response's chunks
+ * straight from undici's parser: `Pool.request` would put each response through a readable
+ * stream and an abort signal, for a body read whole anyway. A stopped attempt settles at once,
+ * even while still queued for a connection; undici drops it when it would start.
  */
-function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: CallScope, timeoutMs: number, maxBodyBytes: number): Promise<UpstreamResult> {
+function attemptOn(pool: Pool, options: Dispatcher.DispatchOptions, scope: CallScope, timeoutMs: number, maxBodyBytes: number): Promise<UpstreamResult> {
   return new Promise((resolve) => {
-    const signal = new EventEmitter();
     let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
     const settle = (result: UpstreamResult) => {
       if (settled) return;
       settled = true;
@@ -63,23 +63,35 @@ function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: CallSc
     };
     const stop = (kind: Stop) => {
       settle({ ok: false, failure: { kind } });
-      signal.emit('abort');
+      controller?.abort(new Error(kind));
     };
     const timer = setTimeout(stop, timeoutMs, 'timeout');
     const untrack = scope.cancelOnAbort(() => stop('cancelled'));
-    pool.request({ ...options, signal }, (error, response) => {
-      if (error) return settle({ ok: false, failure: describeError(error) });
-      const { statusCode, headers, body } = response;
-      body.on('error', (bodyError) => settle({ ok: false, failure: describeError(bodyError) }));
-      if (Number(headers['content-length'] ?? 0) > maxBodyBytes) return stop('oversized');
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      body.on('data', (chunk: Buffer) => {
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    pool.dispatch(options, {
+      onRequestStart(started) {
+        if (settled) started.abort(new Error('stopped'));
+        else controller = started;
+      },
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        status = statusCode;
+        headers = responseHeaders;
+        if (Number(headers['content-length'] ?? 0) > maxBodyBytes) stop('oversized');
+      },
+      onResponseData(_controller, chunk) {
         bytes += chunk.length;
         if (bytes > maxBodyBytes) return stop('oversized');
         chunks.push(chunk);
-      });
-      body.on('end', () => settle(resultOf(statusCode, headers, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)).toString('utf8'))));
+      },
+      onResponseEnd() {
+        settle(resultOf(status, headers, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)).toString('utf8')));
+      },
+      onResponseError(_controller, error) {
+        settle({ ok: false, failure: describeError(error) });
+      },
     });
   });
 }
@@ -87,7 +99,7 @@ function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: CallSc
 /**
  * One undici Pool per upstream host, made once per gateway: it holds connections (kept alive,
  * at most SOCKETS_PER_HOST), never data, so sharing it between requests is safe. No redirect is
- * followed: `request()` follows none.
+ * followed: a dispatch follows none.
  */
 export function undiciTransport(urls: UpstreamUrls, { maxBodyBytes }: TransportOptions): Transport {
   const pools = Object.fromEntries(HOSTS.map((name) => [name, new Pool(new URL(urls[name]).origin, POOL_OPTIONS)])) as Record<HostName, Pool>;
@@ -97,7 +109,7 @@ export function undiciTransport(urls: UpstreamUrls, { maxBodyBytes }: TransportO
     attempt(operation, { params, json }, scope, headers, timeoutMs) {
       const { host, method } = CONTRACT[operation];
       const body = json === undefined ? undefined : JSON.stringify(json);
-      const options: Dispatcher.RequestOptions = {
+      const options: Dispatcher.DispatchOptions = {
         path: prefixes[host] + contractPath(operation, params),
         method,
         headers: { ...(body === undefined ? HEADERS : JSON_HEADERS), ...headers },
