@@ -1,4 +1,4 @@
-// The upstream transport on undici: one keep-alive Pool per upstream host, one `request()` per attempt.
+// The upstream transport on undici: one keep-alive Pool per upstream host, one dispatch per attempt.
 import type { IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Dispatcher, Pool as UndiciPool } from 'undici';
