@@ -2,11 +2,20 @@
 // every replica, with this process's own taking over whenever Redis does not answer in time.
 // The rules and why: docs/limits.md, "Upstream budgets".
 import { createHash } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { createRequire } from 'node:module';
+import type { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { GatewayError, RateLimitedError } from '../errors.js';
 import type { LoginThrottle } from '../graph/context.js';
 import type { RedisConnection } from '../redis/connection.js';
 import type { Config } from './config.js';
+
+// Loaded with the first login or refresh: a gateway that only answers queries never holds its
+// modules (1.2 MB of heap). require keeps the counters synchronous to make.
+let limiterModule: typeof import('rate-limiter-flexible') | undefined;
+const limiters = () =>
+  (limiterModule ??= createRequire(import.meta.url)('rate-limiter-flexible') as typeof import('rate-limiter-flexible'));
+/** Whether an error is a counter's refusal (nothing is refused before the module is loaded). */
+const isRefusal = (error: unknown): error is RateLimiterRes => limiterModule !== undefined && error instanceof limiterModule.RateLimiterRes;
 
 type Limits = { login: Config['loginThrottle']; refresh: Config['refreshThrottle'] };
 type Shared = { redis: RedisConnection; keyPrefix: string };
@@ -30,23 +39,28 @@ interface Counters {
  * no attempt waits on a Redis that is known not to answer.
  */
 function counters(options: LimiterOptions, shared: Shared | undefined): Counters {
-  const local = new RateLimiterMemory(options);
-  const remote =
-    shared &&
-    new RateLimiterRedis({
-      ...options,
-      keyPrefix: `${shared.keyPrefix}${options.keyPrefix}`,
-      storeClient: shared.redis.commands,
-      rejectIfRedisNotReady: true,
+  let stores: { local: RateLimiterMemory; remote: RateLimiterRedis | undefined } | undefined;
+  const made = () =>
+    (stores ??= {
+      local: new (limiters().RateLimiterMemory)(options),
+      remote:
+        shared &&
+        new (limiters().RateLimiterRedis)({
+          ...options,
+          keyPrefix: `${shared.keyPrefix}${options.keyPrefix}`,
+          storeClient: shared.redis.commands,
+          rejectIfRedisNotReady: true,
+        }),
     });
   const failed = (error: unknown) => shared?.redis.failed('login counter', error);
   const onStore = async <T>(run: (limiter: RateLimiterMemory | RateLimiterRedis) => Promise<T>): Promise<T> => {
-    if (remote && shared.redis.available()) {
+    const { local, remote } = made();
+    if (remote && shared!.redis.available()) {
       try {
         return await run(remote);
       } catch (error) {
         // A refusal is the counter's answer; anything else is Redis failing.
-        if (error instanceof RateLimiterRes) throw error;
+        if (isRefusal(error)) throw error;
         failed(error);
       }
     }
@@ -57,7 +71,8 @@ function counters(options: LimiterOptions, shared: Shared | undefined): Counters
       onStore(async (limiter) => {
         const { consumedPoints } = await limiter.consume(key);
         // A point taken in Redis that no longer answers stays taken: one failure too many at worst.
-        const reward = () => (limiter === remote && !shared!.redis.available() ? Promise.resolve() : limiter.reward(key).catch(failed));
+        const reward = () =>
+          limiter === made().remote && !shared!.redis.available() ? Promise.resolve() : limiter.reward(key).catch(failed);
         return { consumed: consumedPoints, reward };
       }),
     block: (key, seconds) => onStore((limiter) => limiter.block(key, seconds)),
@@ -118,7 +133,7 @@ async function takeInTurn(steps: Array<() => Promise<Taken | null>>, message: st
     return held;
   } catch (error) {
     await giveBack(held);
-    if (!(error instanceof RateLimiterRes)) throw error;
+    if (!isRefusal(error)) throw error;
     const retryAfterSeconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
     throw new RateLimitedError(`${message}: try again in ${retryAfterSeconds} s.`, { retryAfterSeconds });
   }

@@ -1,6 +1,6 @@
 // The caller as the request presents it: the bearer, and its JWT's expiry decoded (not verified).
 import { hash } from 'node:crypto';
-import { decodeJwt } from 'jose';
+import { decodeJwt } from 'jose/jwt/decode';
 
 /** The caller as the request presents it: the bearer, and whether its JWT `exp` has passed. */
 export interface Auth {

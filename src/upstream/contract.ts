@@ -197,13 +197,25 @@ export function paramValues(operation: OperationName, valueOf: (source: ParamSou
 }
 
 /**
+ * What contractPath needs of each operation, worked out once (it runs for every upstream
+ * call): the path template, and the query's parameter names; none for an operation without
+ * parameters, whose path is the template as it is.
+ */
+const CALL_PATHS = Object.fromEntries(
+  OPERATION_NAMES.map((operation) => [
+    operation,
+    { path: operationSpec(operation).path, query: operationSpec(operation).params ? queryParamNames(operation) : undefined },
+  ]),
+) as Record<OperationName, { path: string; query?: string[] }>;
+
+/**
  * An operation's path with its parameters: path parameters percent-encoded into the
  * template, the rest as the query string in the contract's order.
  */
 export function contractPath(operation: OperationName, params: Readonly<Record<string, string>> = {}): string {
-  const path = operationSpec(operation).path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-  const query = queryParamNames(operation);
-  if (query.length === 0) return path;
+  const { path: template, query } = CALL_PATHS[operation];
+  const path = query === undefined ? template : template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  if (query === undefined || query.length === 0) return path;
   return `${path}?${new URLSearchParams(query.map((name): [string, string] => [name, params[name] ?? '']))}`;
 }
 
