@@ -1,19 +1,12 @@
 // The upstream transport on undici: one keep-alive Pool per upstream host, one dispatch per attempt.
 import type { IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
-import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { CONTRACT, contractPath, HOSTS, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
 import { EXHAUSTED_CODES, SOCKETS_PER_HOST, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
 import type { CallScope } from './scope.js';
 
-// undici's Pool alone, from its own file (what the package's entry exports as Pool): the entry
-// also loads fetch, WebSocket, the cache and the request API, none of which a dispatch needs
-// (2.4 MB of heap and 180 modules in every process). The upstream tests run through this path.
-const Pool = createRequire(import.meta.url)('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
-type Pool = UndiciPool;
-
-const POOL_OPTIONS: UndiciPool.Options = {
+const POOL_OPTIONS: Pool.Options = {
   connections: SOCKETS_PER_HOST,
   // The attempt's own timer bounds it whole (queueing, connecting, headers and body); undici's
   // per-phase timers would only add a second clock that fires later.
