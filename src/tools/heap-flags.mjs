@@ -3,8 +3,8 @@
 // copied into dist/ by the build.
 
 const MIB = 2 ** 20;
-/** The largest young-generation semi-space (MiB): fewer scavenges promoting request garbage. */
-const MAX_SEMI_SPACE_MIB = 32;
+/** The largest young-generation semi-space (MiB): fewer scavenges promoting request garbage; 32 cost 20-35 MB more peak memory for no CPU the benchmark could show (bench/NOTES.md). */
+const MAX_SEMI_SPACE_MIB = 16;
 /** Old-generation growth after a full GC (V8's default lets it double): a smaller peak. */
 const HEAP_GROWING_PERCENT = 50;
 /** The share of a memory limit the V8 heap may take; the rest is node's own (buffers, sockets, code). */

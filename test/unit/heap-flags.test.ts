@@ -22,14 +22,15 @@ function heapLimitMib(flags: string[]) {
 
 describe('the launcher’s heap flags', () => {
   it('without a memory limit: a larger young generation and slower old-generation growth; V8 sizes the old generation', () => {
-    const flags = ['--max-semi-space-size=32', '--heap-growing-percent=50'];
+    const flags = ['--max-semi-space-size=16', '--heap-growing-percent=50'];
     expect(heapFlags({}, 0, MACHINE)).toEqual(flags);
     // cgroup v1 reports "no limit" as a huge number, more than the machine has.
     expect(heapFlags({}, 2 ** 63, MACHINE)).toEqual(flags);
   });
 
   it.each([
-    [512, 32, 288],
+    [1024, 16, 720],
+    [512, 16, 336],
     [256, 16, 144],
     [128, 8, 72],
   ])(
