@@ -28,7 +28,7 @@ import {
   type WholeOrderQuery,
 } from '../../src/client/__generated__/graphql.js';
 import { loadTypeDefs } from '../../src/graph/sdl.js';
-import { findLeaks } from '../helpers/abuse-corpus.js';
+import { findLeaks } from '../helpers/hostile-requests.js';
 import { demoCustomer } from '../helpers/demo.js';
 import { execute, startHarness, type Harness } from '../helpers/harness.js';
 

@@ -1,4 +1,5 @@
-// A hostile upstream, derived from the contract: every field of every operation's answer, as
+// What each upstream body must look like (src/upstream/shapes.ts), against a hostile upstream
+// derived from the contract: every field of every operation's answer, as
 // upstream/openapi.yaml lists them, sent back as each of a hostile set of values (arrays
 // nested 5,000 deep, a 1 MB string, the wrong type, 1e309, null, and a `__proto__` key beside
 // it), one field at a time, through both executors (graphql-jit for a registered document, the

@@ -1,6 +1,7 @@
-// A flood of distinct documents, each inside every query limit, sent without a token: what
-// the gateway keeps of them (parsed, validated, compiled) stays within DOCUMENT_CACHE_BYTES,
-// and a normal client is answered throughout.
+// The document cache (src/server/document-cache.ts) under a flood of distinct documents, each
+// inside every query limit, sent without a token: what the gateway keeps of them (parsed,
+// validated, compiled) stays within DOCUMENT_CACHE_BYTES, and a normal client is answered
+// throughout.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,10 +1,16 @@
+// The request limits (src/server/limits.ts, enforced by src/server/guards/): hostile requests,
+// generated as families × sizes (test/helpers/hostile-requests.ts), sent one by one over real
+// HTTP with a valid token (so a refusal is never just "unauthenticated"). Each must get its
+// family's status and code, reach no upstream, and leak nothing. Then the shapes just inside
+// the limits, odd but legitimate requests, and the connection a refused body leaves behind.
+// Then hostile ids from the other side: in the upstream's own answers.
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getIntrospectionQuery } from 'graphql';
 import { WholeOrderDocument, type WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
 import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, wholeOrderCalls } from '../../src/graph/order-fields.js';
 import { LIMITS } from '../../src/server/limits.js';
-import { buildCorpus, findLeaks, JSON_POST, wholeOrderPage, type HostileRequest } from '../helpers/abuse-corpus.js';
+import { buildCorpus, findLeaks, JSON_POST, wholeOrderPage, type HostileRequest } from '../helpers/hostile-requests.js';
 import { demoCustomer } from '../helpers/demo.js';
 import { callCounts, execute, graphqlClient, startGateway, startHarness, type Harness, type ResponseError } from '../helpers/harness.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
@@ -12,11 +18,6 @@ import { wholeOrders } from '../helpers/whole-order.js';
 
 /** The upstream calls of a whole order whose customer has one order. */
 const ONE_ORDER_CALLS = wholeOrderCalls(1);
-
-// The abuse corpus: hostile requests, generated as families × sizes, sent one by one over
-// real HTTP with a valid token (so a refusal is never just "unauthenticated"). Each must get
-// its family's status and code, reach no upstream, and leak nothing. Then hostile ids from
-// the other side: in the upstream's own answers.
 
 let harness: Harness;
 let introspectionOff: { endpoint: string; close(): Promise<void> };
@@ -119,7 +120,7 @@ const corpus = buildCorpus({ token: () => token });
 const families = new Map<string, HostileRequest[]>();
 for (const request of corpus) families.set(request.family, [...(families.get(request.family) ?? []), request]);
 
-describe('the abuse corpus', () => {
+describe('the hostile requests', () => {
   it('holds at least 200 hostile requests, in every family', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(200);
     expect([...families.keys()]).toEqual([
