@@ -118,7 +118,7 @@ describe.each([
     });
 
     // The request id, language and client address it forwards are tested at the gateway
-    // (http-server.test.ts, trusted-proxies.test.ts).
+    // (headers.test.ts, trusted-proxies.test.ts).
     it('sends the contract path and parameters and the bearer; counts the call', async () => {
       const { stub, http } = await setup((_request, res) => json(res, 200, []));
       const request = scope();
@@ -222,7 +222,7 @@ describe.each([
 
   describe('hostile parameters', () => {
     // The ids of an upstream answer that no call may carry are tested at the gateway
-    // (request-limits.test.ts); an empty id never gets that far (the order list that holds one is refused).
+    // (upstream-contract.test.ts); an empty id never gets that far (the order list that holds one is refused).
     it('an empty path segment is never sent', async () => {
       const { stub, http } = await setup((_request, res) => json(res, 200, {}));
       expect(await http.send('shippingAddresses', { params: { order_id: '' }, bearer: 't' }, scope())).toEqual({
