@@ -1,7 +1,7 @@
 /**
  * The hostile requests that test the request limits (test/integration/request-limits.test.ts),
  * generated as families × sizes, each with the answer the gateway must give, and the leak
- * check applied to every response body there and in test/integration/fuzz.test.ts.
+ * check applied to every response body there and in the fuzzing of graphql-over-http.test.ts.
  */
 import { gzipSync, deflateSync } from 'node:zlib';
 import { getIntrospectionQuery, Kind, Lexer, print, Source, TokenKind, type SelectionSetNode } from 'graphql';
