@@ -1,6 +1,7 @@
 // The request's upstream budget (UPSTREAM_BUDGET_*), against a per-test upstream over real
 // HTTP: what one request can make the gateway do downstream (fan-out, calls in flight,
-// retries, credential calls), and what it shows in the request's log line.
+// credential calls), and what it shows in the request's log line. (Its retries, with the
+// other retry rules, are in upstream-http.test.ts.)
 import { afterEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { wholeOrderCalls } from '../../src/graph/order-fields.js';
@@ -141,20 +142,6 @@ describe('fan-out', () => {
     console.info(
       `one-order whole order: ${alone.ms.toFixed(0)} ms alone, ${beside.ms.toFixed(0)} ms beside three 100-order requests (they took ${heavyResults.map((r) => r.ms.toFixed(0)).join(', ')} ms)`,
     );
-  });
-
-  it('retries are capped per request, and count as calls: a 503 on every per-order call adds at most the retries a request may make', async () => {
-    const stub = await startStubUpstream((request, res) => {
-      if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
-      if (request.path.endsWith('/v2/order/user')) return json(res, 200, [order('a'), order('b')]);
-      json(res, 503, {});
-    });
-    cleanups.push(stub.close);
-    const gateway = await gatewayFor({ stub }, { upstreamRetries: 1, upstreamBudget: { calls: 100, concurrency: 16, retries: 4 } });
-    await timed(gateway.endpoint, 't', WHOLE_ORDERS(16), 'retried');
-    // The whole order's calls, plus 4 retries rather than one for each per-order call.
-    expect(stub.requests).toHaveLength(wholeOrderCalls(2) + 4);
-    expect(requestLine('retried')).toMatchObject({ upstreamCalls: wholeOrderCalls(2) + 4 });
   });
 });
 
