@@ -1,3 +1,5 @@
+// Real commands as an operator runs them (npm start, the compiled entry, npm itself), each its
+// own process, killed after each test; and a copy of the checkout to build or pack in.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';

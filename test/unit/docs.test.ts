@@ -204,3 +204,12 @@ describe('each file of src/ says what it is for', () => {
     expect(scripts.filter((path) => !/^(#![^\n]*\n)?\s*(\/\/|\/\*)/.test(read(path)))).toEqual([]);
   });
 });
+
+describe('each test file says what it tests', () => {
+  const tests = paths.filter((path) => path.startsWith('test/') && /\.test(-d)?\.ts$/.test(path));
+
+  it('opens with a comment naming its subject, before any code', () => {
+    expect(tests.length).toBeGreaterThan(60);
+    expect(tests.filter((path) => !/^\s*(\/\/|\/\*)/.test(read(path)))).toEqual([]);
+  });
+});
