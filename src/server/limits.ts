@@ -1,7 +1,7 @@
 /**
  * The request limits, in one place; docs/limits.md states each with its reason. The SDK's
  * largest document (WholeOrder, with its default page of orders) stays well inside every one
- * of them (test/integration/paging-cost.test.ts holds its cost to a third of the limit).
+ * of them (test/integration/query-cost.test.ts holds its cost to a third of the limit).
  */
 export const LIMITS = {
   /** Field nesting, fragments followed. */

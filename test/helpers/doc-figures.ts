@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Kind, parse, print, type DefinitionNode, type SelectionNode } from 'graphql';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
 import { LIMITS } from '../../src/server/limits.js';
-import { WHOLE_ORDER_COST, wholeOrderPageCost } from './abuse-corpus.js';
+import { WHOLE_ORDER_COST, wholeOrderPageCost } from './hostile-requests.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');

@@ -1,3 +1,5 @@
+// The simulator's faults as the gateway must answer them: the code of each, and the Order
+// fields each per-order operation serves (what a fault on it nulls).
 import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import type { FaultMode } from '../../src/simulator/server.js';
 import type { OperationName } from '../../src/upstream/contract.js';

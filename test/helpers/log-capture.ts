@@ -1,3 +1,5 @@
+// What the test gateways log and trace, captured in this process: the log lines (checked for
+// secrets after each file, test/setup/no-secrets-in-logs.ts) and in-memory spans.
 import { Writable } from 'node:stream';
 import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';

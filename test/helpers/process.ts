@@ -1,3 +1,5 @@
+// Real commands as an operator runs them (npm start, the compiled entry, npm itself), each its
+// own process, killed after each test; and a copy of the checkout to build or pack in.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -125,10 +127,10 @@ export function rssMb(pid: number): number {
 }
 
 /**
- * A copy of the checkout in `dir` (its sources, with the checkout's dependencies linked),
- * built when asked: building or packing there never touches the dist/ other tests run.
+ * A copy of the checkout in `dir` (its sources, with the checkout's dependencies linked):
+ * building or packing there never touches the dist/ other tests run.
  */
-export function checkoutCopy(dir: string, { build = false } = {}): string {
+export function checkoutCopy(dir: string): string {
   for (const path of [
     'package.json',
     'package-lock.json',
@@ -148,7 +150,6 @@ export function checkoutCopy(dir: string, { build = false } = {}): string {
     });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  if (build) execFileSync(join(PROJECT_NODE_BIN, 'node'), ['src/tools/build.mjs'], { cwd: dir, stdio: 'pipe' });
   return dir;
 }
 

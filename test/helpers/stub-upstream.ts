@@ -1,3 +1,5 @@
+// A stub upstream on port 0 that a test answers by hand, recording every request it gets (and
+// its connections), with the five hosts' URLs under their path prefixes.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HOSTS, type UpstreamUrls } from '../../src/upstream/contract.js';

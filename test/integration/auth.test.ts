@@ -1,3 +1,5 @@
+// Tokens and credentials at the gateway, against the simulator: no upstream call without a
+// usable token, tokens the upstream refuses, and login and refreshTokens.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LoginDocument, OrderSummaryDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';

@@ -1,13 +1,24 @@
-// The request's upstream budget (UPSTREAM_BUDGET_*), against a per-test upstream over real
-// HTTP: what one request can make the gateway do downstream (fan-out, calls in flight,
-// retries, credential calls), and what it shows in the request's log line.
+// The upstream budgets (UPSTREAM_BUDGET_*), against a per-test upstream over real HTTP whose
+// customers have as many orders as their bearer says: what one request can make the gateway do
+// downstream (fan-out, calls in flight, credential calls) and what it shows in the request's
+// log line; and a live stream's, its first state within the subscribing request's budget and
+// each poll within one budget for all of a customer's streams. (The retries a budget allows,
+// with the other retry rules, are in upstream-http.test.ts.)
 import { afterEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { wholeOrderCalls } from '../../src/graph/order-fields.js';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
-import { execute, graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
+import { execute, graphqlClient, startGateway, type ResponseError, type TestGatewayConfig } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
-import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+import {
+  expectOnlyPollFailures,
+  liveCodes,
+  manyOrdersUpstream,
+  SMALL_UPDATES,
+  subscribeSse,
+  WHOLE_ORDER_UPDATES,
+  type ManyOrdersUpstream,
+} from '../helpers/many-orders.js';
 import { wholeOrders } from '../helpers/whole-order.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -15,44 +26,10 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-const order = (id: string) => ({ id, reservationId: `R-${id}`, userId: 'u', status: 'READY_FOR_PICKUP', product: { currencyCode: 'USD' } });
+/** The upstream of these tests: each bearer's customer has the orders it says (`orders-2000`), each call answered after `latencyMs`. */
+const hostileUpstream = (latencyMs = 20) => manyOrdersUpstream(cleanups, { latencyMs });
 
-/**
- * An upstream whose callers each have as many orders as their bearer says (`orders-2000`),
- * answering every call after `latencyMs`; it counts calls, and calls in flight, per bearer.
- */
-async function hostileUpstream(latencyMs = 20) {
-  const inFlight = new Map<string, number>();
-  const mostInFlight = new Map<string, number>();
-  const stub = await startStubUpstream((request, res) => {
-    const bearer = request.authorization ?? '';
-    const { path } = request;
-    inFlight.set(bearer, (inFlight.get(bearer) ?? 0) + 1);
-    mostInFlight.set(bearer, Math.max(mostInFlight.get(bearer) ?? 0, inFlight.get(bearer)!));
-    setTimeout(() => {
-      inFlight.set(bearer, inFlight.get(bearer)! - 1);
-      if (res.destroyed) return;
-      if (path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
-      if (path.endsWith('/v2/order/user'))
-        return json(
-          res,
-          200,
-          Array.from({ length: Number(/orders-(\d+)/.exec(bearer)?.[1] ?? 1) }, (_, i) => order(`o${i}`)),
-        );
-      if (path.endsWith('/order/estimate')) return json(res, 200, { orderId: 'o', currencyCode: 'USD', total: 1, amountDue: 1 });
-      if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
-      json(res, 404, { code: 'NOT_FOUND' });
-    }, latencyMs);
-  });
-  cleanups.push(stub.close);
-  const callsOf = (token: string) => stub.requests.filter((r) => r.authorization === `Bearer ${token}`).length;
-  return { stub, callsOf, mostInFlight: (token: string) => mostInFlight.get(`Bearer ${token}`) ?? 0 };
-}
-
-async function gatewayFor(
-  upstream: { stub: { urls: Parameters<typeof startGateway>[0]['upstreamUrls'] } },
-  options: Partial<Parameters<typeof startGateway>[0]> = {},
-) {
+async function gatewayFor(upstream: ManyOrdersUpstream, options: TestGatewayConfig = {}) {
   const gateway = await startGateway({ upstreamUrls: upstream.stub.urls, upstreamTimeoutMs: 5000, ...options });
   cleanups.push(gateway.close);
   return gateway;
@@ -142,20 +119,6 @@ describe('fan-out', () => {
       `one-order whole order: ${alone.ms.toFixed(0)} ms alone, ${beside.ms.toFixed(0)} ms beside three 100-order requests (they took ${heavyResults.map((r) => r.ms.toFixed(0)).join(', ')} ms)`,
     );
   });
-
-  it('retries are capped per request, and count as calls: a 503 on every per-order call adds at most the retries a request may make', async () => {
-    const stub = await startStubUpstream((request, res) => {
-      if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
-      if (request.path.endsWith('/v2/order/user')) return json(res, 200, [order('a'), order('b')]);
-      json(res, 503, {});
-    });
-    cleanups.push(stub.close);
-    const gateway = await gatewayFor({ stub }, { upstreamRetries: 1, upstreamBudget: { calls: 100, concurrency: 16, retries: 4 } });
-    await timed(gateway.endpoint, 't', WHOLE_ORDERS(16), 'retried');
-    // The whole order's calls, plus 4 retries rather than one for each per-order call.
-    expect(stub.requests).toHaveLength(wholeOrderCalls(2) + 4);
-    expect(requestLine('retried')).toMatchObject({ upstreamCalls: wholeOrderCalls(2) + 4 });
-  });
 });
 
 describe('credential operations', () => {
@@ -193,4 +156,93 @@ describe('credential operations', () => {
     expect(codes(errors)).toEqual(['CREDENTIAL_OPERATIONS_LIMIT']);
     expect(upstream.stub.requests).toHaveLength(0);
   });
+});
+
+/** A live poll every 400 ms. */
+const LIVE = { live: { pollIntervalMs: 400 } };
+// 500 orders: a first state of the whole order asks for some 3,000 calls, 30 budgets (2,000
+// orders only made the same counts slower to reach).
+const LIVE_ORDERS = 500;
+
+describe(`a live stream of a ${LIVE_ORDERS}-order customer`, () => {
+  it('one subscription: its whole first state reaches a reader that reads, within the subscribing request’s budget; a poll that changes every order makes at most the budget’s calls in all', async () => {
+    const upstream = await manyOrdersUpstream(cleanups);
+    const gateway = await gatewayFor(upstream, LIVE);
+    const stream = await subscribeSse(cleanups, gateway.endpoint, `orders-${LIVE_ORDERS}`, WHOLE_ORDER_UPDATES);
+
+    const whole = await stream.readUntil(() => stream.updates.length >= LIVE_ORDERS);
+    const subscribing = upstream.calls(0, stream.requestId);
+    console.info(
+      `${LIVE_ORDERS}-order subscription, first state: ${stream.updates.length} events read${stream.ended() ? ' (then the stream ended)' : ''}; ${subscribing.customer + subscribing.perOrder} calls for the subscribing request (customer check and per-order), ${upstream.polls()} polls`,
+    );
+    expect(whole).toBe(true);
+    const first = stream.updates.slice(0, LIVE_ORDERS);
+    expect(new Set(first.map((event) => event.data!.orderUpdates.order.id)).size).toBe(LIVE_ORDERS);
+    expect(first.every((event) => event.data!.orderUpdates.changes.length === 0)).toBe(true);
+    // The first orders are whole; the fields past the budget say so, one error each.
+    expect(first[0]!.errors ?? []).toEqual([]);
+    expect(first[0]!.data!.orderUpdates.order).toMatchObject({ estimate: { total: { amount: '1.00' } }, addresses: [], payments: [] });
+    expect(liveCodes(first)).toEqual(['UPSTREAM_BUDGET_EXCEEDED']);
+    expect(first.filter((event) => event.errors?.length).length).toBeGreaterThan(LIVE_ORDERS - 20);
+    expect(subscribing.customer + subscribing.perOrder).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
+
+    const mark = upstream.stub.requests.length;
+    upstream.bump();
+    const changed = await stream.readUntil(() => stream.updates.length >= 2 * LIVE_ORDERS);
+    const polled = upstream.calls(mark);
+    console.info(
+      `${LIVE_ORDERS}-order subscription, a poll that changed every order: ${changed ? LIVE_ORDERS : stream.updates.length - LIVE_ORDERS} change events read; ${polled.perOrder} per-order calls beside ${polled.poll} polls`,
+    );
+    expect(changed).toBe(true);
+    const changes = stream.updates.slice(LIVE_ORDERS, 2 * LIVE_ORDERS);
+    expect(changes.map((event) => event.data!.orderUpdates.changes)).toEqual(
+      Array(LIVE_ORDERS).fill([{ field: 'updatedAt', from: upstream.updatedAt(0), to: upstream.updatedAt(1) }]),
+    );
+    expect(liveCodes(changes)).toEqual(['UPSTREAM_BUDGET_EXCEEDED']);
+    // The poll that saw the change and its events share one budget; the other polls found nothing to send.
+    expect(1 + polled.perOrder).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
+    expect(polled.perOrder).toBeGreaterThan(90);
+    expectOnlyPollFailures(stream.failures());
+    expect(stream.ended()).toBe(false);
+  }, 120_000);
+});
+
+// Ten streams of one customer share each poll's budget. 200 orders are enough to show it: each
+// stream's first state asks for 400 calls (four budgets), a poll that changes every order for
+// 4,000 across the ten (40 budgets); 2,000 orders only made the same counts slower to reach.
+const SHARED_ORDERS = 200;
+
+describe(`ten streams of a ${SHARED_ORDERS}-order customer`, () => {
+  it('ten subscriptions: each first state within its own request’s budget, and at most the budget’s calls per poll for all ten together', async () => {
+    const upstream = await manyOrdersUpstream(cleanups);
+    const gateway = await gatewayFor(upstream, LIVE);
+    const bearers = Array.from({ length: 10 }, (_, i) => `orders-${SHARED_ORDERS}~s${i}`);
+    const streams = await Promise.all(bearers.map((bearer) => subscribeSse(cleanups, gateway.endpoint, bearer, SMALL_UPDATES)));
+
+    const whole = await Promise.all(streams.map((stream) => stream.readUntil(() => stream.updates.length >= SHARED_ORDERS)));
+    const total = upstream.calls();
+    console.info(
+      `ten 200-order subscriptions, first states: ${streams.map((stream) => stream.updates.length).join('/')} events read; ${total.customer + total.perOrder} customer checks and per-order calls in all (each stream’s own within its budget), ${total.poll} polls`,
+    );
+    expect(whole).toEqual(Array(10).fill(true));
+    for (const stream of streams) {
+      const own = upstream.calls(0, stream.requestId);
+      expect(own.customer + own.perOrder).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
+    }
+
+    const mark = upstream.stub.requests.length;
+    upstream.bump();
+    const changed = await Promise.all(streams.map((stream) => stream.readUntil(() => stream.updates.length >= 2 * SHARED_ORDERS)));
+    const polled = upstream.calls(mark);
+    console.info(
+      `ten 200-order subscriptions, a poll that changed every order: ${polled.perOrder} per-order calls for all ten streams beside ${polled.poll} polls`,
+    );
+    expect(changed).toEqual(Array(10).fill(true));
+    for (const stream of streams) expectOnlyPollFailures(stream.failures());
+    for (const stream of streams)
+      expect(stream.updates.slice(SHARED_ORDERS).every((event) => event.data!.orderUpdates.changes.length === 1)).toBe(true);
+    expect(1 + polled.perOrder).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
+    expect(polled.perOrder).toBeGreaterThan(90);
+    expect(streams.some((stream) => stream.ended())).toBe(false);
+  }, 120_000);
 });

@@ -1,6 +1,9 @@
 // Live order updates over GraphQL over SSE, against the simulator whose orders the tests
 // change: one poll per customer however many streams, only changes pushed, each stream its
-// own caller's, and streams that end when their token does or the gateway stops.
+// own caller's, and streams that end when their token does or the gateway stops. Then, against
+// a stub upstream with a 2,000-order customer, what a stream may hold: the events of a reader
+// that stops reading, and the snapshots' bytes (LIVE_SNAPSHOT_BYTES). (The budgets of a
+// stream's calls are in budgets.test.ts.)
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse } from 'graphql';
 import { SignJWT } from 'jose';
@@ -14,8 +17,17 @@ import { isActiveAt, ORDER_STAGES } from '../../src/upstream/contract.js';
 import type { Order } from '../../src/upstream/models.js';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
+import { capturedLogLines } from '../helpers/log-capture.js';
 import { startUpstreamProxy } from '../helpers/upstream-proxy.js';
 import { overIntervals } from '../helpers/intervals.js';
+import {
+  expectOnlyPollFailures,
+  liveCodes,
+  manyOrdersUpstream,
+  SMALL_UPDATES,
+  subscribeSse,
+  type ManyOrdersUpstream,
+} from '../helpers/many-orders.js';
 import { leastSelection } from '../helpers/whole-order.js';
 
 const POLL_MS = 250;
@@ -81,10 +93,10 @@ function reader<T>(stream: AsyncGenerator<OrderResult<T>>) {
 
 const pollsAfter = (simulator: Simulator, since: number) =>
   simulator.requestLog.filter((entry) => entry.operation === 'orderDetails' && entry.at >= since).length;
-/** Resolves once the condition holds (checked every 20 ms), failing after 5 s. */
-async function until(condition: () => boolean) {
+/** Resolves once the condition holds (checked every 20 ms), failing after the timeout. */
+async function until(condition: () => boolean, timeoutMs = 5000) {
   for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 20))) {
-    if (Date.now() - started > 5000) throw new Error('the condition did not hold within 5 s');
+    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
   }
 }
 
@@ -405,5 +417,99 @@ describe('orderUpdates', () => {
     await events.next();
     gateway.drain();
     expect(await events.ends(2000)).toBe(true);
+  });
+});
+
+// Against a stub upstream whose customers have as many orders as their bearer says: what a
+// 2,000-order customer's streams may hold.
+const MANY_ORDERS = 2000;
+
+/** A gateway polling every 400 ms in front of the many-orders upstream, closed after the test. */
+async function stubGateway(upstream: ManyOrdersUpstream, live: Partial<TestGatewayConfig['live']> = {}) {
+  const started = await startGateway({ upstreamUrls: upstream.stub.urls, upstreamTimeoutMs: 5000, live: { pollIntervalMs: 400, ...live } });
+  cleanups.push(started.close);
+  return started;
+}
+
+describe('a stream of a 2,000-order customer', () => {
+  it('a reader that stops reading while every order changes three times, then reads: each order’s latest state, each event’s changes from the state it last had, at most one change per order', async () => {
+    // Large events (the record's fields only, no per-order call, about 8 kB each), so that the
+    // stream fills the sockets' buffers long before its first state is through.
+    const upstream = await manyOrdersUpstream(cleanups, { latencyMs: 0, trim: 'x'.repeat(400) });
+    const gateway = await stubGateway(upstream);
+    const stream = await subscribeSse(
+      cleanups,
+      gateway.endpoint,
+      'orders-2000',
+      `subscription { orderUpdates { changes { field from to } order { id updatedAt ${Array.from({ length: 19 }, (_, i) => `p${i}: product { trim }`).join(' ')} } } }`,
+    );
+    expect(await stream.readUntil(() => stream.updates.length >= 10)).toBe(true);
+    for (let generation = 1; generation <= 3; generation++) {
+      const polls = upstream.polls();
+      upstream.bump();
+      await until(() => upstream.polls() >= polls + 2, 20_000);
+    }
+    // Read until every order's latest state arrived (or the stream ended).
+    const latest = new Map<string, string>();
+    let seen = 0;
+    const caughtUp = await stream.readUntil(() => {
+      for (const event of stream.updates.slice(seen))
+        latest.set(event.data!.orderUpdates.order.id, event.data!.orderUpdates.order.updatedAt);
+      seen = stream.updates.length;
+      return latest.size === MANY_ORDERS && [...latest.values()].every((at) => at === upstream.updatedAt(3));
+    });
+    console.info(
+      `a reader that paused while 2,000 orders changed three times: ${stream.updates.length} events once caught up (not ${MANY_ORDERS * 4})`,
+    );
+    expect(caughtUp).toBe(true);
+    expect(stream.ended()).toBe(false);
+    expectOnlyPollFailures(stream.failures());
+    expect(liveCodes(stream.updates)).toEqual([]);
+    // Each order's events form one chain: each change starts from the state its previous event showed.
+    const shown = new Map<string, string>();
+    for (const event of stream.updates) {
+      const { order, changes } = event.data!.orderUpdates;
+      const before = shown.get(order.id);
+      if (before === undefined) expect(changes).toEqual([]);
+      else expect(changes).toEqual([{ field: 'updatedAt', from: before, to: order.updatedAt }]);
+      shown.set(order.id, order.updatedAt);
+    }
+    // Held back, the changes were merged: a first state and at most one change per order, not
+    // the 8,000 events of a queue that keeps each.
+    expect(stream.updates.length).toBeLessThanOrEqual(MANY_ORDERS * 2);
+  }, 120_000);
+});
+
+describe('live snapshots are bounded in bytes', () => {
+  it('a customer whose snapshot does not fit in LIVE_SNAPSHOT_BYTES: its streams end with RATE_LIMITED; the others go on', async () => {
+    const upstream = await manyOrdersUpstream(cleanups, { latencyMs: 0 });
+    const gateway = await stubGateway(upstream, { snapshotBytes: 200_000 });
+    const small = await subscribeSse(cleanups, gateway.endpoint, 'orders-10', SMALL_UPDATES);
+    expect(await small.readUntil(() => small.updates.length >= 10)).toBe(true);
+
+    const large = await subscribeSse(cleanups, gateway.endpoint, 'orders-2000', SMALL_UPDATES);
+    await large.readUntil(() => large.ended(), 10_000);
+    console.info(
+      `LIVE_SNAPSHOT_BYTES 200,000: a 2,000-order stream got ${large.events.length} events (${liveCodes(large.events).join(', ') || 'no error'})${large.ended() ? ', then ended' : ''}`,
+    );
+    expect(large.events).toHaveLength(1);
+    expect(large.events[0]!.data).toBeNull();
+    expect(large.events[0]!.errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/too large to follow live/),
+        extensions: expect.objectContaining({ code: 'RATE_LIMITED' }),
+      }),
+    ]);
+    expect(large.ended()).toBe(true);
+    expect(capturedLogLines.some((line) => /"level":40/.test(line) && /live snapshot refused/.test(line))).toBe(true);
+
+    // The small customer's stream is untouched: its next change arrives.
+    upstream.bump(1);
+    expect(await small.readUntil(() => small.updates.length >= 11)).toBe(true);
+    expect(small.updates[10]!.data!.orderUpdates.changes).toEqual([
+      { field: 'updatedAt', from: upstream.updatedAt(0), to: upstream.updatedAt(1) },
+    ]);
+    expectOnlyPollFailures(small.failures());
+    expect(small.ended()).toBe(false);
   });
 });

@@ -1,12 +1,62 @@
+// Whose data a request reaches: only its caller's. order(id:) by ownership (another
+// customer's order, or an unknown id, is null with no upstream call naming it), and under
+// load: many concurrent whole orders of ten customers, each request with its own token, none
+// answered with another customer's data, none making a call under another request's token.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrderByIdDocument } from '../../src/client/__generated__/graphql.js';
+import { OrderByIdDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { PER_ORDER_OPERATIONS, wholeOrderCalls } from '../../src/graph/order-fields.js';
+import type { SeedData } from '../../src/simulator/server.js';
 import { demoOrders } from '../helpers/demo.js';
 import { execute, startHarness, type Harness } from '../helpers/harness.js';
-import { PER_ORDER_OPERATIONS } from '../../src/graph/order-fields.js';
+
+const CUSTOMERS = 10;
+const REQUESTS_PER_CUSTOMER = 30;
+
+/** A copy of a seeded customer's whole world under new ids, so the simulator has one more. */
+function cloneCustomer(data: SeedData, username: string, n: number) {
+  const source = data.users.find((u) => u.username === username)!;
+  // New ids that share no substring with the originals, so a leak cannot hide in a match.
+  const rename = (id: string) => createHash('sha256').update(`${n}:${id}`).digest('hex').slice(0, 32);
+  const userId = rename(source.user.id);
+  data.users.push({
+    ...structuredClone(source),
+    username: `clone${n}-${username}`,
+    user: { ...structuredClone(source.user), id: userId, email: `clone${n}-${username}` },
+  });
+  for (const order of data.orders.filter((o) => o.userId === source.user.id)) {
+    const [id, reservationId] = [rename(order.id), rename(order.reservationId)];
+    data.orders.push({ ...structuredClone(order), id, reservationId, userId });
+    const byOrder = <T extends { orderId?: string | null }>(list: T[]) =>
+      list.filter((x) => x.orderId === order.id).map((x) => ({ ...structuredClone(x), orderId: id }));
+    data.vehicleDetails.push(...byOrder(data.vehicleDetails).map((v) => ({ ...v, reservationId })));
+    data.pickupCenters.push(...byOrder(data.pickupCenters));
+    data.estimates.push(...byOrder(data.estimates));
+    data.addresses.push(...byOrder(data.addresses).map((a) => ({ ...a, id: rename(a.id!) })));
+    data.payments.push(...byOrder(data.payments).map((p) => ({ ...p, id: rename(p.id) })));
+    data.tradeIns.push(
+      ...data.tradeIns
+        .filter((t) => t.reservationId === order.reservationId)
+        .map((t) => ({ ...structuredClone(t), id: rename(t.id), reservationId, orderId: id })),
+    );
+  }
+  return userId;
+}
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness();
+  // The gateway and the simulator share this test process: a generous timeout, since this
+  // test is about whose data goes where, not about speed.
+  // All the requests come from this one address: the per-address limits must not be what is measured.
+  harness = await startHarness({
+    simulator: { latencyMs: 2, jitterMs: 8 },
+    gateway: {
+      upstreamTimeoutMs: 60_000,
+      requestDeadlineMs: 120_000,
+      maxConnectionsPerAddress: 2_000,
+      callerLimits: { operations: 2_000, upstreamCalls: 20_000 },
+    },
+  });
 });
 afterAll(() => harness.close());
 
@@ -52,5 +102,57 @@ describe('ownership by construction', () => {
     const { data, errors } = await execute(harness.client(token), OrderByIdDocument, { id: 'no-such-order' });
     expect(data?.order).toBeNull();
     expect(errors).toEqual([]);
+  });
+});
+
+describe(`isolation under load: ${CUSTOMERS} customers × ${REQUESTS_PER_CUSTOMER} requests, all concurrent, each with its own token`, () => {
+  it('zero responses with another customer data; zero upstream calls with another request token', { timeout: 180_000 }, async () => {
+    const { simulator } = harness;
+    const seeded = simulator.customers.map((c) => c.userId);
+    const clones = ['ready@demo.test', 'two-orders@demo.test', 'production@demo.test'].map((u, i) =>
+      cloneCustomer(simulator.data, u, i + 1),
+    );
+    const userIds = [...seeded, ...clones].slice(0, CUSTOMERS);
+    expect(new Set(userIds).size).toBe(CUSTOMERS);
+
+    const ordersOfUser = (userId: string) => simulator.data.orders.filter((o) => o.userId === userId);
+    const owned = new Map(userIds.map((userId) => [userId, new Set(ordersOfUser(userId).flatMap((o) => [o.id, o.reservationId]))]));
+    const everyoneElse = (userId: string) => userIds.filter((u) => u !== userId).flatMap((u) => [u, ...owned.get(u)!]);
+
+    // One token per request: 1,000 distinct tokens.
+    const requests = await Promise.all(
+      Array.from({ length: CUSTOMERS * REQUESTS_PER_CUSTOMER }, async (_, i) => {
+        const userId = userIds[i % CUSTOMERS]!;
+        return { userId, token: await simulator.issueAccessToken(userId) };
+      }),
+    );
+    expect(new Set(requests.map((r) => r.token)).size).toBe(requests.length);
+    const ownerOfToken = new Map(requests.map((r) => [r.token, r.userId]));
+    simulator.clearLog();
+
+    const responses = await Promise.all(
+      requests.map(async ({ userId, token }) => ({ userId, ...(await execute(harness.client(token), WholeOrderDocument)) })),
+    );
+
+    let foreign = 0;
+    for (const { userId, data, errors } of responses) {
+      expect(errors).toEqual([]);
+      expect(data?.me?.id).toBe(userId);
+      expect(data?.me?.orders?.map((o) => o.id)).toEqual(ordersOfUser(userId).map((o) => o.id));
+      const text = JSON.stringify(data);
+      for (const id of everyoneElse(userId)) if (text.includes(id)) foreign += 1;
+    }
+    expect(foreign).toBe(0);
+
+    let wrongToken = 0;
+    const callsPerToken = new Map<string, number>();
+    for (const entry of simulator.requestLog) {
+      const owner = entry.bearer ? ownerOfToken.get(entry.bearer) : undefined;
+      if (!owner || owner !== entry.userId || entry.orderIds.some((id) => !owned.get(owner)!.has(id))) wrongToken += 1;
+      callsPerToken.set(entry.bearer!, (callsPerToken.get(entry.bearer!) ?? 0) + 1);
+    }
+    expect(wrongToken).toBe(0);
+    // Every request made exactly its own whole order's calls, all under its own token.
+    for (const { userId, token } of requests) expect(callsPerToken.get(token)).toBe(wholeOrderCalls(owned.get(userId)!.size / 2));
   });
 });

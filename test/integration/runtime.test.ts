@@ -33,8 +33,10 @@ const HEAP_FLAGGED_ENTRY =
 let slow: Simulator;
 let token: string;
 beforeAll(async () => {
-  // The tests that start the compiled entry directly need it built (npm start builds it too).
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
+  // The tests that start the compiled entry directly need it built (npm start builds it too):
+  // built when the sources changed, as npm start does, so the files that need dist/ build it once
+  // between them (the second waits on the first's lock, then finds it current).
+  execFileSync('npm', ['run', '--silent', 'build', '--', '--if-available'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
   // An upstream slow enough (400 ms per call) that a whole order is still in flight when the signal comes.
   slow = await startSimulator({ latencyMs: 400 });
   token = await demoToken(slow, 'ready@demo.test');

@@ -9,6 +9,7 @@
 // tracker page; then what must hold across replicas: one live poll per customer in all, the
 // order history across a Redis restart, a replica stopped under load losing nothing, Redis
 // away and back.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +32,7 @@ import { HOSTS } from '../../src/upstream/contract.js';
 import { demoCustomer } from '../helpers/demo.js';
 import { execute, graphqlClient } from '../helpers/harness.js';
 import { haveNginx, startNginx, type Nginx } from '../helpers/nginx.js';
-import { checkoutCopy, killStarted, ROOT, startProcess, type Started } from '../helpers/process.js';
+import { killStarted, PROJECT_PATH, ROOT, startProcess, type Started } from '../helpers/process.js';
 import { overIntervals } from '../helpers/intervals.js';
 import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -112,7 +113,10 @@ beforeAll(async () => {
   if (!haveRedis || !haveNginx) return;
   work = mkdtempSync(join(tmpdir(), 'order-graph-shipped-'));
   chmodSync(work, 0o755);
-  const app = checkoutCopy(join(work, 'app'), { build: true });
+  // The compiled gateway of this checkout, built when the sources changed (as npm start builds
+  // it, and start-up.test and runtime.test do before they start it).
+  execFileSync('npm', ['run', '--silent', 'build', '--', '--if-available'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
+  const app = ROOT;
   redis = await startRedis({ args: shippedRedis().args });
   simulator = await startSimulator({ latencyMs: 20 });
   replicas = await Promise.all([1, 2, 3].map(() => startReplica(app)));

@@ -1,3 +1,5 @@
+// TRUSTED_DOCUMENTS (src/server/trusted-documents.ts), against real gateways on the
+// simulator: the manifest of the SDK's documents, and what off, allow and only let run.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrderClient, WholeOrderDocument } from '../../src/client/index.js';

@@ -1,8 +1,13 @@
+// The ten upstream calls as the gateway makes them, against a stub upstream over real HTTP:
+// each host, path, parameter and bearer as the contract spells them; ids from the upstream's
+// own answers sent only where they can do no harm; bodies read tolerantly; and what each
+// upstream status becomes on the fields that needed the call.
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoginDocument, OrderSummaryDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
-import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
+import { execute, graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
 import { json, startStubUpstream, type StubHandler, type StubRequest } from '../helpers/stub-upstream.js';
-import { CUSTOMER_OPERATIONS, PER_ORDER_OPERATIONS } from '../../src/graph/order-fields.js';
+import { wholeOrders } from '../helpers/whole-order.js';
+import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } from '../../src/graph/order-fields.js';
 import { operationUrl, paramValues } from '../../src/upstream/contract.js';
 
 const TOKEN = 'opaque-access-token';
@@ -138,6 +143,51 @@ describe('the ten upstream calls', () => {
   });
 });
 
+describe('hostile ids in the upstream’s answers', () => {
+  const orderWith = (id: string) => ({ id, reservationId: id, userId: 'u', status: 'READY_FOR_PICKUP', product: { currencyCode: 'USD' } });
+  const WHOLE_ORDERS = wholeOrders(undefined, 'estimate { total { amount } } addresses { id }');
+  const operationsOf = (fields: readonly string[]) =>
+    new Set(fields.map((field) => ORDER_FIELD_OPERATIONS[field as keyof typeof ORDER_FIELD_OPERATIONS])).size;
+  const addressFields = ['addresses', 'shippingAddress'];
+  const everyField = Object.keys(ORDER_FIELD_OPERATIONS).sort();
+
+  it.each([
+    // In a path they would reach another resource; as a query value they are only a value.
+    ['.', '.', addressFields],
+    ['..', '..', addressFields],
+    ['a lone surrogate', 'o\ud800x', everyField],
+    ['a control character', 'o\u0001x', everyField],
+    ['a line break (a header injected)', 'o\r\nX-Injected: 1', everyField],
+  ])(
+    'an order id of %s is never sent where it could do harm: those fields are UPSTREAM_ERROR, the other orders are whole',
+    async (_name, hostileId, refused) => {
+      const stub = await startStubUpstream((request, res) => {
+        const { path } = request;
+        if (path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
+        if (path.endsWith('/v2/order/user')) return json(res, 200, [orderWith('good'), orderWith(hostileId)]);
+        if (path.endsWith('/order/estimate')) return json(res, 200, { orderId: 'o', currencyCode: 'USD', total: 1, amountDue: 1 });
+        if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
+        json(res, 404, { code: 'NOT_FOUND' });
+      });
+      const gateway = await startGateway({ upstreamUrls: stub.urls });
+      try {
+        const response = await graphqlClient(gateway.endpoint, 't').rawRequest<any>(WHOLE_ORDERS);
+        const errors = (response.errors ?? []) as unknown as ResponseError[];
+        expect(response.data.me.orders[0]).toMatchObject({ id: 'good', estimate: { total: { amount: '1.00' } }, addresses: [] });
+        expect([...new Set(errors.map((e) => e.extensions?.code))]).toEqual(['UPSTREAM_ERROR']);
+        expect(errors.map((e) => `${e.path?.[2]}.${e.path?.[3]}`).sort()).toEqual(refused.map((field) => `1.${field}`));
+        // The first wave, the good order's calls, and only the hostile order's harmless ones went out.
+        const operations = operationsOf(everyField);
+        expect(stub.requests).toHaveLength(CUSTOMER_OPERATIONS.length + operations + (operations - operationsOf(refused)));
+        expect(stub.requests.map((r) => r.path).join(' ')).not.toMatch(/findAll\/?(\.|%2E)|\/order-address\/?( |$)/i);
+      } finally {
+        await gateway.close();
+        await stub.close();
+      }
+    },
+  );
+});
+
 describe('tolerant parsing', () => {
   it('maps an unknown order status to UNKNOWN and keeps it in rawStatus', async () => {
     const { endpoint } = await setup(
@@ -178,12 +228,13 @@ describe('upstream statuses', () => {
   });
 
   // Which calls are retried is the upstream client's rule (upstream-http.test.ts); here, what each failure becomes.
-  it('a POST answered 503 is UPSTREAM_ERROR; a 500 is UPSTREAM_ERROR without its message; a 429 is RATE_LIMITED with its message and retryAfterSeconds', async () => {
+  // (A 429's Retry-After as retryAfterSeconds: test/unit/failures.test.ts, and for every operation upstream-failures.test.ts.)
+  it('a POST answered 503 is UPSTREAM_ERROR; a 500 is UPSTREAM_ERROR without its message; a 429 is RATE_LIMITED with its message', async () => {
     const { endpoint } = await setup(
       upstream({
         '/auth/login': (_r, res) => json(res, 503, {}),
         '/order/estimate': (_r, res) => json(res, 500, { message: 'internal detail' }),
-        '/order-payments': (_r, res) => json(res, 429, { code: 'RATE_LIMITED', message: 'Slow down' }, { 'retry-after': '7' }),
+        '/order-payments': (_r, res) => json(res, 429, { code: 'RATE_LIMITED', message: 'Slow down' }),
       }),
     );
     const login = await execute(graphqlClient(endpoint), LoginDocument, { username: 'u', password: 'p' });
@@ -192,7 +243,7 @@ describe('upstream statuses', () => {
     const byOperation = Object.fromEntries(errors.map((e) => [e.extensions?.operation, e]));
     expect(byOperation.priceEstimate!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstreamStatus: 500 });
     expect(byOperation.priceEstimate!.message).not.toContain('internal detail');
-    expect(byOperation.orderPayments!.extensions).toMatchObject({ code: 'RATE_LIMITED', upstreamStatus: 429, retryAfterSeconds: 7 });
+    expect(byOperation.orderPayments!.extensions).toMatchObject({ code: 'RATE_LIMITED', upstreamStatus: 429 });
     expect(byOperation.orderPayments!.message).toBe('Slow down');
   });
 

@@ -1,8 +1,9 @@
 // The upstream HTTP layer on its own (src/upstream/http.ts) against a per-test stub, over each
-// transport (undici's, the default, and got's): what is retried, the answer size cap, redirects,
+// transport (undici's, the default, and got's): the retry rules (all of them: which failures,
+// how many, Retry-After, the deadline's and the budget's part), the answer size cap, redirects,
 // timeouts, cancellation, connections, what a call sends and what it never sends (the request
-// deadline and budget are tested at the gateway: deadline.test.ts, budgets.test.ts); and the
-// gateway on the simulator with each UPSTREAM_CLIENT.
+// deadline and budget themselves are tested at the gateway: deadline.test.ts, budgets.test.ts);
+// and the gateway on the simulator with each UPSTREAM_CLIENT.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator } from '../../src/simulator/server.js';
@@ -23,14 +24,15 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-const scope = (signal?: AbortSignal) =>
+/** A request's scope: a deadline 5 s off and the default budget, unless given. */
+const scope = (signal?: AbortSignal, limits = CallScope.limits(5000, { calls: 100, concurrency: 16, retries: 4 })) =>
   new CallScope({
     id: 'req-1',
     auth: { token: 'token-1', expired: false, expiresAt: null },
     acceptLanguage: 'de-DE',
     clientAddress: '203.0.113.7',
     signal,
-    ...CallScope.limits(5000, { calls: 100, concurrency: 16, retries: 4 }),
+    ...limits,
   });
 
 const estimate = { params: { orderID: 'ord-1' }, bearer: 'token-1' };
@@ -46,10 +48,12 @@ describe.each([
     return { stub, http };
   }
 
+  // Every retry rule is here: which failures are retried, how many times, Retry-After, not past
+  // the request's deadline, and within the request's budget.
   describe('retries', () => {
-    it('an idempotent GET is retried after a 503, and the answer after it is used', async () => {
+    it.each([502, 503, 504])('an idempotent GET is retried after a %i, and the answer after it is used', async (status) => {
       let calls = 0;
-      const { stub, http } = await setup((_request, res) => (++calls === 1 ? json(res, 503, {}) : json(res, 200, { ok: true })));
+      const { stub, http } = await setup((_request, res) => (++calls === 1 ? json(res, status, {}) : json(res, 200, { ok: true })));
       const result = await http.send('priceEstimate', estimate, scope());
       expect(result).toEqual({ ok: true, status: 200, body: '{"ok":true}' });
       expect(stub.requests).toHaveLength(2);
@@ -75,16 +79,57 @@ describe.each([
       expect(stub.requests).toHaveLength(1);
     });
 
-    it('nothing is retried when retries are 0 (UPSTREAM_RETRIES=0)', async () => {
-      const { stub, http } = await setup((_request, res) => json(res, 503, {}), { retries: 0 });
+    it('at most UPSTREAM_RETRIES retries a call: with 2, a GET answered 503 every time is sent 3 times; with 0, once', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 503, {}), { retries: 2 });
       expect(await http.send('priceEstimate', estimate, scope())).toMatchObject({ ok: false, failure: { kind: 'status', status: 503 } });
-      expect(stub.requests).toHaveLength(1);
+      expect(stub.requests).toHaveLength(3);
+      const none = await setup((_request, res) => json(res, 503, {}), { retries: 0 });
+      expect(await none.http.send('priceEstimate', estimate, scope())).toMatchObject({
+        ok: false,
+        failure: { kind: 'status', status: 503 },
+      });
+      expect(none.stub.requests).toHaveLength(1);
     });
 
     it('a timeout is not retried', async () => {
       const { stub, http } = await setup(() => undefined, { timeoutMs: 200, retries: 3 });
       expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: false, failure: { kind: 'timeout' } });
       expect(stub.requests).toHaveLength(1);
+    });
+
+    it.each([
+      ['in seconds', () => '5'],
+      ['as a date', () => new Date(Date.now() + 10_000).toUTCString()],
+    ])(
+      'a 503 whose Retry-After (%s) asks for a longer wait than an attempt may take is not retried; one within it is',
+      async (_, later) => {
+        const { stub, http } = await setup((_request, res) => json(res, 503, {}, { 'retry-after': later() }));
+        expect(await http.send('priceEstimate', estimate, scope())).toMatchObject({ ok: false, failure: { kind: 'status', status: 503 } });
+        expect(stub.requests).toHaveLength(1);
+        const soon = await setup((_request, res) => json(res, 503, {}, { 'retry-after': '0' }));
+        await soon.http.send('priceEstimate', estimate, scope());
+        expect(soon.stub.requests).toHaveLength(2);
+      },
+    );
+
+    it('no retry that would not fit before the request deadline: a 503 is not retried when a whole further attempt would end past it', async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 503, {}), { timeoutMs: 1000, retries: 3 });
+      const late = scope(undefined, CallScope.limits(600, { calls: 100, concurrency: 16, retries: 4 }));
+      expect(await http.send('priceEstimate', estimate, late)).toMatchObject({ ok: false, failure: { kind: 'status', status: 503 } });
+      expect(stub.requests).toHaveLength(1);
+    });
+
+    it("retries are capped per request, across its calls, and count as calls: six GETs answered 503, one retry each allowed, 4 in the request's budget", async () => {
+      const { stub, http } = await setup((_request, res) => json(res, 503, {}), { retries: 1 });
+      const request = scope();
+      await Promise.all(Array.from({ length: 6 }, () => http.send('priceEstimate', estimate, request)));
+      // Six calls, plus 4 retries rather than one for each call.
+      expect(stub.requests).toHaveLength(6 + 4);
+      expect(request.budget.calls).toBe(6 + 4);
+      // A retry takes a call of the budget: none once its calls are spent.
+      const spent = scope(undefined, CallScope.limits(5000, { calls: 1, concurrency: 16, retries: 4 }));
+      await http.send('priceEstimate', estimate, spent);
+      expect(stub.requests).toHaveLength(6 + 4 + 1);
     });
   });
 
@@ -118,7 +163,7 @@ describe.each([
     });
 
     // The request id, language and client address it forwards are tested at the gateway
-    // (hardening.test.ts, trusted-proxies.test.ts).
+    // (headers.test.ts, trusted-proxies.test.ts).
     it('sends the contract path and parameters and the bearer; counts the call', async () => {
       const { stub, http } = await setup((_request, res) => json(res, 200, []));
       const request = scope();
@@ -222,7 +267,7 @@ describe.each([
 
   describe('hostile parameters', () => {
     // The ids of an upstream answer that no call may carry are tested at the gateway
-    // (abuse.test.ts); an empty id never gets that far (the order list that holds one is refused).
+    // (upstream-contract.test.ts); an empty id never gets that far (the order list that holds one is refused).
     it('an empty path segment is never sent', async () => {
       const { stub, http } = await setup((_request, res) => json(res, 200, {}));
       expect(await http.send('shippingAddresses', { params: { order_id: '' }, bearer: 't' }, scope())).toEqual({

@@ -1,3 +1,5 @@
+// Reading the caller's bearer token (src/upstream/auth.ts): the scheme, an expired JWT, and
+// tokens it cannot decode left for the upstream to judge.
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { readAuth } from '../../src/upstream/auth.js';

@@ -1,3 +1,5 @@
+// The settings (src/server/config.ts): the documented defaults, every variable read, what
+// production requires, and each refusal with its one line.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_UPSTREAM_CALLS, loadConfig } from '../../src/server/config.js';
 import { HOSTS } from '../../src/upstream/contract.js';

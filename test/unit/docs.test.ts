@@ -141,7 +141,7 @@ describe('the docs read what they are meant to', () => {
     expect(namedPaths('docs/ARCHITECTURE.md')).toEqual(
       expect.arrayContaining(['src/server/http-server.ts', 'upstream/http.ts', 'polling.ts', 'src/graph/resolvers/order.ts']),
     );
-    expect(namedPaths('docs/limits.md')).toEqual(expect.arrayContaining(['src/server/limits.ts', 'abuse.test.ts', 'SECURITY.md']));
+    expect(namedPaths('docs/limits.md')).toEqual(expect.arrayContaining(['src/server/limits.ts', 'request-limits.test.ts', 'SECURITY.md']));
     // A link from docs/ is read from there: ../SECURITY.md is the root's.
     expect(namedPaths('docs/sdk.md')).toEqual(expect.arrayContaining(['SECURITY.md', 'docs/cli.md']));
     expect(resolves('upstream/http.ts') && resolves('polling.ts') && resolves('src/live/')).toBe(true);
@@ -202,5 +202,14 @@ describe('each file of src/ says what it is for', () => {
   it('opens with a comment (after a shebang), before any code', () => {
     expect(scripts.length).toBeGreaterThan(40);
     expect(scripts.filter((path) => !/^(#![^\n]*\n)?\s*(\/\/|\/\*)/.test(read(path)))).toEqual([]);
+  });
+});
+
+describe('each test file says what it tests', () => {
+  const tests = paths.filter((path) => path.startsWith('test/') && /\.test(-d)?\.ts$/.test(path));
+
+  it('opens with a comment naming its subject, before any code', () => {
+    expect(tests.length).toBeGreaterThan(60);
+    expect(tests.filter((path) => !/^\s*(\/\/|\/\*)/.test(read(path)))).toEqual([]);
   });
 });

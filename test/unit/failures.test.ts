@@ -1,3 +1,6 @@
+// What an upstream call's failure becomes (src/upstream/failures.ts): its error code, status,
+// message and retryAfterSeconds; the failures a per-order lookup answers with null; and the
+// upstream messages that must never reach a caller.
 import { describe, expect, it } from 'vitest';
 import { CONTRACT, OPERATION_NAMES } from '../../src/upstream/contract.js';
 import { isAbsence, toGraphQLError, type CallFailure } from '../../src/upstream/failures.js';

@@ -1,3 +1,5 @@
+// Mapping upstream values to the schema's (src/graph/resolvers/mapping.ts,
+// src/upstream/values.ts): decimals and money, dates, enums, and the shipping address picked.
 import { describe, expect, it } from 'vitest';
 import { money, toDate, toDateTime, toDistanceUnit, toEnum } from '../../src/graph/resolvers/mapping.js';
 import { pickShippingAddress } from '../../src/graph/resolvers/order.js';

@@ -1,3 +1,5 @@
+// An order's changes as a live event names them (src/graph/order-changes.ts): each changed
+// field as the Order fields show it, unknown statuses, and nested objects that go away.
 import { describe, expect, it } from 'vitest';
 import { orderChanges, orderFieldValues } from '../../src/graph/order-changes.js';
 import type { Order } from '../../src/upstream/models.js';

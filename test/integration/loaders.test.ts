@@ -1,3 +1,6 @@
+// The request's loaders (src/graph/loaders.ts), against the simulator: one upstream call per
+// distinct operation and arguments within a request, none shared across requests, and no
+// call that the selection does not need.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PER_ORDER_OPERATIONS } from '../../src/graph/order-fields.js';
 import { callCounts, startHarness, type Harness } from '../helpers/harness.js';

@@ -1,7 +1,7 @@
 /**
- * The hostile requests of the abuse corpus (test/integration/abuse.test.ts), generated as
- * families × sizes, each with the answer the gateway must give, and the leak check that
- * the abuse and fuzz tests apply to every response body.
+ * The hostile requests that test the request limits (test/integration/request-limits.test.ts),
+ * generated as families × sizes, each with the answer the gateway must give, and the leak
+ * check applied to every response body there and in the fuzzing of graphql-over-http.test.ts.
  */
 import { gzipSync, deflateSync } from 'node:zlib';
 import { getIntrospectionQuery, Kind, Lexer, print, Source, TokenKind, type SelectionSetNode } from 'graphql';
@@ -1132,7 +1132,7 @@ export function findLeaks(body: string, secrets: readonly string[]): string[] {
   const problems: string[] = [];
   for (const secret of secrets) if (secret && body.includes(secret)) problems.push(`holds the secret ${secret.slice(0, 12)}…`);
   if (body.includes('127.0.0.1:')) problems.push('holds an address 127.0.0.1:<port>');
-  // Linear-time patterns: these run over every answer of the fuzz test too.
+  // Linear-time patterns: these run over every answer of the fuzzing too.
   if (/(?:\n|\\n)\s*at \S|\bat (?:async )?\S{1,200} \((?:file:\/\/|node:|\/)/.test(body)) problems.push('holds a stack frame');
   if (/"(?:stack|stacktrace)"\s*:/.test(body)) problems.push('holds a "stack" member');
   if (/\.(?:ts|mts|cts|js|mjs|cjs):\d+:\d+/.test(body)) problems.push('holds a source position');

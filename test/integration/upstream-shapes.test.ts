@@ -1,4 +1,5 @@
-// A hostile upstream, derived from the contract: every field of every operation's answer, as
+// What each upstream body must look like (src/upstream/shapes.ts), against a hostile upstream
+// derived from the contract: every field of every operation's answer, as
 // upstream/openapi.yaml lists them, sent back as each of a hostile set of values (arrays
 // nested 5,000 deep, a 1 MB string, the wrong type, 1e309, null, and a `__proto__` key beside
 // it), one field at a time, through both executors (graphql-jit for a registered document, the
@@ -11,9 +12,11 @@ import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { LoginDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import { OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoToken } from '../helpers/demo.js';
+import { ORDER_FIELDS_OF } from '../helpers/faults.js';
 import { inProcessGateway, type ResponseError } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { ROOT } from '../helpers/process.js';
@@ -136,7 +139,8 @@ let simulator: Simulator;
 let upstream: Awaited<ReturnType<typeof startUpstreamProxy>>;
 let gateway: ReturnType<typeof inProcessGateway>;
 let token: string;
-const cases = new Map<string, Case>();
+/** The cases each request carries, by its X-Request-Id: one for each operation at most. */
+const cases = new Map<string, Case[]>();
 const errorLines = () => capturedLogLines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
 
 beforeAll(async () => {
@@ -148,14 +152,18 @@ beforeAll(async () => {
     body: JSON.stringify({ username: ready.username, password: ready.password }),
   });
   // The upstream poisons the answer of the case a call belongs to (its X-Request-Id, which the
-  // gateway forwards); token sets come from one real login's answer, so the mutations can run
-  // any number of times.
+  // gateway forwards). Token sets come from one real login's answer, so the mutations can run
+  // any number of times; every other operation's first answer from the simulator is kept and
+  // sent again (one customer, one order: the same every time), so a case costs no simulator call.
   const tokenSet = await login.text();
+  const first = new Map<OperationName, string>();
   upstream = await startUpstreamProxy(simulator, {
-    answer: (operation) => (operation === 'login' || operation === 'refreshTokens' ? tokenSet : undefined),
+    answer: (operation) =>
+      operation === 'login' || operation === 'refreshTokens' ? tokenSet : operation ? first.get(operation) : undefined,
     rewrite: (operation, request, text) => {
-      const hostile = cases.get(String(request.headers['x-request-id']));
-      return hostile?.operation === operation ? poisoned(text, hostile) : text;
+      if (operation && !first.has(operation)) first.set(operation, text);
+      const hostile = cases.get(String(request.headers['x-request-id']))?.find((each) => each.operation === operation);
+      return hostile ? poisoned(text, hostile) : text;
     },
   });
   gateway = inProcessGateway({ upstreamUrls: upstream.urls, upstreamTimeoutMs: 10_000 });
@@ -186,6 +194,56 @@ async function run(operation: OperationName, id: string) {
   return Promise.all([query, `${query}\n# ${id}`].map((text) => gateway.post({ query: text, variables }, headers)));
 }
 
+type HostileCase = Case & { strict: boolean; name: string };
+
+const PER_ORDER = new Set<OperationName>(Object.values(ORDER_FIELD_OPERATIONS));
+const label = (hostile: HostileCase) =>
+  `${hostile.operation} ${hostile.path.join('.')}${hostile.proto ? '.__proto__' : ''} = ${hostile.name}`;
+
+/**
+ * The cases as requests. A per-order operation's case goes with one case of each other per-order
+ * operation of the same strictness: their fields are apart (all nullable), so what each case
+ * costs shows under its own fields (judge holds every loss, change and error there). Every
+ * other case is a request of its own.
+ */
+function requestsOf(all: HostileCase[]): HostileCase[][] {
+  const requests: HostileCase[][] = [];
+  for (const strict of [true, false]) {
+    const queues = [...PER_ORDER].map((operation) => all.filter((c) => c.operation === operation && c.strict === strict));
+    for (let i = 0; i < Math.max(...queues.map((queue) => queue.length)); i++) requests.push(queues.flatMap((queue) => queue[i] ?? []));
+  }
+  return [...all.filter((c) => !PER_ORDER.has(c.operation)).map((c) => [c]), ...requests];
+}
+
+/** Whether the path lies under an Order field that one of the request's cases' operations serves. */
+const underOwnFields = (request: HostileCase[], path: readonly (string | number)[]) =>
+  path[0] === 'me' && path[1] === 'orders' && request.some((c) => ORDER_FIELDS_OF[c.operation]?.includes(path[3] as never));
+
+/** What is wrong with one answer to a request of hostile cases ([] when nothing is). */
+function judge(
+  request: HostileCase[],
+  baseline: unknown,
+  { status, body }: { status: number; body: { data?: unknown; errors?: ResponseError[] } },
+) {
+  const name = request.map(label).join(' & ');
+  const violations: string[] = [];
+  const errors = body.errors ?? [];
+  if (status !== 200 || body.data === undefined) violations.push(`${name}: status ${status}, no data`);
+  const foreign = errors.filter((error) => error.extensions?.code !== 'UPSTREAM_ERROR');
+  if (foreign.length > 0)
+    violations.push(`${name}: ${foreign.map((error) => `${String(error.extensions?.code)} ${error.message}`).join('; ')}`);
+  if (!request[0]!.strict) return violations;
+  const { lost, changed } = compare(baseline, body.data);
+  const uncovered = lost.filter((path) => !errors.some((error) => covers(error, path)));
+  if (changed.length > 0 || uncovered.length > 0)
+    violations.push(`${name}: changed ${JSON.stringify(changed)}, lost without an error ${JSON.stringify(uncovered)}`);
+  if (request.length > 1) {
+    const elsewhere = [...lost, ...changed, ...errors.map((error) => error.path ?? [])].filter((path) => !underOwnFields(request, path));
+    if (elsewhere.length > 0) violations.push(`${name}: beyond the fields of its operations ${JSON.stringify(elsewhere)}`);
+  }
+  return violations;
+}
+
 describe('a hostile upstream, every field of every answer the contract lists', () => {
   it(
     "answers every time, with no error log and no polluted prototype; a value of no field's shape costs exactly the fields that read it (UPSTREAM_ERROR)",
@@ -201,7 +259,7 @@ describe('a hostile upstream, every field of every answer the contract lists', (
         }
         baselines.set(documentFor(operation), answers[0]!.body.data);
       }
-      const all: (Case & { strict: boolean; name: string })[] = OPERATION_NAMES.flatMap((operation) => [
+      const all: HostileCase[] = OPERATION_NAMES.flatMap((operation) => [
         ...fieldPaths(ANSWERS.get(operation)!, resolved(ANSWERS.get(operation)!).items ? [0] : []).flatMap((path) =>
           HOSTILE.map(({ name, json, strict }) => ({ operation, path, json, strict, name })),
         ),
@@ -217,32 +275,23 @@ describe('a hostile upstream, every field of every answer the contract lists', (
       const errorsBefore = errorLines().length;
       const violations: string[] = [];
       let upstreamErrors = 0;
-      // Eight cases at a time, each told apart upstream by its request id; logins one at a time
+      // Eight requests at a time, each told apart upstream by its request id; logins one at a time
       // (more at once from one address would be the login throttle's business).
-      for (let start = 0; start < all.length;) {
-        const width = documentFor(all[start]!.operation) === WHOLE_ORDER ? 8 : 1;
-        const batch = all
-          .slice(start, start + width)
-          .filter((hostile) => documentFor(hostile.operation) === documentFor(all[start]!.operation));
+      const requests = requestsOf(all);
+      expect(requests.flat()).toHaveLength(all.length);
+      for (let start = 0; start < requests.length;) {
+        const document = documentFor(requests[start]![0]!.operation);
+        const width = document === WHOLE_ORDER ? 8 : 1;
+        const batch = requests.slice(start, start + width).filter((request) => documentFor(request[0]!.operation) === document);
         const first = start;
         start += batch.length;
         await Promise.all(
-          batch.map(async (hostile, i) => {
+          batch.map(async (request, i) => {
             const id = `hostile-${first + i}`;
-            cases.set(id, hostile);
-            const label = `${hostile.operation} ${hostile.path.join('.')}${hostile.proto ? '.__proto__' : ''} = ${hostile.name}`;
-            for (const { status, body } of await run(hostile.operation, id)) {
-              const errors = body.errors ?? [];
-              if (status !== 200 || body.data === undefined) violations.push(`${label}: status ${status}, no data`);
-              const foreign = errors.filter((error) => error.extensions?.code !== 'UPSTREAM_ERROR');
-              if (foreign.length > 0)
-                violations.push(`${label}: ${foreign.map((error) => `${String(error.extensions?.code)} ${error.message}`).join('; ')}`);
-              upstreamErrors += errors.length;
-              if (!hostile.strict) continue;
-              const { lost, changed } = compare(baselines.get(documentFor(hostile.operation)), body.data);
-              const uncovered = lost.filter((path) => !errors.some((error) => covers(error, path)));
-              if (changed.length > 0 || uncovered.length > 0)
-                violations.push(`${label}: changed ${JSON.stringify(changed)}, lost without an error ${JSON.stringify(uncovered)}`);
+            cases.set(id, request);
+            for (const answer of await run(request[0]!.operation, id)) {
+              upstreamErrors += answer.body.errors?.length ?? 0;
+              violations.push(...judge(request, baselines.get(document), answer));
             }
             cases.delete(id);
           }),
@@ -254,7 +303,7 @@ describe('a hostile upstream, every field of every answer the contract lists', (
       // The wrong shapes did reach fields that read them.
       expect(upstreamErrors).toBeGreaterThan(all.length / 2);
       console.info(
-        `hostile upstream: ${all.length} cases × 2 executors over ${OPERATION_NAMES.length} operations, ${upstreamErrors} fields answered UPSTREAM_ERROR`,
+        `hostile upstream: ${all.length} cases in ${requests.length} requests × 2 executors over ${OPERATION_NAMES.length} operations, ${upstreamErrors} fields answered UPSTREAM_ERROR`,
       );
       // And it still answers as before.
       const [after] = await run('orderDetails', 'after');

@@ -1,12 +1,8 @@
-// The gateway's HTTP edge against a stub upstream: response headers and request ids (returned,
-// forwarded upstream, replaced when unsafe), health probes, slow and excess clients, CORS, and
-// a client that goes away.
-import { createHash } from 'node:crypto';
-import { request } from 'node:http';
+// The node:http server in front of yoga (src/server/http-server.ts), against a stub upstream:
+// the health probes and the drain's readiness, clients too slow to send their request or past
+// MAX_CONNECTIONS, and a client that goes away mid-request.
 import { connect, type Socket } from 'node:net';
-import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GatewayConfig } from '../../src/server/gateway.js';
 import { startGateway } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
@@ -31,35 +27,6 @@ async function stubGateway(options: Parameters<typeof startGateway>[0] extends i
 
 const post = (endpoint: string, body: object, headers: Record<string, string> = {}, signal?: AbortSignal) =>
   fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
-
-describe('response headers and request ids', () => {
-  it('no shared cache keeps an answer; the request id is returned and forwarded upstream with Accept-Language', async () => {
-    const { stub, gateway } = await stubGateway();
-    const response = await post(
-      gateway.endpoint,
-      { query: '{ orders { id } }' },
-      { authorization: 'Bearer t', 'x-request-id': 'req-123', 'accept-language': 'de-DE, en;q=0.8' },
-    );
-    expect(response.status).toBe(200);
-    expect(response.headers.get('cache-control')).toBe('private, no-store');
-    expect(response.headers.get('vary')).toMatch(/Authorization/);
-    expect(response.headers.get('x-request-id')).toBe('req-123');
-    expect(stub.requests[0]!.headers['x-request-id']).toBe('req-123');
-    expect(stub.requests[0]!.headers['accept-language']).toBe('de-DE, en;q=0.8');
-  });
-
-  it('a missing or unsafe X-Request-Id is replaced by a generated one, used upstream too', async () => {
-    const { stub, gateway } = await stubGateway();
-    const response = await post(
-      gateway.endpoint,
-      { query: '{ orders { id } }' },
-      { authorization: 'Bearer t', 'x-request-id': 'bad id\twith spaces' },
-    );
-    const id = response.headers.get('x-request-id')!;
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(stub.requests[0]!.headers['x-request-id']).toBe(id);
-  });
-});
 
 describe('health', () => {
   it('/healthz and /readyz answer, and /readyz turns 503 once draining', async () => {
@@ -145,40 +112,6 @@ describe('slow and excess clients', () => {
   });
 });
 
-describe('CORS', () => {
-  const preflight = (origin: string, corsOrigins: GatewayConfig['corsOrigins']) =>
-    stubGateway({ corsOrigins }).then(({ gateway }) =>
-      fetch(gateway.endpoint, {
-        method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
-      }),
-    );
-
-  it('development default: local origins only, never with credentials', async () => {
-    const local = await preflight('http://localhost:5173', 'local');
-    expect(local.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
-    expect(local.headers.get('access-control-allow-credentials')).toBeNull();
-    for (const origin of ['https://evil.example', 'null', 'http://localhost.evil.example']) {
-      expect((await preflight(origin, 'local')).headers.get('access-control-allow-origin'), origin).toBeNull();
-    }
-  });
-
-  it('production default: no cross-origin access; CORS_ORIGINS allows exactly its origins', async () => {
-    expect((await preflight('http://localhost:5173', [])).headers.get('access-control-allow-origin')).toBeNull();
-    const listed = ['https://app.example.com'];
-    expect((await preflight('https://app.example.com', listed)).headers.get('access-control-allow-origin')).toBe('https://app.example.com');
-    expect((await preflight('https://other.example.com', listed)).headers.get('access-control-allow-origin')).toBeNull();
-    const { gateway } = await stubGateway({ corsOrigins: listed });
-    const answer = await post(
-      gateway.endpoint,
-      { query: '{ orders { id } }' },
-      { authorization: 'Bearer t', origin: 'https://app.example.com' },
-    );
-    expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
-    expect(answer.headers.get('access-control-expose-headers')).toBe('x-request-id');
-  });
-});
-
 describe('a client that goes away', () => {
   it('aborts the upstream calls in flight and makes none of the calls not yet started', async () => {
     const aborted: string[] = [];
@@ -207,64 +140,5 @@ describe('a client that goes away', () => {
     // The first wave was asked and then aborted; the per-order wave never started.
     expect(stub.requests.map((r) => r.path).sort()).toEqual(['/prefix/auth/auth/me', '/prefix/order/v2/order/user']);
     expect(aborted.sort()).toEqual(['/prefix/auth/auth/me', '/prefix/order/v2/order/user']);
-  });
-});
-
-describe('ALLOWED_HOSTS', () => {
-  /** A request with the given Host, over node:http (fetch may not set Host): its status and code. */
-  const withHost = (origin: string, host: string, path = '/graphql', headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(
-        `${origin}${path}`,
-        { method: 'POST', headers: { host, 'content-type': 'application/json', ...headers } },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        },
-      );
-      req.on('error', reject).end(JSON.stringify({ query: '{ __typename }' }));
-    });
-  const upgrade = (origin: string, host: string) =>
-    new Promise<number>((resolve) => {
-      const socket = new WebSocket(`${origin.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { headers: { host } });
-      socket.once('open', () => (socket.close(), resolve(101)));
-      socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
-      socket.once('error', () => undefined);
-    });
-
-  it('a request or WebSocket upgrade with another Host is 421 HOST_NOT_ALLOWED, GraphiQL’s page and the probes too; the listed names (any case, any port) and IP addresses are answered', async () => {
-    const { gateway } = await stubGateway({ allowedHosts: ['api.example.com'], graphiql: true });
-    const { port } = new URL(gateway.origin);
-    for (const host of ['api.example.com', 'API.Example.COM:443', `127.0.0.1:${port}`, `[::1]:${port}`, '10.1.2.3']) {
-      expect((await withHost(gateway.origin, host)).status, host).toBe(200);
-    }
-    for (const host of ['rebind.attacker.example', 'api.example.com.attacker.example', 'example.com']) {
-      const refused = await withHost(gateway.origin, host);
-      expect(refused.status, host).toBe(421);
-      expect(JSON.parse(refused.body).errors[0].extensions.code).toBe('HOST_NOT_ALLOWED');
-      expect((await withHost(gateway.origin, host, '/healthz')).status).toBe(421);
-      expect(await upgrade(gateway.origin, host)).toBe(421);
-    }
-    expect(await upgrade(gateway.origin, 'api.example.com')).toBe(101);
-  });
-});
-
-describe('GraphiQL’s page', () => {
-  it('runs only its own inline scripts (a CSP with their hashes) and is framed by no one', async () => {
-    const { gateway } = await stubGateway({ graphiql: true });
-    const page = await fetch(gateway.endpoint, { headers: { accept: 'text/html' } });
-    expect(page.status).toBe(200);
-    const html = await page.text();
-    const policy = page.headers.get('content-security-policy')!;
-    expect(policy).toMatch(/frame-ancestors 'none'/);
-    const scriptSources = /script-src ([^;]+)/.exec(policy)![1]!.trim().split(/\s+/);
-    expect(scriptSources.length).toBeGreaterThanOrEqual(2);
-    expect(scriptSources.every((source) => /^'sha256-[\w+/=]+'$/.test(source))).toBe(true);
-    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
-      (match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`,
-    );
-    expect(new Set(scripts)).toEqual(new Set(scriptSources));
-    expect(page.headers.get('x-frame-options')).toBe('DENY');
   });
 });

@@ -12,7 +12,7 @@ import { wholeOrderCalls } from '../../src/graph/order-fields.js';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
 import { queryCost } from '../../src/server/cost.js';
 import { LIMITS } from '../../src/server/limits.js';
-import { wholeOrderPage, wholeOrderPageCost, WHOLE_ORDER_COST } from '../helpers/abuse-corpus.js';
+import { wholeOrderPage, wholeOrderPageCost, WHOLE_ORDER_COST } from '../helpers/hostile-requests.js';
 import { execute, graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
 
