@@ -14,7 +14,14 @@ import { redisAnswerStore } from '../redis/response-cache.js';
 import { redisHistoryStore } from '../redis/history.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
-import { combineObservers, createUpstreamHttp, type Transport, type TransportOptions, type UpstreamHttp } from '../upstream/http.js';
+import {
+  combineObservers,
+  createUpstreamHttp,
+  type Transport,
+  type TransportFactory,
+  type TransportOptions,
+  type UpstreamHttp,
+} from '../upstream/http.js';
 import { createOperations } from '../upstream/operations.js';
 import { RequestScope } from '../upstream/scope.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
@@ -47,6 +54,11 @@ export type GatewayConfig = GatewaySettings &
     trackerFolder?: string | null;
     /** Tracing, when it is on (serve.ts starts it from the OTEL_* settings). */
     tracing?: Tracing;
+    /**
+     * The upstream transport, in place of UPSTREAM_CLIENT's: set only by tests, whose gateways
+     * reach an in-process simulator through it (test/helpers/simulator-transport.ts).
+     */
+    upstreamTransport?: TransportFactory;
   };
 
 export interface Gateway {
@@ -103,7 +115,7 @@ function gotTransportLoaded(urls: UpstreamUrls, options: TransportOptions): Tran
 function upstreamClient(config: GatewayConfig, metrics: Metrics | undefined) {
   return createUpstreamHttp({
     urls: config.upstreamUrls,
-    transport: config.upstreamClient === 'got' ? gotTransportLoaded : undiciTransport,
+    transport: config.upstreamTransport ?? (config.upstreamClient === 'got' ? gotTransportLoaded : undiciTransport),
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
     maxBodyBytes: LIMITS.maxUpstreamBodyBytes,

@@ -1,10 +1,9 @@
 // The upstream transport on undici: one keep-alive Pool per upstream host, one `request()` per attempt.
 import { EventEmitter } from 'node:events';
-import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
-import { EXHAUSTED_CODES, SOCKETS_PER_HOST, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
+import { EXHAUSTED_CODES, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
 import type { RequestScope } from './scope.js';
 
 const POOL_OPTIONS: Pool.Options = {
@@ -33,14 +32,6 @@ function describeError(error: unknown): CallFailure {
   // "other side closed": the upstream hung up before its answer was whole, which Node's own
   // client (and so got) calls ECONNRESET; socket errors with a code of their own come as they are.
   return { kind: 'network', code: code === 'UND_ERR_SOCKET' ? 'ECONNRESET' : code };
-}
-
-/** A whole answer: 2xx is the contract's, 3xx is not followed (not the contract), the rest is a status failure. */
-function answer(status: number, headers: IncomingHttpHeaders, body: string): UpstreamResult {
-  if (status >= 200 && status <= 299) return { ok: true, status, body };
-  if (status < 400) return { ok: false, failure: { kind: 'malformed', status } };
-  const retryAfter = headers['retry-after'];
-  return { ok: false, failure: { kind: 'status', status, body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter } };
 }
 
 /**
@@ -79,7 +70,7 @@ function attemptOn(pool: Pool, options: Dispatcher.RequestOptions, scope: Reques
         if (bytes > maxBodyBytes) return stop('oversized');
         chunks.push(chunk);
       });
-      body.on('end', () => settle(answer(statusCode, headers, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)).toString('utf8'))));
+      body.on('end', () => settle(wholeResult(statusCode, headers['retry-after'], (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)).toString('utf8'))));
     });
   });
 }
