@@ -1,4 +1,8 @@
-import type { Server } from 'node:http';
+// The test kit: the simulator and the gateway in this process by default (no socket: a
+// gateway's requests go to yoga's fetch, its upstream calls to the simulator's handler through
+// simulator-transport.ts), or each on a real HTTP server on port 0 where the socket is the
+// subject; a graphql-request client and a fetch for either.
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
@@ -6,16 +10,26 @@ import { GraphQLClient, type Variables } from 'graphql-request';
 import { loadConfig } from '../../src/server/config.js';
 import { createGateway, type GatewayConfig } from '../../src/server/gateway.js';
 import { createHttpServer, type HttpServerOptions } from '../../src/server/http-server.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
+import type { ServerContext } from '../../src/server/request-scope.js';
+import {
+  createSimulator,
+  startSimulator,
+  type InProcessSimulator,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../src/simulator/server.js';
 import { LoginDocument } from '../../src/client/__generated__/graphql.js';
 import { demoCustomer } from './demo.js';
 import { captureLogger } from './log-capture.js';
+import { simulatorTransport } from './simulator-transport.js';
 
 export interface Harness {
   simulator: Simulator;
   endpoint: string;
   /** A graphql-request client that returns `{ data, errors }` instead of throwing on errors. */
   client(token?: string | null): GraphQLClient;
+  /** A request to the gateway, as fetch takes it: a path on its origin, or a URL of it (`endpoint`). */
+  fetch: GatewayFetch;
   /** Logs a demo customer in through the gateway; returns the access token. */
   login(username: string): Promise<string>;
   close(): Promise<void>;
@@ -30,49 +44,97 @@ export async function listen(server: Server): Promise<string> {
 /** Settings a test gives: any of the gateway's, the live ones each on its own. */
 export type TestGatewayConfig = Partial<Omit<GatewayConfig, 'live'> & HttpServerOptions> & { live?: Partial<GatewayConfig['live']> };
 
+/** What a test's gateway is in front of: the upstream's URLs, or an in-process simulator (reached through its `handle`). */
+export type TestUpstream = Pick<GatewayConfig, 'upstreamUrls'> | { simulator: InProcessSimulator };
+
+/** A request to a test's gateway, as fetch takes it: a path on its origin, a URL of it, or a Request. */
+export type GatewayFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** A fetch of the gateway at `origin`: a path is resolved against it. */
+const resolved = (origin: string, input: string | URL | Request) => (input instanceof Request ? input : new URL(input, origin));
+
 /** The gateway's settings for a test: the defaults, the logger of log-capture.ts, and what the test gives. */
-function testSettings(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>) {
+function testSettings(config: TestGatewayConfig & TestUpstream) {
   const defaults = loadConfig({});
+  const { simulator, ...given } = { simulator: undefined, ...config };
+  const upstream = simulator ? { upstreamUrls: simulator.urls, upstreamTransport: simulatorTransport(simulator) } : {};
   return {
     ...defaults,
     tracing: undefined,
     upstreamTimeoutMs: 2000,
     // Every test gateway logs at debug into the capture that test/setup/no-secrets-in-logs checks.
     logger: captureLogger(),
-    ...config,
+    ...(given as TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>),
+    ...upstream,
     live: { ...defaults.live, ...config.live },
   };
 }
 
+/** A gateway as a test uses it, in process or on a socket alike. */
+export interface TestGateway {
+  /** Its base URL: for one in process, a loopback address nothing listens on (its `fetch` takes it). */
+  origin: string;
+  endpoint: string;
+  fetch: GatewayFetch;
+  /** A graphql-request client of it that returns `{ data, errors }` instead of throwing on errors. */
+  client(token?: string | null): GraphQLClient;
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where a gateway in process is said to be: the loopback address a client on a socket would come from and reach (no port: nothing listens). */
+const IN_PROCESS_ORIGIN = 'http://127.0.0.1';
+
 /**
- * The gateway in this process, with no socket in front of it: requests go to yoga's `fetch`
- * (where the HTTP server is not the subject). `post` sends a GraphQL request as JSON.
+ * The gateway in this process, with no socket in front of it: requests go to yoga's `fetch`,
+ * as from a client on the loopback address (where the HTTP server is not the subject). In
+ * front of an in-process simulator (`simulator`) no socket is used at all. `post` sends a
+ * GraphQL request as JSON.
  */
-export function inProcessGateway(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>) {
+export function inProcessGateway(config: TestGatewayConfig & TestUpstream) {
   const gateway = createGateway(testSettings(config));
+  // What the HTTP server would give yoga: the Node request, of which the scope reads the client's address.
+  const serverContext: ServerContext = { req: { socket: { remoteAddress: '127.0.0.1' } } as IncomingMessage };
+  const fetch: GatewayFetch = async (input, init = {}) =>
+    input instanceof Request
+      ? gateway.yoga.fetch(new Request(input, init), serverContext)
+      : gateway.yoga.fetch(new URL(input, IN_PROCESS_ORIGIN), init, serverContext);
   const post = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
-    const response = await gateway.yoga.fetch('http://gateway/graphql', {
+    const response = await fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: ResponseError[] } };
   };
-  return { gateway, post, close: () => gateway.close() };
+  const endpoint = `${IN_PROCESS_ORIGIN}/graphql`;
+  return {
+    gateway,
+    origin: IN_PROCESS_ORIGIN,
+    endpoint,
+    fetch,
+    client: (token?: string | null) => graphqlClient(endpoint, token, fetch),
+    post,
+    drain: gateway.drain,
+    close: () => gateway.close(),
+  } satisfies TestGateway & Record<string, unknown>;
 }
 
 /**
  * The gateway on port 0 in front of the given upstream URLs, behind the same HTTP server as
- * `npm start`, with the default settings unless given.
+ * `npm start`, with the default settings unless given: for tests whose subject is the socket.
  */
-export async function startGateway(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>) {
+export async function startGateway(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>): Promise<TestGateway> {
   const settings = testSettings(config);
   const gateway = createGateway(settings);
   const http = createHttpServer(gateway.yoga, { ...settings, onCut: gateway.onConnectionCut, onUpgrade: gateway.onUpgrade });
   const origin = `http://127.0.0.1:${await http.listen(0, '127.0.0.1')}`;
+  const endpoint = `${origin}/graphql`;
   return {
     origin,
-    endpoint: `${origin}/graphql`,
+    endpoint,
+    fetch: (input, init) => fetch(resolved(origin, input), init),
+    client: (token) => graphqlClient(endpoint, token),
     drain: gateway.drain,
     async close() {
       http.server.closeAllConnections();
@@ -82,23 +144,40 @@ export async function startGateway(config: TestGatewayConfig & Pick<GatewayConfi
   };
 }
 
-export function graphqlClient(endpoint: string, token?: string | null): GraphQLClient {
+/** A graphql-request client of the endpoint (over `fetch` when given: an in-process gateway's). */
+export function graphqlClient(endpoint: string, token?: string | null, fetch?: GatewayFetch): GraphQLClient {
   return new GraphQLClient(endpoint, {
     errorPolicy: 'all',
     headers: token ? { authorization: `Bearer ${token}` } : {},
+    ...(fetch ? { fetch } : {}),
   });
 }
 
-/** The simulator and the gateway in front of it, both on port 0. */
-export async function startHarness(options: { simulator?: SimulatorOptions; gateway?: TestGatewayConfig } = {}): Promise<Harness> {
-  const simulator = await startSimulator({ latencyMs: 0, ...options.simulator });
-  const gateway = await startGateway({ upstreamUrls: simulator.urls, ...options.gateway });
+export interface HarnessOptions {
+  simulator?: SimulatorOptions;
+  gateway?: TestGatewayConfig;
+  /**
+   * The simulator and the gateway each on a real HTTP server on port 0, for tests whose
+   * subject is the socket (connections, transports, processes, the shipped topology). By
+   * default both are in this process and no socket is used.
+   */
+  sockets?: boolean;
+}
+
+/** The simulator and the gateway in front of it: in process by default, each on port 0 with `sockets`. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const simulatorOptions = { latencyMs: 0, ...options.simulator };
+  const simulator = options.sockets ? await startSimulator(simulatorOptions) : createSimulator(simulatorOptions);
+  const gateway: TestGateway = options.sockets
+    ? await startGateway({ upstreamUrls: simulator.urls, ...options.gateway })
+    : inProcessGateway({ simulator: simulator as InProcessSimulator, ...options.gateway });
   return {
     simulator,
     endpoint: gateway.endpoint,
-    client: (token) => graphqlClient(gateway.endpoint, token),
+    client: gateway.client,
+    fetch: gateway.fetch,
     async login(username) {
-      const { data, errors } = await execute(graphqlClient(gateway.endpoint), LoginDocument, {
+      const { data, errors } = await execute(gateway.client(), LoginDocument, {
         username,
         password: demoCustomer(simulator, username).password,
       });

@@ -25,7 +25,7 @@ let password = '';
 let baseline: WholeOrderQuery;
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({ sockets: true });
   introspectionOff = await startGateway({ upstreamUrls: harness.simulator.urls, introspection: false, graphiql: false });
   token = await harness.login('ready@demo.test');
   password = demoCustomer(harness.simulator, 'ready@demo.test').password;

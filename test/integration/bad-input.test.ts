@@ -7,7 +7,7 @@ import { capturedLogLines } from '../helpers/log-capture.js';
 let harness: Harness;
 let token: string;
 beforeAll(async () => {
-  harness = await startHarness({ gateway: { subgraph: true, responseCacheTtlMs: 5000 } });
+  harness = await startHarness({ sockets: true, gateway: { subgraph: true, responseCacheTtlMs: 5000 } });
   token = await harness.login('ready@demo.test');
 });
 afterAll(() => harness?.close());

@@ -8,7 +8,7 @@ import { listen, startHarness, type Harness } from '../helpers/harness.js';
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({ sockets: true });
 });
 afterAll(() => harness.close());
 beforeEach(() => harness.simulator.clearLog());

@@ -13,7 +13,7 @@ const PER_ORDER_FIELDS = Object.keys(ORDER_FIELD_OPERATIONS);
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({ sockets: true });
 });
 afterAll(() => harness.close());
 

@@ -22,7 +22,7 @@ const BUDGET = 4 * MB;
 let harness: Harness;
 beforeAll(async () => {
   // Its request lines at info would be 10,000 kept strings: this test measures the heap.
-  harness = await startHarness({ gateway: { documentCacheBytes: BUDGET, logger: captureLogger('warn') } });
+  harness = await startHarness({ sockets: true, gateway: { documentCacheBytes: BUDGET, logger: captureLogger('warn') } });
 });
 afterAll(() => harness?.close());
 

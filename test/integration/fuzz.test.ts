@@ -52,7 +52,7 @@ const onException = (error: Error) => processFaults.push(`uncaughtException: ${e
 beforeAll(async () => {
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
-  harness = await startHarness();
+  harness = await startHarness({ sockets: true });
   token = await harness.login('ready@demo.test');
   password = demoCustomer(harness.simulator, 'ready@demo.test').password;
   const { data, errors } = await execute(harness.client(token), WholeOrderDocument);

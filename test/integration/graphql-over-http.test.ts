@@ -10,7 +10,7 @@ let harness: Harness;
 let production: { endpoint: string; close(): Promise<void> };
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({ sockets: true });
   // What production runs: no GraphiQL, no introspection.
   production = await startGateway({ upstreamUrls: harness.simulator.urls, graphiql: false, introspection: false });
 });

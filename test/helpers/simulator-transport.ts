@@ -1,0 +1,109 @@
+// The upstream transport over an in-process simulator: each attempt goes to the simulator's
+// `handle`, with no socket. It lives with the tests, not in src/: only a test's gateway is
+// built over an in-process upstream (npm start, the image and the benchmark reach the
+// upstream, the simulator included, over HTTP), and what it stands in for is undici's
+// transport, whose timeout, cancellation, size cap and failure kinds it keeps, so a gateway
+// over it behaves as over a socket wherever the socket is not the test's subject.
+import { rawBody, type Answer, type InProcessSimulator, type SimulatorRequest, type StreamedBody } from '../../src/simulator/server.js';
+import { CONTRACT, HOSTS, operationUrl, type UpstreamUrls } from '../../src/upstream/contract.js';
+import { wholeResult, type TransportFactory, type UpstreamResult } from '../../src/upstream/http.js';
+import type { RequestScope } from '../../src/upstream/scope.js';
+
+/** What undici's transport sends with every call (undici-transport.ts). */
+const HEADERS = { 'user-agent': 'order-graph', accept: 'application/json' };
+const JSON_HEADERS = { ...HEADERS, 'content-type': 'application/json' };
+
+/** The simulator dropping the connection, as undici reports it (undici-transport.ts, describeError). */
+const RESET: UpstreamResult = { ok: false, failure: { kind: 'network', code: 'ECONNRESET' } };
+const OVERSIZED: UpstreamResult = { ok: false, failure: { kind: 'oversized' } };
+
+/** Header names in lower case, as an HTTP server reads them. */
+const lowerCased = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+
+/** Reads a streamed body up to `maxBodyBytes`: its text, or null once it passed them. Ends early when `signal` aborts. */
+async function readStreamed(body: StreamedBody, signal: AbortSignal, maxBodyBytes: number): Promise<string | null> {
+  let text = '';
+  let bytes = 0;
+  for await (const chunk of body(signal)) {
+    bytes += Buffer.byteLength(chunk);
+    if (bytes > maxBodyBytes) return null;
+    text += chunk;
+  }
+  return text;
+}
+
+/**
+ * One attempt given to the simulator, settled exactly once, as undici's are
+ * (undici-transport.ts, attemptOn): by the whole answer, its timer (`timeout`), the client
+ * going away (`cancelled`, by the scope's cancelOnAbort), the answer passing `maxBodyBytes`
+ * (`oversized`, counted as a streamed one arrives), or a dropped connection (`network`,
+ * ECONNRESET). A hung call is no answer until one of those. Settling aborts the simulator's
+ * side of the call: a hang stops waiting, a streamed body stops.
+ */
+function attemptOn(
+  simulator: InProcessSimulator,
+  request: Omit<SimulatorRequest, 'signal'>,
+  scope: Pick<RequestScope, 'cancelOnAbort'>,
+  timeoutMs: number,
+  maxBodyBytes: number,
+): Promise<UpstreamResult> {
+  return new Promise((resolve) => {
+    const caller = new AbortController();
+    let settled = false;
+    const settle = (result: UpstreamResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      untrack();
+      resolve(result);
+      caller.abort();
+    };
+    const timer = setTimeout(() => settle({ ok: false, failure: { kind: 'timeout' } }), timeoutMs);
+    const untrack = scope.cancelOnAbort(() => settle({ ok: false, failure: { kind: 'cancelled' } }));
+    const read = ({ status, headers, body }: Answer) => {
+      const retryAfter = headers['retry-after'];
+      if (typeof body === 'string') {
+        return settle(Buffer.byteLength(body) > maxBodyBytes ? OVERSIZED : wholeResult(status, retryAfter, body));
+      }
+      readStreamed(body, caller.signal, maxBodyBytes).then(
+        (text) => settle(text === null ? OVERSIZED : wholeResult(status, retryAfter, text)),
+        // A body that failed before its end: the connection went (once settled, nobody reads it).
+        () => settle(RESET),
+      );
+    };
+    // null: the caller went away, so the attempt is settled already.
+    simulator.handle({ ...request, signal: caller.signal }).then(
+      (reply) => (reply === null || reply === 'reset' ? settle(RESET) : read(reply)),
+      () => settle(RESET),
+    );
+  });
+}
+
+/**
+ * A transport that gives every attempt to `simulator.handle`: the call's method, its path and
+ * query from the contract (operationUrl over the URLs' paths, prefixes included, as undici's
+ * transport builds them), its headers and its JSON body. The URLs must be the simulator's: a
+ * gateway given other hosts has no in-process way to reach them.
+ */
+export function simulatorTransport(simulator: InProcessSimulator): TransportFactory {
+  return (urls, { maxBodyBytes }) => {
+    const foreign = HOSTS.filter((name) => new URL(urls[name]).origin !== new URL(simulator.urls[name]).origin);
+    if (foreign.length > 0) throw new Error(`simulatorTransport: ${foreign.join(', ')} not the in-process simulator's (use a socket)`);
+    const paths = Object.fromEntries(HOSTS.map((name) => [name, new URL(urls[name]).pathname])) as UpstreamUrls;
+    return {
+      attempt(operation, { params, json }, scope, headers, timeoutMs) {
+        const request = {
+          method: CONTRACT[operation].method,
+          target: operationUrl(paths, operation, params),
+          headers: lowerCased({ ...(json === undefined ? HEADERS : JSON_HEADERS), ...headers }),
+          body: rawBody(json === undefined ? '' : JSON.stringify(json)),
+        };
+        return attemptOn(simulator, request, scope, timeoutMs, maxBodyBytes);
+      },
+      close() {
+        // Nothing is held between calls: no connection, no pool.
+      },
+    };
+  };
+}
