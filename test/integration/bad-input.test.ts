@@ -7,7 +7,7 @@ import { capturedLogLines } from '../helpers/log-capture.js';
 let harness: Harness;
 let token: string;
 beforeAll(async () => {
-  harness = await startHarness({ sockets: true, gateway: { subgraph: true, responseCacheTtlMs: 5000 } });
+  harness = await startHarness({ gateway: { subgraph: true, responseCacheTtlMs: 5000 } });
   token = await harness.login('ready@demo.test');
 });
 afterAll(() => harness?.close());
@@ -18,7 +18,7 @@ interface Answer {
 }
 
 async function post(body: string, accept = 'application/json'): Promise<Answer> {
-  const response = await fetch(harness.endpoint, {
+  const response = await harness.fetch(harness.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}` },
     body,

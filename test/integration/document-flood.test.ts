@@ -22,7 +22,7 @@ const BUDGET = 4 * MB;
 let harness: Harness;
 beforeAll(async () => {
   // Its request lines at info would be 10,000 kept strings: this test measures the heap.
-  harness = await startHarness({ sockets: true, gateway: { documentCacheBytes: BUDGET, logger: captureLogger('warn') } });
+  harness = await startHarness({ gateway: { documentCacheBytes: BUDGET, logger: captureLogger('warn') } });
 });
 afterAll(() => harness?.close());
 
@@ -34,7 +34,7 @@ const documentNumber = (i: number) => `query Flood${i} {
 fragment Who on Customer { id email firstName lastName country locale createdAt address { id line1 city postalCode } }`;
 
 async function post(query: string, token?: string) {
-  const response = await fetch(harness.endpoint, {
+  const response = await harness.fetch(harness.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ query }),
