@@ -21,7 +21,7 @@ import {
 import { LoginDocument } from '../../src/client/__generated__/graphql.js';
 import { demoCustomer } from './demo.js';
 import { captureLogger } from './log-capture.js';
-import { simulatorTransport } from './simulator-transport.js';
+import { inProcessTransport, type InProcessUpstream } from './in-process-transport.js';
 
 export interface Harness {
   simulator: Simulator;
@@ -44,8 +44,8 @@ export async function listen(server: Server): Promise<string> {
 /** Settings a test gives: any of the gateway's, the live ones each on its own. */
 export type TestGatewayConfig = Partial<Omit<GatewayConfig, 'live'> & HttpServerOptions> & { live?: Partial<GatewayConfig['live']> };
 
-/** What a test's gateway is in front of: the upstream's URLs, or an in-process simulator (reached through its `handle`). */
-export type TestUpstream = Pick<GatewayConfig, 'upstreamUrls'> | { simulator: InProcessSimulator };
+/** What a test's gateway is in front of: the upstream's URLs, or an in-process upstream (the simulator's or a stub's `handle`). */
+export type TestUpstream = Pick<GatewayConfig, 'upstreamUrls'> | { upstream: InProcessUpstream };
 
 /** A request to a test's gateway, as fetch takes it: a path on its origin, a URL of it, or a Request. */
 export type GatewayFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -56,8 +56,8 @@ const resolved = (origin: string, input: string | URL | Request) => (input insta
 /** The gateway's settings for a test: the defaults, the logger of log-capture.ts, and what the test gives. */
 function testSettings(config: TestGatewayConfig & TestUpstream) {
   const defaults = loadConfig({});
-  const { simulator, ...given } = { simulator: undefined, ...config };
-  const upstream = simulator ? { upstreamUrls: simulator.urls, upstreamTransport: simulatorTransport(simulator) } : {};
+  const { upstream, ...given } = { upstream: undefined, ...config };
+  const inProcess = upstream ? { upstreamUrls: upstream.urls, upstreamTransport: inProcessTransport(upstream) } : {};
   return {
     ...defaults,
     tracing: undefined,
@@ -65,7 +65,7 @@ function testSettings(config: TestGatewayConfig & TestUpstream) {
     // Every test gateway logs at debug into the capture that test/setup/no-secrets-in-logs checks.
     logger: captureLogger(),
     ...(given as TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>),
-    ...upstream,
+    ...inProcess,
     live: { ...defaults.live, ...config.live },
   };
 }
@@ -88,7 +88,7 @@ const IN_PROCESS_ORIGIN = 'http://127.0.0.1';
 /**
  * The gateway in this process, with no socket in front of it: requests go to yoga's `fetch`,
  * as from a client on the loopback address (where the HTTP server is not the subject). In
- * front of an in-process simulator (`simulator`) no socket is used at all. `post` sends a
+ * front of an in-process upstream (`upstream`: the simulator, a stub) no socket is used at all. `post` sends a
  * GraphQL request as JSON.
  */
 export function inProcessGateway(config: TestGatewayConfig & TestUpstream) {
@@ -170,7 +170,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const simulator = options.sockets ? await startSimulator(simulatorOptions) : createSimulator(simulatorOptions);
   const gateway: TestGateway = options.sockets
     ? await startGateway({ upstreamUrls: simulator.urls, ...options.gateway })
-    : inProcessGateway({ simulator: simulator as InProcessSimulator, ...options.gateway });
+    : inProcessGateway({ upstream: simulator as InProcessSimulator, ...options.gateway });
   return {
     simulator,
     endpoint: gateway.endpoint,

@@ -4,8 +4,8 @@
 // and the bytes the live snapshots may take.
 import { afterEach, describe, expect, it } from 'vitest';
 import { capturedLogLines } from '../helpers/log-capture.js';
-import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
-import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+import { inProcessGateway, startGateway, type TestGateway, type TestGatewayConfig } from '../helpers/harness.js';
+import { createStubUpstream, json, startStubUpstream, type InProcessStubHandler } from '../helpers/stub-upstream.js';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
 import { PER_ORDER_FIELDS } from '../helpers/whole-order.js';
 
@@ -21,9 +21,10 @@ const BASE_TIME = Date.UTC(2026, 0, 1);
 
 /**
  * The upstream: a bearer `orders-N~name` is customer `orders-N` (the part before `~`) with N
- * orders; each order's `updatedAt` moves on with `bump()`. It counts every call it gets.
+ * orders; each order's `updatedAt` moves on with `bump()`. It counts every call it gets. In
+ * process, unless on a socket (`sockets`) where the socket is the subject.
  */
-async function hostileUpstream({ latencyMs = 5, trim = 'Long Range All-Wheel Drive' } = {}) {
+async function hostileUpstream({ latencyMs = 5, trim = 'Long Range All-Wheel Drive', sockets = false } = {}) {
   const generations = new Map<number, number>();
   const orders = (count: number) =>
     Array.from({ length: count }, (_, i) => ({
@@ -34,7 +35,7 @@ async function hostileUpstream({ latencyMs = 5, trim = 'Long Range All-Wheel Dri
       updatedAt: new Date(BASE_TIME + (generations.get(i) ?? 0) * 60_000).toISOString(),
       product: { currencyCode: 'USD', model: 'Model Y', trim },
     }));
-  const stub = await startStubUpstream((request, res) => {
+  const handler: InProcessStubHandler = (request, res) => {
     const customer = /^Bearer (orders-(\d+))/.exec(request.authorization ?? '');
     setTimeout(() => {
       if (res.destroyed) return;
@@ -46,7 +47,8 @@ async function hostileUpstream({ latencyMs = 5, trim = 'Long Range All-Wheel Dri
       if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
       json(res, 404, { code: 'NOT_FOUND' });
     }, latencyMs);
-  });
+  };
+  const stub = sockets ? await startStubUpstream(handler) : createStubUpstream(handler);
   cleanups.push(stub.close);
   const kind = (path: string) => (path.endsWith('/auth/me') ? 'customer' : path.endsWith('/v2/order/user') ? 'poll' : 'perOrder');
   return {
@@ -68,13 +70,12 @@ async function hostileUpstream({ latencyMs = 5, trim = 'Long Range All-Wheel Dri
   };
 }
 
+/** A gateway in front of the upstream: in process in front of one in process, else on a socket. */
 async function gatewayFor(upstream: Awaited<ReturnType<typeof hostileUpstream>>, options: TestGatewayConfig = {}) {
-  const gateway = await startGateway({
-    upstreamUrls: upstream.stub.urls,
-    upstreamTimeoutMs: 5000,
-    ...options,
-    live: { pollIntervalMs: POLL_MS, ...options.live },
-  });
+  const settings = { upstreamTimeoutMs: 5000, ...options, live: { pollIntervalMs: POLL_MS, ...options.live } };
+  const { stub } = upstream;
+  const gateway =
+    'handle' in stub ? inProcessGateway({ upstream: stub, ...settings }) : await startGateway({ upstreamUrls: stub.urls, ...settings });
   cleanups.push(gateway.close);
   return gateway;
 }
@@ -90,10 +91,10 @@ interface Event {
 }
 
 /** A subscription over SSE, read only when asked to (a reader that stops reading holds the stream back). */
-async function subscribe(endpoint: string, token: string, query: string) {
+async function subscribe(gateway: TestGateway, token: string, query: string) {
   const abort = new AbortController();
   cleanups.push(() => abort.abort());
-  const response = await fetch(endpoint, {
+  const response = await gateway.fetch(gateway.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query }),
@@ -179,7 +180,7 @@ describe('a 2,000-order customer', () => {
   it('one subscription: its whole first state reaches a reader that reads, within the subscribing request’s budget; a poll that changes every order makes at most the budget’s calls in all', async () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
-    const stream = await subscribe(gateway.endpoint, 'orders-2000', WHOLE_ORDER_UPDATES);
+    const stream = await subscribe(gateway, 'orders-2000', WHOLE_ORDER_UPDATES);
 
     const whole = await stream.readUntil(() => stream.updates.length >= ORDERS);
     const subscribing = upstream.calls(0, stream.requestId);
@@ -221,7 +222,7 @@ describe('a 2,000-order customer', () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
     const bearers = Array.from({ length: 10 }, (_, i) => `orders-2000~s${i}`);
-    const streams = await Promise.all(bearers.map((bearer) => subscribe(gateway.endpoint, bearer, SMALL_UPDATES)));
+    const streams = await Promise.all(bearers.map((bearer) => subscribe(gateway, bearer, SMALL_UPDATES)));
 
     const whole = await Promise.all(streams.map((stream) => stream.readUntil(() => stream.updates.length >= ORDERS)));
     const total = upstream.calls();
@@ -252,10 +253,10 @@ describe('a 2,000-order customer', () => {
   it('a reader that stops reading while every order changes three times, then reads: each order’s latest state, each event’s changes from the state it last had, at most one change per order', async () => {
     // Large events (the record's fields only, no per-order call, about 8 kB each), so that the
     // stream fills the sockets' buffers long before its first state is through.
-    const upstream = await hostileUpstream({ latencyMs: 0, trim: 'x'.repeat(400) });
+    const upstream = await hostileUpstream({ latencyMs: 0, trim: 'x'.repeat(400), sockets: true });
     const gateway = await gatewayFor(upstream);
     const stream = await subscribe(
-      gateway.endpoint,
+      gateway,
       'orders-2000',
       `subscription { orderUpdates { changes { field from to } order { id updatedAt ${Array.from({ length: 19 }, (_, i) => `p${i}: product { trim }`).join(' ')} } } }`,
     );
@@ -300,10 +301,10 @@ describe('live snapshots are bounded in bytes', () => {
   it('a customer whose snapshot does not fit in LIVE_SNAPSHOT_BYTES: its streams end with RATE_LIMITED; the others go on', async () => {
     const upstream = await hostileUpstream({ latencyMs: 0 });
     const gateway = await gatewayFor(upstream, { live: { snapshotBytes: 200_000 } });
-    const small = await subscribe(gateway.endpoint, 'orders-10', SMALL_UPDATES);
+    const small = await subscribe(gateway, 'orders-10', SMALL_UPDATES);
     expect(await small.readUntil(() => small.updates.length >= 10)).toBe(true);
 
-    const large = await subscribe(gateway.endpoint, 'orders-2000', SMALL_UPDATES);
+    const large = await subscribe(gateway, 'orders-2000', SMALL_UPDATES);
     await large.readUntil(() => large.ended(), 10_000);
     console.info(
       `LIVE_SNAPSHOT_BYTES 200,000: a 2,000-order stream got ${large.events.length} events (${codesOf(large.events).join(', ') || 'no error'})${large.ended() ? ', then ended' : ''}`,

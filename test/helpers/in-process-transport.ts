@@ -1,19 +1,25 @@
-// The upstream transport over an in-process simulator: each attempt goes to the simulator's
-// `handle`, with no socket. It lives with the tests, not in src/: only a test's gateway is
-// built over an in-process upstream (npm start, the image and the benchmark reach the
-// upstream, the simulator included, over HTTP), and what it stands in for is undici's
-// transport, whose timeout, cancellation, size cap and failure kinds it keeps, so a gateway
-// over it behaves as over a socket wherever the socket is not the test's subject.
-import { rawBody, type Answer, type InProcessSimulator, type SimulatorRequest, type StreamedBody } from '../../src/simulator/server.js';
+// The upstream transport over an in-process upstream (the simulator's `handle`, or a test's
+// stub's): each attempt is a function call, with no socket. It lives with the tests, not in
+// src/: only a test's gateway is built over an in-process upstream (npm start, the image and
+// the benchmark reach the upstream, the simulator included, over HTTP), and what it stands in
+// for is undici's transport, whose timeout, cancellation, size cap and failure kinds it keeps,
+// so a gateway over it behaves as over a socket wherever the socket is not the test's subject.
+import { rawBody, type Answer, type SimulatorReply, type SimulatorRequest, type StreamedBody } from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, operationUrl, type UpstreamUrls } from '../../src/upstream/contract.js';
 import { wholeResult, type TransportFactory, type UpstreamResult } from '../../src/upstream/http.js';
 import type { RequestScope } from '../../src/upstream/scope.js';
+
+/** An upstream a gateway reaches in process: its hosts' URLs (on an origin nothing listens on), and what it replies to a request. */
+export interface InProcessUpstream {
+  urls: UpstreamUrls;
+  handle(request: SimulatorRequest): Promise<SimulatorReply>;
+}
 
 /** What undici's transport sends with every call (undici-transport.ts). */
 const HEADERS = { 'user-agent': 'order-graph', accept: 'application/json' };
 const JSON_HEADERS = { ...HEADERS, 'content-type': 'application/json' };
 
-/** The simulator dropping the connection, as undici reports it (undici-transport.ts, describeError). */
+/** The upstream dropping the connection, as undici reports it (undici-transport.ts, describeError). */
 const RESET: UpstreamResult = { ok: false, failure: { kind: 'network', code: 'ECONNRESET' } };
 const OVERSIZED: UpstreamResult = { ok: false, failure: { kind: 'oversized' } };
 
@@ -34,15 +40,15 @@ async function readStreamed(body: StreamedBody, signal: AbortSignal, maxBodyByte
 }
 
 /**
- * One attempt given to the simulator, settled exactly once, as undici's are
+ * One attempt given to the upstream, settled exactly once, as undici's are
  * (undici-transport.ts, attemptOn): by the whole answer, its timer (`timeout`), the client
  * going away (`cancelled`, by the scope's cancelOnAbort), the answer passing `maxBodyBytes`
  * (`oversized`, counted as a streamed one arrives), or a dropped connection (`network`,
- * ECONNRESET). A hung call is no answer until one of those. Settling aborts the simulator's
+ * ECONNRESET). A hung call is no answer until one of those. Settling aborts the upstream's
  * side of the call: a hang stops waiting, a streamed body stops.
  */
 function attemptOn(
-  simulator: InProcessSimulator,
+  upstream: InProcessUpstream,
   request: Omit<SimulatorRequest, 'signal'>,
   scope: Pick<RequestScope, 'cancelOnAbort'>,
   timeoutMs: number,
@@ -73,7 +79,7 @@ function attemptOn(
       );
     };
     // null: the caller went away, so the attempt is settled already.
-    simulator.handle({ ...request, signal: caller.signal }).then(
+    upstream.handle({ ...request, signal: caller.signal }).then(
       (reply) => (reply === null || reply === 'reset' ? settle(RESET) : read(reply)),
       () => settle(RESET),
     );
@@ -81,15 +87,15 @@ function attemptOn(
 }
 
 /**
- * A transport that gives every attempt to `simulator.handle`: the call's method, its path and
+ * A transport that gives every attempt to `upstream.handle`: the call's method, its path and
  * query from the contract (operationUrl over the URLs' paths, prefixes included, as undici's
- * transport builds them), its headers and its JSON body. The URLs must be the simulator's: a
+ * transport builds them), its headers and its JSON body. The URLs must be the upstream's: a
  * gateway given other hosts has no in-process way to reach them.
  */
-export function simulatorTransport(simulator: InProcessSimulator): TransportFactory {
+export function inProcessTransport(upstream: InProcessUpstream): TransportFactory {
   return (urls, { maxBodyBytes }) => {
-    const foreign = HOSTS.filter((name) => new URL(urls[name]).origin !== new URL(simulator.urls[name]).origin);
-    if (foreign.length > 0) throw new Error(`simulatorTransport: ${foreign.join(', ')} not the in-process simulator's (use a socket)`);
+    const foreign = HOSTS.filter((name) => new URL(urls[name]).origin !== new URL(upstream.urls[name]).origin);
+    if (foreign.length > 0) throw new Error(`inProcessTransport: ${foreign.join(', ')} not the in-process upstream's (use a socket)`);
     const paths = Object.fromEntries(HOSTS.map((name) => [name, new URL(urls[name]).pathname])) as UpstreamUrls;
     return {
       attempt(operation, { params, json }, scope, headers, timeoutMs) {
@@ -99,7 +105,7 @@ export function simulatorTransport(simulator: InProcessSimulator): TransportFact
           headers: lowerCased({ ...(json === undefined ? HEADERS : JSON_HEADERS), ...headers }),
           body: rawBody(json === undefined ? '' : JSON.stringify(json)),
         };
-        return attemptOn(simulator, request, scope, timeoutMs, maxBodyBytes);
+        return attemptOn(upstream, request, scope, timeoutMs, maxBodyBytes);
       },
       close() {
         // Nothing is held between calls: no connection, no pool.
