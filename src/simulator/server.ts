@@ -6,7 +6,7 @@
  * upstream hosts are five path prefixes of one port, so a client's base-URL path joining,
  * keep-alive and the faults are exercised for real.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -125,8 +125,8 @@ export interface SimulatorRequest {
   method: string;
   /** The path and query as sent, e.g. `/order-service/orders?customer_id=…`. */
   target: string;
-  /** The headers it reads, names in lower case (Node's request headers fit as they are). */
-  headers: { authorization?: string; 'content-type'?: string };
+  /** Its headers, names in lower case, as Node's HTTP server gives them. */
+  headers: IncomingHttpHeaders;
   body: RawBody;
   /** Aborted when the caller goes away: a hung call ends, and nothing is answered. */
   signal?: AbortSignal;
