@@ -85,6 +85,67 @@ export interface TestGateway {
 /** Where a gateway in process is said to be: the loopback address a client on a socket would come from and reach (no port: nothing listens). */
 const IN_PROCESS_ORIGIN = 'http://127.0.0.1';
 
+/** What a socket holds between a writer and a reader that has not read yet. */
+const SOCKET_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * A streamed body as a socket delivers it: what the writer wrote meanwhile arrives in one
+ * chunk, and the writer runs at most SOCKET_BUFFER_BYTES ahead of a reader that stops. Read
+ * event by event instead, a stream of thousands of small events costs its reader a read each.
+ */
+function socketBuffered(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const pending: Uint8Array[] = [];
+  let bytes = 0;
+  let ended: { error?: unknown } | undefined;
+  let wakeReader: (() => void) | undefined;
+  let wakeWriter: (() => void) | undefined;
+  const fill = async () => {
+    try {
+      for (;;) {
+        while (bytes >= SOCKET_BUFFER_BYTES) await new Promise<void>((resolve) => (wakeWriter = resolve));
+        const { value, done } = await reader.read();
+        if (done) break;
+        pending.push(value);
+        bytes += value.byteLength;
+        wakeReader?.();
+      }
+      ended = {};
+    } catch (error) {
+      ended = { error };
+    }
+    wakeReader?.();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start: () => void fill(),
+      async pull(controller) {
+        while (pending.length === 0 && !ended) await new Promise<void>((resolve) => (wakeReader = resolve));
+        if (pending.length > 0) {
+          controller.enqueue(pending.length === 1 ? pending[0]! : Buffer.concat(pending));
+          pending.length = 0;
+          bytes = 0;
+          wakeWriter?.();
+        } else if (ended?.error !== undefined) controller.error(ended.error);
+        else controller.close();
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** The response with its body, when streamed (multipart, SSE), delivered as over a socket. */
+function socketLike(response: Response): Response {
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.body || !/^(multipart\/|text\/event-stream)/.test(type)) return response;
+  return new Response(socketBuffered(response.body), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 /**
  * The gateway in this process, with no socket in front of it: requests go to yoga's `fetch`,
  * as from a client on the loopback address (where the HTTP server is not the subject). In
@@ -96,9 +157,11 @@ export function inProcessGateway(config: TestGatewayConfig & TestUpstream) {
   // What the HTTP server would give yoga: the Node request, of which the scope reads the client's address.
   const serverContext: ServerContext = { req: { socket: { remoteAddress: '127.0.0.1' } } as IncomingMessage };
   const fetch: GatewayFetch = async (input, init = {}) =>
-    input instanceof Request
-      ? gateway.yoga.fetch(new Request(input, init), serverContext)
-      : gateway.yoga.fetch(new URL(input, IN_PROCESS_ORIGIN), init, serverContext);
+    socketLike(
+      await (input instanceof Request
+        ? gateway.yoga.fetch(new Request(input, init), serverContext)
+        : gateway.yoga.fetch(new URL(input, IN_PROCESS_ORIGIN), init, serverContext)),
+    );
   const post = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
     const response = await fetch('/graphql', {
       method: 'POST',
