@@ -89,33 +89,46 @@ const IN_PROCESS_ORIGIN = 'http://127.0.0.1';
 const SOCKET_BUFFER_BYTES = 64 * 1024;
 
 /**
- * A streamed body as a socket delivers it: what the writer wrote meanwhile arrives in one
- * chunk, and the writer runs at most SOCKET_BUFFER_BYTES ahead of a reader that stops. Read
- * event by event instead, a stream of thousands of small events costs its reader a read each.
+ * A streamed body as fetch delivers it over a socket: what the writer wrote meanwhile arrives
+ * in one chunk, the writer runs at most SOCKET_BUFFER_BYTES ahead of a reader that stops, and
+ * the caller's abort ends it with the abort's reason. (Read event by event instead, a stream of
+ * thousands of small events costs its reader a read each.)
  */
-function socketBuffered(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+function socketBuffered(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const pending: Uint8Array[] = [];
   let bytes = 0;
   let ended: { error?: unknown } | undefined;
   let wakeReader: (() => void) | undefined;
   let wakeWriter: (() => void) | undefined;
+  const end = (how: { error?: unknown }) => {
+    ended ??= how;
+    wakeReader?.();
+  };
   const fill = async () => {
     try {
       for (;;) {
-        while (bytes >= SOCKET_BUFFER_BYTES) await new Promise<void>((resolve) => (wakeWriter = resolve));
+        while (bytes >= SOCKET_BUFFER_BYTES && !ended) await new Promise<void>((resolve) => (wakeWriter = resolve));
         const { value, done } = await reader.read();
-        if (done) break;
+        if (done || ended) break;
         pending.push(value);
         bytes += value.byteLength;
         wakeReader?.();
       }
-      ended = {};
+      end({});
     } catch (error) {
-      ended = { error };
+      end({ error });
     }
-    wakeReader?.();
   };
+  signal?.addEventListener(
+    'abort',
+    () => {
+      pending.length = 0;
+      end({ error: signal.reason });
+      reader.cancel(signal.reason).catch(() => undefined);
+    },
+    { once: true },
+  );
   return new ReadableStream<Uint8Array>(
     {
       start: () => void fill(),
@@ -135,14 +148,27 @@ function socketBuffered(body: ReadableStream<Uint8Array>): ReadableStream<Uint8A
   );
 }
 
-/** The response with its body, when streamed (multipart, SSE), delivered as over a socket. */
-function socketLike(response: Response): Response {
+/** The response as fetch gives it over a socket: its body, when streamed (multipart, SSE), as socketBuffered delivers it. */
+function socketLike(response: Response, signal: AbortSignal | undefined): Response {
   const type = response.headers.get('content-type') ?? '';
   if (!response.body || !/^(multipart\/|text\/event-stream)/.test(type)) return response;
-  return new Response(socketBuffered(response.body), {
+  return new Response(socketBuffered(response.body, signal), {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
+  });
+}
+
+/** Settles as `pending` does, or rejects with the abort's reason when `signal` aborts first: fetch's way. */
+function abortable<T>(pending: T | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return Promise.resolve(pending);
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve(pending)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
 
@@ -156,12 +182,14 @@ export function inProcessGateway(config: TestGatewayConfig & TestUpstream) {
   const gateway = createGateway(testSettings(config));
   // What the HTTP server would give yoga: the Node request, of which the scope reads the client's address.
   const serverContext: ServerContext = { req: { socket: { remoteAddress: '127.0.0.1' } } as IncomingMessage };
-  const fetch: GatewayFetch = async (input, init = {}) =>
-    socketLike(
-      await (input instanceof Request
+  const fetch: GatewayFetch = async (input, init = {}) => {
+    const signal = init.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
+    const answering =
+      input instanceof Request
         ? gateway.yoga.fetch(new Request(input, init), serverContext)
-        : gateway.yoga.fetch(new URL(input, IN_PROCESS_ORIGIN), init, serverContext)),
-    );
+        : gateway.yoga.fetch(new URL(input, IN_PROCESS_ORIGIN), init, serverContext);
+    return socketLike(await abortable(answering, signal), signal);
+  };
   const post = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
     const response = await fetch('/graphql', {
       method: 'POST',

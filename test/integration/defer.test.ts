@@ -74,7 +74,11 @@ describe('WholeOrderDeferred', () => {
   it('an expired access token: the tokens are renewed once, then the deferred query starts again', async () => {
     const client = await signIn('two-orders@demo.test');
     const expired = await demoToken(harness.simulator, 'two-orders@demo.test', { expiresInSeconds: -60 });
-    const stale = createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch, tokens: { ...client.tokens!, accessToken: expired } });
+    const stale = createOrderClient({
+      endpoint: harness.endpoint,
+      fetch: harness.fetch,
+      tokens: { ...client.tokens!, accessToken: expired },
+    });
     const results = await collect(stale);
     expect(results[0]!.result.errors).toEqual([]);
     expect(results.at(-1)!.result.data!.me!.orders).toHaveLength(2);
