@@ -113,3 +113,36 @@ export function inProcessTransport(upstream: InProcessUpstream): TransportFactor
     };
   };
 }
+
+/**
+ * fetch for a test that asks an in-process upstream itself (a login of its own, the simulator's
+ * control endpoints): the URL's path and query, the method, headers and a text body go to
+ * `handle`; a dropped connection rejects as fetch's does.
+ */
+export function upstreamFetch(upstream: InProcessUpstream) {
+  return async (url: string | URL, init: RequestInit = {}): Promise<Response> => {
+    const { pathname, search } = new URL(url);
+    const reply = await upstream.handle({
+      method: init.method ?? 'GET',
+      target: pathname + search,
+      headers: Object.fromEntries(new Headers(init.headers)),
+      body: rawBody(init.body === undefined || init.body === null ? '' : String(init.body)),
+      ...(init.signal ? { signal: init.signal } : {}),
+    });
+    if (reply === null || reply === 'reset')
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'ECONNRESET' }) });
+    const { status, headers, body } = reply;
+    if (typeof body === 'string') return new Response(body, { status, headers });
+    const stop = new AbortController();
+    const chunks = body(stop.signal)[Symbol.asyncIterator]();
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { value, done } = await chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(Buffer.from(value));
+      },
+      cancel: () => stop.abort(),
+    });
+    return new Response(stream, { status, headers });
+  };
+}

@@ -12,12 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { LoginDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { createSimulator, type InProcessSimulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { inProcessGateway, type ResponseError } from '../helpers/harness.js';
+import { upstreamFetch } from '../helpers/in-process-transport.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { ROOT } from '../helpers/process.js';
-import { startUpstreamProxy } from '../helpers/upstream-proxy.js';
+import { createUpstreamProxy } from '../helpers/upstream-proxy.js';
 
 interface Schema {
   type?: string | string[];
@@ -132,17 +133,17 @@ function compare(before: unknown, after: unknown, path: Path = [], lost: Path[] 
 const covers = (error: ResponseError, path: Path) =>
   !!error.path && path.every((step, i) => i >= error.path!.length || step === error.path![i]);
 
-let simulator: Simulator;
-let upstream: Awaited<ReturnType<typeof startUpstreamProxy>>;
+let simulator: InProcessSimulator;
+let upstream: ReturnType<typeof createUpstreamProxy>;
 let gateway: ReturnType<typeof inProcessGateway>;
 let token: string;
 const cases = new Map<string, Case>();
 const errorLines = () => capturedLogLines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
 
 beforeAll(async () => {
-  simulator = await startSimulator({ latencyMs: 0 });
+  simulator = createSimulator({ latencyMs: 0 });
   const ready = demoCustomer(simulator, 'ready@demo.test');
-  const login = await fetch(`${simulator.urls.AUTH_URL}/auth/login`, {
+  const login = await upstreamFetch(simulator)(`${simulator.urls.AUTH_URL}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: ready.username, password: ready.password }),
@@ -151,14 +152,14 @@ beforeAll(async () => {
   // gateway forwards); token sets come from one real login's answer, so the mutations can run
   // any number of times.
   const tokenSet = await login.text();
-  upstream = await startUpstreamProxy(simulator, {
+  upstream = createUpstreamProxy(simulator, {
     answer: (operation) => (operation === 'login' || operation === 'refreshTokens' ? tokenSet : undefined),
     rewrite: (operation, request, text) => {
       const hostile = cases.get(String(request.headers['x-request-id']));
       return hostile?.operation === operation ? poisoned(text, hostile) : text;
     },
   });
-  gateway = inProcessGateway({ upstreamUrls: upstream.urls, upstreamTimeoutMs: 10_000 });
+  gateway = inProcessGateway({ upstream, upstreamTimeoutMs: 10_000 });
   token = await demoToken(simulator, 'ready@demo.test');
 });
 
