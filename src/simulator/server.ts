@@ -139,6 +139,7 @@ export interface SimulatorRequest {
  */
 export type SimulatorReply = Answer | 'reset' | null;
 
+/** A simulator running in this process (createSimulator's, or startSimulator's beside its HTTP server), reachable without a socket. */
 export interface InProcessSimulator extends Simulator {
   /** Takes one request and replies, with no socket: the latency, the faults and the log as over HTTP. */
   handle(request: SimulatorRequest): Promise<SimulatorReply>;
@@ -477,8 +478,11 @@ export function createSimulator(options: Omit<SimulatorOptions, 'port' | 'host'>
   };
 }
 
-/** Starts the simulator on its own port (0 by default) with a fresh copy of the seed data: createSimulator behind an HTTP server. */
-export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+/**
+ * Starts the simulator on its own port (0 by default) with a fresh copy of the seed data:
+ * createSimulator behind an HTTP server, its URLs the server's (`handle` answers as it does).
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<InProcessSimulator> {
   const simulator = createSimulator(options);
   const server = createSimulatorServer(simulator.handle);
   let origin: string;
