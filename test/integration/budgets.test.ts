@@ -1,13 +1,14 @@
-// The request's upstream budget (UPSTREAM_BUDGET_*), against a per-test upstream over real
-// HTTP: what one request can make the gateway do downstream (fan-out, calls in flight,
+// The request's upstream budget (UPSTREAM_BUDGET_*), against a per-test upstream in process:
+// what one request can make the gateway do downstream (fan-out, calls in flight,
 // retries, credential calls), and what it shows in the request's log line.
 import { afterEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { wholeOrderCalls } from '../../src/graph/order-fields.js';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
-import { execute, graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
+import { execute, inProcessGateway, type ResponseError, type TestGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
-import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+import type { InProcessUpstream } from '../helpers/in-process-transport.js';
+import { createStubUpstream, json } from '../helpers/stub-upstream.js';
 import { wholeOrders } from '../helpers/whole-order.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -24,7 +25,7 @@ const order = (id: string) => ({ id, reservationId: `R-${id}`, userId: 'u', stat
 async function hostileUpstream(latencyMs = 20) {
   const inFlight = new Map<string, number>();
   const mostInFlight = new Map<string, number>();
-  const stub = await startStubUpstream((request, res) => {
+  const stub = createStubUpstream((request, res) => {
     const bearer = request.authorization ?? '';
     const { path } = request;
     inFlight.set(bearer, (inFlight.get(bearer) ?? 0) + 1);
@@ -49,19 +50,16 @@ async function hostileUpstream(latencyMs = 20) {
   return { stub, callsOf, mostInFlight: (token: string) => mostInFlight.get(`Bearer ${token}`) ?? 0 };
 }
 
-async function gatewayFor(
-  upstream: { stub: { urls: Parameters<typeof startGateway>[0]['upstreamUrls'] } },
-  options: Partial<Parameters<typeof startGateway>[0]> = {},
-) {
-  const gateway = await startGateway({ upstreamUrls: upstream.stub.urls, upstreamTimeoutMs: 5000, ...options });
+async function gatewayFor(upstream: { stub: InProcessUpstream }, options: TestGatewayConfig = {}) {
+  const gateway = inProcessGateway({ upstream: upstream.stub, upstreamTimeoutMs: 5000, ...options });
   cleanups.push(gateway.close);
   return gateway;
 }
 
 const WHOLE_ORDERS = (first: number) => wholeOrders(first, 'estimate { total { amount } }');
 
-async function timed(endpoint: string, token: string, query: string, requestId?: string) {
-  const client = graphqlClient(endpoint, token);
+async function timed(gateway: TestGateway, token: string, query: string, requestId?: string) {
+  const client = gateway.client(token);
   if (requestId) client.setHeader('x-request-id', requestId);
   const started = performance.now();
   const response = await client.rawRequest<any>(query);
@@ -79,7 +77,7 @@ describe('fan-out', () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
     const heapBefore = process.memoryUsage().heapUsed;
-    const { data, errors, ms } = await timed(gateway.endpoint, 'orders-2000', WHOLE_ORDERS(16));
+    const { data, errors, ms } = await timed(gateway, 'orders-2000', WHOLE_ORDERS(16));
     const heapGrowthMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
     expect(errors).toEqual([]);
     expect(data.me.orderCount).toBe(2000);
@@ -87,7 +85,7 @@ describe('fan-out', () => {
     expect(upstream.callsOf('orders-2000')).toBe(wholeOrderCalls(16));
     expect(wholeOrderCalls(16)).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
     // The default page is the whole-order document's too.
-    const whole = await execute(graphqlClient(gateway.endpoint, 'orders-2000b'), WholeOrderDocument);
+    const whole = await execute(gateway.client('orders-2000b'), WholeOrderDocument);
     expect(whole.errors).toEqual([]);
     expect(whole.data?.me?.orders).toHaveLength(16);
     console.info(
@@ -100,7 +98,7 @@ describe('fan-out', () => {
     // however busy the machine.
     const upstream = await hostileUpstream(300);
     const gateway = await gatewayFor(upstream);
-    const { data, errors, ms } = await timed(gateway.endpoint, 'orders-2000', WHOLE_ORDERS(100), 'hundred-orders');
+    const { data, errors, ms } = await timed(gateway, 'orders-2000', WHOLE_ORDERS(100), 'hundred-orders');
     expect(upstream.callsOf('orders-2000')).toBe(DEFAULT_UPSTREAM_CALLS);
     expect(upstream.mostInFlight('orders-2000')).toBe(16);
     expect(data.me.orders).toHaveLength(100);
@@ -122,13 +120,13 @@ describe('fan-out', () => {
   it('three such requests at once do not hold up another customer: their one-order whole order is whole, and answered before any of them', async () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
-    const alone = await timed(gateway.endpoint, 'orders-1', WHOLE_ORDERS(16));
+    const alone = await timed(gateway, 'orders-1', WHOLE_ORDERS(16));
     const finished: string[] = [];
     const heavy = ['orders-2000a', 'orders-2000b', 'orders-2000c'].map((token) =>
-      timed(gateway.endpoint, token, WHOLE_ORDERS(100)).then((result) => (finished.push(token), result)),
+      timed(gateway, token, WHOLE_ORDERS(100)).then((result) => (finished.push(token), result)),
     );
     await new Promise((resolve) => setTimeout(resolve, 30)); // the heavy ones are fanning out
-    const beside = await timed(gateway.endpoint, 'orders-1b', WHOLE_ORDERS(16));
+    const beside = await timed(gateway, 'orders-1b', WHOLE_ORDERS(16));
     finished.push('orders-1b');
     const heavyResults = await Promise.all(heavy);
     expect(alone.errors).toEqual([]);
@@ -144,14 +142,14 @@ describe('fan-out', () => {
   });
 
   it('retries are capped per request, and count as calls: a 503 on every per-order call adds at most the retries a request may make', async () => {
-    const stub = await startStubUpstream((request, res) => {
+    const stub = createStubUpstream((request, res) => {
       if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
       if (request.path.endsWith('/v2/order/user')) return json(res, 200, [order('a'), order('b')]);
       json(res, 503, {});
     });
     cleanups.push(stub.close);
     const gateway = await gatewayFor({ stub }, { upstreamRetries: 1, upstreamBudget: { calls: 100, concurrency: 16, retries: 4 } });
-    await timed(gateway.endpoint, 't', WHOLE_ORDERS(16), 'retried');
+    await timed(gateway, 't', WHOLE_ORDERS(16), 'retried');
     // The whole order's calls, plus 4 retries rather than one for each per-order call.
     expect(stub.requests).toHaveLength(wholeOrderCalls(2) + 4);
     expect(requestLine('retried')).toMatchObject({ upstreamCalls: wholeOrderCalls(2) + 4 });
@@ -168,7 +166,7 @@ describe('credential operations', () => {
   ])('20 aliased %s: refused in validation, no upstream call', async (field, args) => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
-    const response = await fetch(gateway.endpoint, {
+    const response = await gateway.fetch(gateway.endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
       body: JSON.stringify({ query: aliases(field, args) }),
@@ -189,7 +187,7 @@ describe('credential operations', () => {
     const gateway = await gatewayFor(upstream);
     const query =
       'mutation { ...F refreshTokens(refreshToken: "r") { accessToken } } fragment F on Mutation { login(username: "u", password: "p") { accessToken } }';
-    const { errors } = await timed(gateway.endpoint, 't', query).catch((error) => ({ errors: error.response.errors as ResponseError[] }));
+    const { errors } = await timed(gateway, 't', query).catch((error) => ({ errors: error.response.errors as ResponseError[] }));
     expect(codes(errors)).toEqual(['CREDENTIAL_OPERATIONS_LIMIT']);
     expect(upstream.stub.requests).toHaveLength(0);
   });
