@@ -7,9 +7,9 @@ import { connect, type Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../../src/server/gateway.js';
-import { startGateway } from '../helpers/harness.js';
+import { inProcessGateway, startGateway, type TestGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
-import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+import { createStubUpstream, json, startStubUpstream, type InProcessStubHandler } from '../helpers/stub-upstream.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -18,25 +18,33 @@ afterEach(async () => {
 
 const order = { id: 'ord-1', reservationId: 'OC-AAAAA', userId: 'u-1', status: 'READY_FOR_PICKUP' };
 
-async function stubGateway(options: Parameters<typeof startGateway>[0] extends infer C ? Partial<C> : never = {}) {
-  const stub = await startStubUpstream((request, res) => {
+/** A stub upstream and a gateway in front of it: in process, or on sockets where a connection is the subject. */
+async function stubGateway(options: TestGatewayConfig = {}, { sockets = false } = {}) {
+  const handler: InProcessStubHandler = (request, res) => {
     if (request.path.endsWith('/v2/order/user')) return json(res, 200, [order]);
     if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u-1' });
     return json(res, 404, {});
-  });
-  const gateway = await startGateway({ upstreamUrls: stub.urls, ...options });
+  };
+  const stub = sockets ? await startStubUpstream(handler) : createStubUpstream(handler);
+  const gateway: TestGateway =
+    'handle' in stub ? inProcessGateway({ upstream: stub, ...options }) : await startGateway({ upstreamUrls: stub.urls, ...options });
   cleanups.push(stub.close, gateway.close);
   return { stub, gateway };
 }
 
-const post = (endpoint: string, body: object, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-  fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+const post = (gateway: TestGateway, body: object, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+  gateway.fetch(gateway.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal,
+  });
 
 describe('response headers and request ids', () => {
   it('no shared cache keeps an answer; the request id is returned and forwarded upstream with Accept-Language', async () => {
     const { stub, gateway } = await stubGateway();
     const response = await post(
-      gateway.endpoint,
+      gateway,
       { query: '{ orders { id } }' },
       { authorization: 'Bearer t', 'x-request-id': 'req-123', 'accept-language': 'de-DE, en;q=0.8' },
     );
@@ -51,7 +59,7 @@ describe('response headers and request ids', () => {
   it('a missing or unsafe X-Request-Id is replaced by a generated one, used upstream too', async () => {
     const { stub, gateway } = await stubGateway();
     const response = await post(
-      gateway.endpoint,
+      gateway,
       { query: '{ orders { id } }' },
       { authorization: 'Bearer t', 'x-request-id': 'bad id\twith spaces' },
     );
@@ -65,12 +73,12 @@ describe('health', () => {
   it('/healthz and /readyz answer, and /readyz turns 503 once draining', async () => {
     const { stub, gateway } = await stubGateway();
     const base = new URL(gateway.endpoint).origin;
-    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
-    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect(await (await gateway.fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect((await gateway.fetch(`${base}/readyz`)).status).toBe(200);
     gateway.drain();
-    const draining = await fetch(`${base}/readyz`);
+    const draining = await gateway.fetch(`${base}/readyz`);
     expect(draining.status).toBe(503);
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await gateway.fetch(`${base}/healthz`)).status).toBe(200);
     expect(stub.requests).toEqual([]);
   });
 });
@@ -97,7 +105,7 @@ const warnLines = (pattern: RegExp) =>
 
 describe('slow and excess clients', () => {
   it('headers not finished in HEADERS_TIMEOUT_MS, or a body not in REQUEST_TIMEOUT_MS: 408 and cut, logged at warn', async () => {
-    const { gateway } = await stubGateway({ headersTimeoutMs: 1000, requestTimeoutMs: 2000 });
+    const { gateway } = await stubGateway({ headersTimeoutMs: 1000, requestTimeoutMs: 2000 }, { sockets: true });
     const silent = rawClient(gateway.origin);
     const partialHeaders = rawClient(gateway.origin, (s) => s.write('POST /graphql HTTP/1.1\r\nHost: x\r\n'));
     const slowBody = rawClient(gateway.origin, (s) => {
@@ -128,7 +136,7 @@ describe('slow and excess clients', () => {
   });
 
   it('beyond MAX_CONNECTIONS a new connection is closed on arrival and logged at warn; the others are served', async () => {
-    const { gateway } = await stubGateway({ maxConnections: 5 });
+    const { gateway } = await stubGateway({ maxConnections: 5 }, { sockets: true });
     const held = Array.from({ length: 5 }, () => rawClient(gateway.origin));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const extra = rawClient(gateway.origin);
@@ -138,7 +146,7 @@ describe('slow and excess clients', () => {
     expect(held.every((client) => !client.socket.destroyed && client.socket.readyState === 'open')).toBe(true);
     for (const client of held) client.socket.destroy();
     await Promise.all(held.map((client) => client.closed));
-    const response = await post(gateway.endpoint, { query: '{ orders { id } }' }, { authorization: 'Bearer t' });
+    const response = await post(gateway, { query: '{ orders { id } }' }, { authorization: 'Bearer t' });
     expect(response.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(warnLines(/connection refused: 5 connections are open \(MAX_CONNECTIONS\)/)).toHaveLength(1);
@@ -148,7 +156,7 @@ describe('slow and excess clients', () => {
 describe('CORS', () => {
   const preflight = (origin: string, corsOrigins: GatewayConfig['corsOrigins']) =>
     stubGateway({ corsOrigins }).then(({ gateway }) =>
-      fetch(gateway.endpoint, {
+      gateway.fetch(gateway.endpoint, {
         method: 'OPTIONS',
         headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
       }),
@@ -169,11 +177,7 @@ describe('CORS', () => {
     expect((await preflight('https://app.example.com', listed)).headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect((await preflight('https://other.example.com', listed)).headers.get('access-control-allow-origin')).toBeNull();
     const { gateway } = await stubGateway({ corsOrigins: listed });
-    const answer = await post(
-      gateway.endpoint,
-      { query: '{ orders { id } }' },
-      { authorization: 'Bearer t', origin: 'https://app.example.com' },
-    );
+    const answer = await post(gateway, { query: '{ orders { id } }' }, { authorization: 'Bearer t', origin: 'https://app.example.com' });
     expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(answer.headers.get('access-control-expose-headers')).toBe('x-request-id');
   });
@@ -195,7 +199,7 @@ describe('a client that goes away', () => {
     cleanups.push(stub.close, gateway.close);
     const client = new AbortController();
     const query = post(
-      gateway.endpoint,
+      gateway,
       { query: '{ me { id orders { id vehicle { vin } pickup { name } } } }' },
       { authorization: 'Bearer t' },
       client.signal,
@@ -234,7 +238,7 @@ describe('ALLOWED_HOSTS', () => {
     });
 
   it('a request or WebSocket upgrade with another Host is 421 HOST_NOT_ALLOWED, GraphiQL’s page and the probes too; the listed names (any case, any port) and IP addresses are answered', async () => {
-    const { gateway } = await stubGateway({ allowedHosts: ['api.example.com'], graphiql: true });
+    const { gateway } = await stubGateway({ allowedHosts: ['api.example.com'], graphiql: true }, { sockets: true });
     const { port } = new URL(gateway.origin);
     for (const host of ['api.example.com', 'API.Example.COM:443', `127.0.0.1:${port}`, `[::1]:${port}`, '10.1.2.3']) {
       expect((await withHost(gateway.origin, host)).status, host).toBe(200);
@@ -253,7 +257,7 @@ describe('ALLOWED_HOSTS', () => {
 describe('GraphiQL’s page', () => {
   it('runs only its own inline scripts (a CSP with their hashes) and is framed by no one', async () => {
     const { gateway } = await stubGateway({ graphiql: true });
-    const page = await fetch(gateway.endpoint, { headers: { accept: 'text/html' } });
+    const page = await gateway.fetch(gateway.endpoint, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     const html = await page.text();
     const policy = page.headers.get('content-security-policy')!;
