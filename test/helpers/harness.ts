@@ -24,7 +24,8 @@ import { captureLogger } from './log-capture.js';
 import { inProcessTransport, type InProcessUpstream } from './in-process-transport.js';
 
 export interface Harness {
-  simulator: Simulator;
+  /** In this process either way: reachable without a socket too. */
+  simulator: InProcessSimulator;
   endpoint: string;
   /** A graphql-request client that returns `{ data, errors }` instead of throwing on errors. */
   client(token?: string | null): GraphQLClient;
@@ -212,10 +213,11 @@ export function inProcessGateway(config: TestGatewayConfig & TestUpstream) {
 }
 
 /**
- * The gateway on port 0 in front of the given upstream URLs, behind the same HTTP server as
- * `npm start`, with the default settings unless given: for tests whose subject is the socket.
+ * The gateway on port 0 behind the same HTTP server as `npm start`, in front of the given
+ * upstream URLs (or an in-process upstream, where only the gateway's socket is the subject),
+ * with the default settings unless given: for tests whose subject is the socket.
  */
-export async function startGateway(config: TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>): Promise<TestGateway> {
+export async function startGateway(config: TestGatewayConfig & TestUpstream): Promise<TestGateway> {
   const settings = testSettings(config);
   const gateway = createGateway(settings);
   const http = createHttpServer(gateway.yoga, { ...settings, onCut: gateway.onConnectionCut, onUpgrade: gateway.onUpgrade });
@@ -261,7 +263,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const simulator = options.sockets ? await startSimulator(simulatorOptions) : createSimulator(simulatorOptions);
   const gateway: TestGateway = options.sockets
     ? await startGateway({ upstreamUrls: simulator.urls, ...options.gateway })
-    : inProcessGateway({ upstream: simulator as InProcessSimulator, ...options.gateway });
+    : inProcessGateway({ upstream: simulator, ...options.gateway });
   return {
     simulator,
     endpoint: gateway.endpoint,

@@ -30,7 +30,7 @@ import {
 import { loadTypeDefs } from '../../src/graph/sdl.js';
 import { findLeaks } from '../helpers/abuse-corpus.js';
 import { demoCustomer } from '../helpers/demo.js';
-import { execute, startHarness, type Harness } from '../helpers/harness.js';
+import { execute, startGateway, startHarness, type Harness, type TestGateway } from '../helpers/harness.js';
 
 // Fuzzing with fast-check: random bodies, random documents over the real schema, random
 // JSON in the request parameters. Whatever comes in, the answer is well-formed HTTP, never
@@ -40,6 +40,8 @@ import { execute, startHarness, type Harness } from '../helpers/harness.js';
 const RUNS = { bodies: 1_500, documents: 1_500, parameters: 1_000 };
 
 let harness: Harness;
+/** The same gateway's settings on a real socket, for (a): what arrives as HTTP goes through Node's server first. */
+let overSocket: TestGateway;
 let token = '';
 let password = '';
 let orderId = '';
@@ -52,7 +54,8 @@ const onException = (error: Error) => processFaults.push(`uncaughtException: ${e
 beforeAll(async () => {
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
-  harness = await startHarness({ sockets: true });
+  harness = await startHarness();
+  overSocket = await startGateway({ upstream: harness.simulator });
   token = await harness.login('ready@demo.test');
   password = demoCustomer(harness.simulator, 'ready@demo.test').password;
   const { data, errors } = await execute(harness.client(token), WholeOrderDocument);
@@ -63,6 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   process.off('unhandledRejection', onRejection);
   process.off('uncaughtException', onException);
+  await overSocket?.close();
   await harness?.close();
 });
 
@@ -118,13 +122,16 @@ const MASKED = 'Unexpected error.';
 const SLOW_MS = 1_000;
 
 /** Sends one request and records whatever is wrong with the answer. Never throws. */
-async function exchange(sent: Sent): Promise<{ executed: boolean } | undefined> {
+async function exchange(
+  sent: Sent,
+  gateway: Pick<TestGateway, 'endpoint' | 'fetch'> = harness,
+): Promise<{ executed: boolean } | undefined> {
   requestsSent++;
   let response: Response;
   let text: string;
   const startedAt = Date.now();
   try {
-    response = await fetch(`${harness.endpoint}${sent.search ?? ''}`, {
+    response = await gateway.fetch(`${gateway.endpoint}${sent.search ?? ''}`, {
       method: sent.method,
       headers: sent.headers,
       ...(sent.body === undefined ? {} : { body: sent.body }),
@@ -609,12 +616,15 @@ describe('fuzzing the gateway', () => {
         const withBody = input.method !== 'GET' && input.method !== 'DELETE';
         // A string body without a content type would get text/plain from fetch: send bytes.
         const body = typeof input.body === 'string' && !input.contentType ? new TextEncoder().encode(input.body) : input.body;
-        await exchange({
-          method: input.method,
-          headers,
-          ...(input.search ? { search: `?${new URLSearchParams(input.search)}` } : {}),
-          ...(withBody ? { body } : {}),
-        });
+        await exchange(
+          {
+            method: input.method,
+            headers,
+            ...(input.search ? { search: `?${new URLSearchParams(input.search)}` } : {}),
+            ...(withBody ? { body } : {}),
+          },
+          overSocket,
+        );
       }),
       { numRuns: RUNS.bodies },
     );
