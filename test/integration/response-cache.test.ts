@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoOrders, demoToken } from '../helpers/demo.js';
-import { inProcessGateway, type TestGateway } from '../helpers/harness.js';
+import { inProcessGateway, startGateway, type TestGateway } from '../helpers/harness.js';
 import { argument, haveRedis, redisBytes, shippedRedis, startRedis } from '../helpers/redis.js';
 
 const MIB = 1024 * 1024;
@@ -143,7 +143,8 @@ describe.skipIf(!haveRedis)('the response cache in Redis, with the shipped Redis
     cleanups.push(() => inspect.disconnect());
 
     const { simulator, token } = await customerWithLargeOrders(50, 10_000);
-    const gateway = inProcessGateway({
+    // With Redis the gateway is on a real socket, as in production; its upstream in process.
+    const gateway = await startGateway({
       upstream: simulator,
       redisUrl: redis.url,
       responseCacheTtlMs: 60_000,
