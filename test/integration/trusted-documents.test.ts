@@ -24,7 +24,8 @@ beforeAll(async () => {
     gateways[mode] = inProcessGateway({ upstream: simulator, trustedDocuments: mode });
   }
   const ready = demoCustomer(simulator, 'ready@demo.test');
-  token = (await createOrderClient({ endpoint: gateways.off!.endpoint, fetch: gateways.off!.fetch }).login(ready.username, ready.password)).accessToken;
+  token = (await createOrderClient({ endpoint: gateways.off!.endpoint, fetch: gateways.off!.fetch }).login(ready.username, ready.password))
+    .accessToken;
 });
 afterAll(async () => {
   for (const gateway of Object.values(gateways)) await gateway.close();
