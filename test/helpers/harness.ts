@@ -1,6 +1,7 @@
 // The test kit: the simulator and the gateway in this process by default (no socket: a
-// gateway's requests go to yoga's fetch, its upstream calls to the simulator's handler through
-// simulator-transport.ts), or each on a real HTTP server on port 0 where the socket is the
+// gateway's requests go to yoga's fetch, as fetch over a socket would deliver them
+// (in-process-fetch.ts), its upstream calls to the simulator's handler through
+// in-process-transport.ts), or each on a real HTTP server on port 0 where the socket is the
 // subject; a graphql-request client and a fetch for either.
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,7 @@ import {
 import { LoginDocument } from '../../src/client/__generated__/graphql.js';
 import { demoCustomer } from './demo.js';
 import { captureLogger } from './log-capture.js';
+import { inProcessFetch } from './in-process-fetch.js';
 import { inProcessTransport, type InProcessUpstream } from './in-process-transport.js';
 
 export interface Harness {
@@ -86,111 +88,21 @@ export interface TestGateway {
 /** Where a gateway in process is said to be: the loopback address a client on a socket would come from and reach (no port: nothing listens). */
 const IN_PROCESS_ORIGIN = 'http://127.0.0.1';
 
-/** What a socket holds between a writer and a reader that has not read yet. */
-const SOCKET_BUFFER_BYTES = 64 * 1024;
-
-/**
- * A streamed body as fetch delivers it over a socket: what the writer wrote meanwhile arrives
- * in one chunk, the writer runs at most SOCKET_BUFFER_BYTES ahead of a reader that stops, and
- * the caller's abort ends it with the abort's reason. (Read event by event instead, a stream of
- * thousands of small events costs its reader a read each.)
- */
-function socketBuffered(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  const pending: Uint8Array[] = [];
-  let bytes = 0;
-  let ended: { error?: unknown } | undefined;
-  let wakeReader: (() => void) | undefined;
-  let wakeWriter: (() => void) | undefined;
-  const end = (how: { error?: unknown }) => {
-    ended ??= how;
-    wakeReader?.();
-  };
-  const fill = async () => {
-    try {
-      for (;;) {
-        while (bytes >= SOCKET_BUFFER_BYTES && !ended) await new Promise<void>((resolve) => (wakeWriter = resolve));
-        const { value, done } = await reader.read();
-        if (done || ended) break;
-        pending.push(value);
-        bytes += value.byteLength;
-        wakeReader?.();
-      }
-      end({});
-    } catch (error) {
-      end({ error });
-    }
-  };
-  signal?.addEventListener(
-    'abort',
-    () => {
-      pending.length = 0;
-      end({ error: signal.reason });
-      reader.cancel(signal.reason).catch(() => undefined);
-    },
-    { once: true },
-  );
-  return new ReadableStream<Uint8Array>(
-    {
-      start: () => void fill(),
-      async pull(controller) {
-        while (pending.length === 0 && !ended) await new Promise<void>((resolve) => (wakeReader = resolve));
-        if (pending.length > 0) {
-          controller.enqueue(pending.length === 1 ? pending[0]! : Buffer.concat(pending));
-          pending.length = 0;
-          bytes = 0;
-          wakeWriter?.();
-        } else if (ended?.error !== undefined) controller.error(ended.error);
-        else controller.close();
-      },
-      cancel: (reason) => reader.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  );
-}
-
-/** The response as fetch gives it over a socket: its body, when streamed (multipart, SSE), as socketBuffered delivers it. */
-function socketLike(response: Response, signal: AbortSignal | undefined): Response {
-  const type = response.headers.get('content-type') ?? '';
-  if (!response.body || !/^(multipart\/|text\/event-stream)/.test(type)) return response;
-  return new Response(socketBuffered(response.body, signal), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-}
-
-/** Settles as `pending` does, or rejects with the abort's reason when `signal` aborts first: fetch's way. */
-function abortable<T>(pending: T | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return Promise.resolve(pending);
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve(pending)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
 /**
  * The gateway in this process, with no socket in front of it: requests go to yoga's `fetch`,
  * as from a client on the loopback address (where the HTTP server is not the subject). In
- * front of an in-process upstream (`upstream`: the simulator, a stub) no socket is used at all. `post` sends a
- * GraphQL request as JSON.
+ * front of an in-process upstream (`upstream`: the simulator, a stub) no socket is used at
+ * all. `post` sends a GraphQL request as JSON.
  */
 export function inProcessGateway(config: TestGatewayConfig & TestUpstream) {
   const gateway = createGateway(testSettings(config));
   // What the HTTP server would give yoga: the Node request, of which the scope reads the client's address.
   const serverContext: ServerContext = { req: { socket: { remoteAddress: '127.0.0.1' } } as IncomingMessage };
-  const fetch: GatewayFetch = async (input, init = {}) => {
-    const signal = init.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
-    const answering =
-      input instanceof Request
-        ? gateway.yoga.fetch(new Request(input, init), serverContext)
-        : gateway.yoga.fetch(new URL(input, IN_PROCESS_ORIGIN), init, serverContext);
-    return socketLike(await abortable(answering, signal), signal);
-  };
+  const fetch: GatewayFetch = inProcessFetch((request, init) =>
+    request instanceof Request
+      ? gateway.yoga.fetch(request, serverContext)
+      : gateway.yoga.fetch(new URL(request, IN_PROCESS_ORIGIN), init, serverContext),
+  );
   const post = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
     const response = await fetch('/graphql', {
       method: 'POST',
