@@ -19,6 +19,7 @@ import {
   createUpstreamHttp,
   type CallObserver,
   type Transport,
+  type TransportFactory,
   type TransportOptions,
   type UpstreamHttp,
 } from '../upstream/http.js';
@@ -55,6 +56,11 @@ export type GatewayConfig = GatewaySettings &
     trackerFolder?: string | null;
     /** Tracing, when it is on (serve.ts starts it from the OTEL_* settings). */
     tracing?: Tracing;
+    /**
+     * The upstream transport, in place of UPSTREAM_CLIENT's: set only by tests, whose gateways
+     * reach an in-process simulator through it (test/helpers/simulator-transport.ts).
+     */
+    upstreamTransport?: TransportFactory;
   };
 
 export interface Gateway {
@@ -111,7 +117,7 @@ function gotTransportLoaded(urls: UpstreamUrls, options: TransportOptions): Tran
 function upstreamClient(config: GatewayConfig) {
   return createUpstreamHttp({
     urls: config.upstreamUrls,
-    transport: config.upstreamClient === 'got' ? gotTransportLoaded : undiciTransport,
+    transport: config.upstreamTransport ?? (config.upstreamClient === 'got' ? gotTransportLoaded : undiciTransport),
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
     maxBodyBytes: LIMITS.maxUpstreamBodyBytes,

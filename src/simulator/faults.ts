@@ -1,6 +1,7 @@
-// The simulator's fault injection: per operation, a way for the upstream to fail.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+// The simulator's fault injection: per operation, a way for the upstream to fail, said
+// without a socket (server.ts's HTTP server and an in-process transport each carry it out).
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Answer } from './request.js';
 
 export type FaultMode = '500' | 'hang' | 'reset' | 'malformed' | 'html' | '429' | 'empty' | 'oversized' | 'slowdrip';
 
@@ -17,74 +18,51 @@ const HTML_PAGE =
   '<body><h1>Service temporarily unavailable</h1><p>Please try again in a few minutes.</p></body></html>\n';
 
 /** A complete 200 answer with the given body. */
-function sendOk(res: ServerResponse, contentType: string, text: string): void {
-  res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-/** Drops the connection, with a TCP reset where Node can send one. */
-function resetConnection(req: IncomingMessage): void {
-  const socket = req.socket as Socket & { resetAndDestroy?: () => Socket };
-  if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-  else socket.destroy();
-}
+const ok = (contentType: string, body: string): Answer => ({ status: 200, headers: { 'content-type': contentType }, body });
 
 /** Valid JSON, just far too much of it: a string field padded to OVERSIZED_BODY_BYTES. */
-function sendOversized(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': JSON_TYPE });
+async function* oversizedBody(): AsyncGenerator<string> {
   const chunk = 'x'.repeat(64 * 1024);
-  res.write('{"id":"big","padding":"');
-  let sent = 0;
-  const pump = () => {
-    while (sent < OVERSIZED_BODY_BYTES) {
-      sent += chunk.length;
-      if (!res.write(chunk)) return void res.once('drain', pump);
-    }
-    res.end('"}');
-  };
-  res.on('error', () => undefined);
-  pump();
+  yield '{"id":"big","padding":"';
+  for (let sent = 0; sent < OVERSIZED_BODY_BYTES; sent += chunk.length) yield chunk;
+  yield '"}';
 }
 
-/** Headers at once, then a byte every 200 ms: a body that never finishes in time. */
-function dripSlowly(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': JSON_TYPE });
-  res.write('{');
-  const drip = setInterval(() => res.write(' '), 200);
-  res.on('close', () => clearInterval(drip));
+/** A byte at once, then one every 200 ms until the reader stops: a body that never finishes in time. */
+async function* slowDrip(signal: AbortSignal): AsyncGenerator<string> {
+  yield '{';
+  for (;;) {
+    await sleep(200, undefined, { signal });
+    yield ' ';
+  }
 }
 
-/** Answers (or does not) as the fault says; records the status it sent in the log entry. */
-export function applyFault(
+/**
+ * What a call meets under the fault: an error status, a 200 with the body wrong (cut short,
+ * HTML, empty, too large, or never finished), `reset` (the connection drops) or `hang` (no
+ * answer at all, until the caller gives up or the simulator closes).
+ */
+export function faultAnswer(
   mode: FaultMode,
-  req: IncomingMessage,
-  res: ServerResponse,
-  entry: { status: number },
-  sendError: (status: number, code: string, message: string, headers?: Record<string, string>) => void,
-): void {
+  error: (status: number, code: string, message: string, headers?: Record<string, string>) => Answer,
+): Answer | 'reset' | 'hang' {
   switch (mode) {
     case '500':
-      return sendError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+      return error(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
     case '429':
-      return sendError(429, 'RATE_LIMITED', 'Too many requests, retry later', { 'retry-after': '7' });
+      return error(429, 'RATE_LIMITED', 'Too many requests, retry later', { 'retry-after': '7' });
     case 'hang':
-      // Never answered: close() ends the connection.
-      return;
     case 'reset':
-      return resetConnection(req);
-  }
-  // The rest answer 200 and get the body wrong.
-  entry.status = 200;
-  switch (mode) {
+      return mode;
     case 'malformed':
-      return sendOk(res, JSON_TYPE, '{"id": "x", ');
+      return ok(JSON_TYPE, '{"id": "x", ');
     case 'empty':
-      return sendOk(res, JSON_TYPE, '');
+      return ok(JSON_TYPE, '');
     case 'html':
-      return sendOk(res, 'text/html; charset=utf-8', HTML_PAGE);
+      return ok('text/html; charset=utf-8', HTML_PAGE);
     case 'oversized':
-      return sendOversized(res);
+      return { status: 200, headers: { 'content-type': JSON_TYPE }, body: oversizedBody };
     case 'slowdrip':
-      return dripSlowly(res);
+      return { status: 200, headers: { 'content-type': JSON_TYPE }, body: slowDrip };
   }
 }

@@ -24,9 +24,23 @@ export interface Call {
 
 export type ParsedBody = { kind: 'none' } | { kind: 'invalid' } | { kind: 'json'; value: unknown };
 
+/** A handler's reply: a status and a JSON body. */
 export interface Reply {
   status: number;
   body: unknown;
+}
+
+/**
+ * A body sent piece by piece, as fast as its reader takes the pieces, until it ends or
+ * `signal` aborts (the reader stopped): how the oversized and slow-drip faults arrive.
+ */
+export type StreamedBody = (signal: AbortSignal) => AsyncIterable<string>;
+
+/** What the simulator sends back for a request, before any transport carries it: content-length is the transport's. */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | StreamedBody;
 }
 
 /** An error answer of the contract's Error shape, thrown by a handler. */
@@ -104,6 +118,11 @@ export interface RawBody {
   tooLarge: boolean;
 }
 
+/** A body given whole (an in-process caller's), read as the HTTP server reads one: past the limit it is too large. */
+export function rawBody(text: string): RawBody {
+  return { text, tooLarge: Buffer.byteLength(text) > MAX_BODY_BYTES };
+}
+
 /** The whole body (up to the limit), or null when the client went away first. */
 export function readBody(req: IncomingMessage): Promise<RawBody | null> {
   return new Promise((resolve) => {
@@ -121,9 +140,9 @@ export function readBody(req: IncomingMessage): Promise<RawBody | null> {
   });
 }
 
-export function parseBody(req: IncomingMessage, raw: RawBody): ParsedBody {
+export function parseBody(contentType: string | undefined, raw: RawBody): ParsedBody {
   // Like a typical JSON API framework: a body without a JSON content type is not read.
-  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  const type = (contentType ?? '').toLowerCase();
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/.test(type)) return { kind: 'none' };
   if (raw.text.trim() === '') return { kind: 'none' };
   try {

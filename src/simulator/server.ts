@@ -1,15 +1,19 @@
 /**
- * The embedded upstream: a real HTTP server (node:http) implementing
- * `upstream/openapi.yaml` over seeded data, with JWT auth, stage rules, a request log
- * and per-operation fault injection. The five upstream hosts are five path prefixes of
- * one port, so a client's base-URL path joining is exercised for real.
+ * The embedded upstream, implementing `upstream/openapi.yaml` over seeded data, with JWT
+ * auth, stage rules, a request log and per-operation fault injection. One handler takes a
+ * request and replies (`createSimulator`, in process: the tests' gateways reach it so); a
+ * real HTTP server (node:http) is a thin adapter over it (`startSimulator`), where the five
+ * upstream hosts are five path prefixes of one port, so a client's base-URL path joining,
+ * keep-alive and the faults are exercised for real.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CONTRACT, HOSTS, OPERATION_NAMES, type OperationName, type UpstreamUrls } from '../upstream/contract.js';
 import { createSeedData, type SeedData } from './data.js';
-import { applyFault, FAULT_MODES, type FaultMode } from './faults.js';
+import { faultAnswer, FAULT_MODES, type FaultMode } from './faults.js';
 import { HANDLERS, takesAccessToken, type World } from './handlers.js';
 import { checkAdvanceEveryMs, createOrderMover, MOVING_CUSTOMER, scheduleMoves, type OrderMove } from './moves.js';
 import {
@@ -21,7 +25,9 @@ import {
   readBody,
   SimulatedError,
   unauthorized,
+  type Answer,
   type Call,
+  type RawBody,
   type Reply,
 } from './request.js';
 import { resolveRoute, UPSTREAM_PATH_PREFIXES, type Resolution } from './routes.js';
@@ -29,6 +35,7 @@ import { createTokenIssuer, type TokenIssuer } from './tokens.js';
 
 export type { SeedData, SeedUser } from './data.js';
 export { FAULT_MODES, OVERSIZED_BODY_BYTES, type FaultMode } from './faults.js';
+export { rawBody, type Answer, type RawBody, type StreamedBody } from './request.js';
 export { DEMO_ADVANCE_EVERY_MS, MAX_ADVANCE_EVERY_MS, MOVING_CUSTOMER, MOVING_STAGES, type OrderMove } from './moves.js';
 
 export interface DemoCustomer {
@@ -113,6 +120,31 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
+/** One request to the simulator, however it came: read by its HTTP server, or given in process. */
+export interface SimulatorRequest {
+  method: string;
+  /** The path and query as sent, e.g. `/order-service/orders?customer_id=…`. */
+  target: string;
+  /** Its headers, names in lower case, as Node's HTTP server gives them. */
+  headers: IncomingHttpHeaders;
+  body: RawBody;
+  /** Aborted when the caller goes away: a hung call ends, and nothing is answered. */
+  signal?: AbortSignal;
+}
+
+/**
+ * What the simulator does with a request: answers it, drops its connection (`reset`: the
+ * reset fault, or the simulator closing while the call waits), or nothing (null: the caller
+ * went away first).
+ */
+export type SimulatorReply = Answer | 'reset' | null;
+
+/** A simulator running in this process (createSimulator's, or startSimulator's beside its HTTP server), reachable without a socket. */
+export interface InProcessSimulator extends Simulator {
+  /** Takes one request and replies, with no socket: the latency, the faults and the log as over HTTP. */
+  handle(request: SimulatorRequest): Promise<SimulatorReply>;
+}
+
 const DEFAULT_MAX_LOG_ENTRIES = 10_000;
 /** Where the opt-in stats endpoint lives: outside every host prefix. */
 export const STATS_PATH = '/__simulator/stats';
@@ -156,20 +188,17 @@ async function authenticate(issuer: TokenIssuer, operation: OperationName | null
 }
 
 /** A request read and logged: its route, the call for a handler, its log entry. */
-async function receive(req: IncomingMessage, issuer: TokenIssuer, log: RequestLog) {
+async function receive({ method: rawMethod, target, headers, body: raw }: SimulatorRequest, issuer: TokenIssuer, log: RequestLog) {
   const at = Date.now();
-  const method = (req.method ?? 'GET').toUpperCase();
-  const rawUrl = req.url ?? '/';
-  const queryAt = rawUrl.indexOf('?');
-  const rawPath = queryAt >= 0 ? rawUrl.slice(0, queryAt) : rawUrl;
-  const { query, repeated } = parseQuery(queryAt >= 0 ? rawUrl.slice(queryAt + 1) : '');
+  const method = rawMethod.toUpperCase();
+  const queryAt = target.indexOf('?');
+  const rawPath = queryAt >= 0 ? target.slice(0, queryAt) : target;
+  const { query, repeated } = parseQuery(queryAt >= 0 ? target.slice(queryAt + 1) : '');
   const resolution = resolveRoute(method, rawPath);
   const operation = resolution.kind === 'route' ? resolution.operation : null;
   const pathParams = resolution.kind === 'route' ? resolution.pathParams : {};
-  const bearer = parseBearer(req.headers.authorization);
+  const bearer = parseBearer(headers.authorization);
 
-  const raw = await readBody(req);
-  if (raw === null) return null; // the client went away
   const { check, userId } = await authenticate(issuer, operation, bearer);
   const entry: RequestLogEntry = {
     operation: operation ?? 'unknown',
@@ -190,7 +219,7 @@ async function receive(req: IncomingMessage, issuer: TokenIssuer, log: RequestLo
     query,
     repeated,
     pathParams,
-    body: parseBody(req, raw),
+    body: parseBody(headers['content-type'], raw),
     bearer,
     check,
     userId: userId ?? '',
@@ -198,7 +227,14 @@ async function receive(req: IncomingMessage, issuer: TokenIssuer, log: RequestLo
   return { method, rawPath, resolution, call, tooLarge: raw.tooLarge, entry };
 }
 
-type Send = (status: number, code: string, message: string, headers?: Record<string, string>) => void;
+type ErrorAnswer = (status: number, code: string, message: string, headers?: Record<string, string>) => Answer;
+
+/** A JSON answer. */
+const jsonAnswer = (status: number, payload: unknown, headers: Record<string, string> = {}): Answer => ({
+  status,
+  headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  body: JSON.stringify(payload),
+});
 
 /** A routed call's answer when no fault is set: the handler's reply, or its error's. */
 async function answer(world: World, call: Call): Promise<Reply & { headers?: Record<string, string> }> {
@@ -216,7 +252,7 @@ async function answer(world: World, call: Call): Promise<Reply & { headers?: Rec
 }
 
 /** What a request that is not a routed call gets: 404, 405, 400 or 413; null when it is routable. */
-function refusal(resolution: Resolution, tooLarge: boolean, method: string, rawPath: string): Parameters<Send> | null {
+function refusal(resolution: Resolution, tooLarge: boolean, method: string, rawPath: string): Parameters<ErrorAnswer> | null {
   if (resolution.kind === 'not-found') return [404, 'NOT_FOUND', `Cannot ${method} ${rawPath}`];
   if (resolution.kind === 'method-not-allowed')
     return [405, 'METHOD_NOT_ALLOWED', `Cannot ${method} ${rawPath}`, { allow: resolution.allow }];
@@ -225,43 +261,58 @@ function refusal(resolution: Resolution, tooLarge: boolean, method: string, rawP
   return null;
 }
 
-/** What the request handler works with: the world, the log, and the knobs tests turn. */
+/** What the request handler works with: the world, the log, the knobs tests turn, and the control endpoints that are on. */
 interface SimulatorState {
   world: World;
   log: RequestLog;
   faults: Map<OperationName, FaultMode>;
   latency: { fixedMs: number; jitterMs: number };
-  /** Aborted on close: waits end, answers are no longer sent. */
+  /** Aborted on close: waits end, and the calls waiting get their connection dropped. */
   shutdown: AbortSignal;
+  endpoints: ControlEndpoints;
 }
 
-async function handle({ world, log, faults, latency, shutdown }: SimulatorState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  req.on('error', () => {});
-  const received = await receive(req, world.issuer, log);
-  if (!received) return;
-  const { method, rawPath, resolution, call, tooLarge, entry } = received;
+/** Resolves once the caller goes away (null) or the simulator closes ('reset'): how long a hung call waits. */
+function hangUntilGone(signal: AbortSignal | undefined, shutdown: AbortSignal): Promise<SimulatorReply> {
+  const either = signal ? AbortSignal.any([signal, shutdown]) : shutdown;
+  return new Promise((resolve) => {
+    const end = () => resolve(shutdown.aborted ? 'reset' : null);
+    if (either.aborted) end();
+    else either.addEventListener('abort', end, { once: true });
+  });
+}
+
+/** A call to one of the five hosts: logged, delayed by the latency, then faulted, refused or answered. */
+async function handleCall(state: SimulatorState, request: SimulatorRequest): Promise<SimulatorReply> {
+  const { world, log, faults, latency, shutdown } = state;
+  const { method, rawPath, resolution, call, tooLarge, entry } = await receive(request, world.issuer, log);
 
   const waitMs = latency.fixedMs + (latency.jitterMs > 0 ? Math.random() * latency.jitterMs : 0);
-  if (waitMs > 0 && !(await sleep(waitMs, true, { signal: shutdown }).catch(() => false))) return; // closing
-  const gone = () => shutdown.aborted || res.destroyed;
-  if (gone()) return;
-
-  const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
-    entry.status = status;
-    const text = JSON.stringify(payload);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-    res.end(text);
+  if (waitMs > 0 && !(await sleep(waitMs, true, { signal: shutdown }).catch(() => false))) return 'reset'; // closing
+  // Nobody to answer once the caller went away; every connection is dropped once closing.
+  const gone = (): SimulatorReply | undefined => (shutdown.aborted ? 'reset' : request.signal?.aborted ? null : undefined);
+  const send = (sent: Answer): SimulatorReply => {
+    const away = gone();
+    if (away !== undefined) return away;
+    entry.status = sent.status;
+    return sent;
   };
-  const sendError: Send = (status, code, message, headers = {}) =>
-    reply(status, errorBody(status, code, message, resolution.hostPath), headers);
+  const away = gone();
+  if (away !== undefined) return away;
 
+  const error: ErrorAnswer = (status, code, message, headers = {}) =>
+    jsonAnswer(status, errorBody(status, code, message, resolution.hostPath), headers);
   const fault = call && faults.get(call.operation);
-  if (fault) return applyFault(fault, req, res, entry, sendError);
+  if (fault) {
+    const faulted = faultAnswer(fault, error);
+    if (faulted === 'hang') return hangUntilGone(request.signal, shutdown);
+    return faulted === 'reset' ? faulted : send(faulted);
+  }
   const refused = refusal(resolution, tooLarge, method, rawPath);
-  if (refused) return sendError(...refused);
+  if (refused) return send(error(...refused));
   // Every routed request has a call: refusal() answered all the others.
   const { status, body, headers } = await answer(world, call!);
-  if (!gone()) reply(status, body, headers);
+  return send(jsonAnswer(status, body, headers));
 }
 
 /** The simulator's own endpoints that are on (stats; advance, when the demo's order moves). */
@@ -290,23 +341,59 @@ function controlAnswer({ log, moves }: ControlEndpoints, method: string, path: s
   return [404, { statusCode: 404, error: 'Not Found', message: `Cannot ${method} ${path}` }];
 }
 
-/** Serves the control endpoints that are on, outside the host prefixes and the request log; true when it answered. */
-function serveControl(endpoints: ControlEndpoints, req: IncomingMessage, res: ServerResponse): boolean {
-  const path = (req.url ?? '/').split('?')[0] ?? '/';
-  const ours = (endpoints.log && path.startsWith(STATS_PATH)) || (endpoints.moves && path.startsWith(ADVANCE_PATH));
-  if (!ours) return false;
-  const [status, payload, headers = {}] = controlAnswer(endpoints, req.method ?? 'GET', path);
-  const text = JSON.stringify(payload);
-  req.resume();
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-  return true;
+/**
+ * The simulator's one request handler, whichever way the request came: a control endpoint
+ * that is on (outside the host prefixes and the request log), else a call to one of the hosts.
+ */
+async function handleRequest(state: SimulatorState, request: SimulatorRequest): Promise<SimulatorReply> {
+  const { endpoints } = state;
+  const path = request.target.split('?')[0] ?? '/';
+  if ((endpoints.log && path.startsWith(STATS_PATH)) || (endpoints.moves && path.startsWith(ADVANCE_PATH))) {
+    return jsonAnswer(...controlAnswer(endpoints, request.method, path));
+  }
+  try {
+    return await handleCall(state, request);
+  } catch {
+    return jsonAnswer(500, errorBody(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', request.target));
+  }
 }
 
-function createSimulatorServer(state: SimulatorState, endpoints: ControlEndpoints) {
+/** Drops the connection, with a TCP reset where Node can send one. */
+function resetConnection(req: IncomingMessage): void {
+  const socket = req.socket as Socket & { resetAndDestroy?: () => Socket };
+  if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+/** Writes an answer on the HTTP response: a whole body with its length, or a streamed one as its reader takes it. */
+function writeAnswer(res: ServerResponse, { status, headers, body }: Answer): void {
+  if (typeof body === 'string') {
+    res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+    return;
+  }
+  const stop = new AbortController();
+  res.on('close', () => stop.abort());
+  res.writeHead(status, headers);
+  // The reader going away ends the pipeline (and the body, by `stop`): nothing to report.
+  pipeline(Readable.from(body(stop.signal)), res).catch(() => undefined);
+}
+
+/** The HTTP server: a thin adapter that reads each request whole and carries out what the handler replies. */
+function createSimulatorServer(handle: (request: SimulatorRequest) => Promise<SimulatorReply>) {
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    req.on('error', () => {});
+    const caller = new AbortController();
+    res.on('close', () => caller.abort());
+    const body = await readBody(req);
+    if (body === null) return; // the client went away
+    const reply = await handle({ method: req.method ?? 'GET', target: req.url ?? '/', headers: req.headers, body, signal: caller.signal });
+    if (reply === null || res.destroyed) return;
+    if (reply === 'reset') return resetConnection(req);
+    writeAnswer(res, reply);
+  };
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    if (serveControl(endpoints, req, res)) return;
-    handle(state, req, res).catch(() => {
+    serve(req, res).catch(() => {
       if (!res.headersSent && !res.destroyed) {
         res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
         res.end(JSON.stringify(errorBody(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', req.url ?? '/')));
@@ -318,17 +405,29 @@ function createSimulatorServer(state: SimulatorState, endpoints: ControlEndpoint
   return server;
 }
 
-/** Starts the simulator on its own port (0 by default) with a fresh copy of the seed data. */
-export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  const host = options.host ?? '127.0.0.1';
+/** Where an in-process simulator's URLs point: a name that never resolves, so only its own `handle` reaches it. */
+export const IN_PROCESS_ORIGIN = 'http://simulator.invalid';
+
+/** The five hosts' URLs on one origin, each under its path prefix. */
+const urlsAt = (origin: string) => Object.fromEntries(HOSTS.map((name) => [name, origin + UPSTREAM_PATH_PREFIXES[name]])) as UpstreamUrls;
+
+/**
+ * The simulator with no socket (its URLs are on IN_PROCESS_ORIGIN), with a fresh copy of the
+ * seed data: each request is given to `handle`, as an in-process transport does and as
+ * startSimulator's HTTP server does with every request it reads.
+ */
+export function createSimulator(options: Omit<SimulatorOptions, 'port' | 'host'> = {}): InProcessSimulator {
   const world: World = { data: createSeedData(), issuer: createTokenIssuer(options.jwtSecret) };
   const shutdown = new AbortController();
+  const log = createRequestLog(Math.max(1, options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES));
+  const endpoints: ControlEndpoints = { log: options.statsEndpoint ? log : undefined };
   const state: SimulatorState = {
     world,
-    log: createRequestLog(Math.max(1, options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES)),
+    log,
     faults: new Map(),
     latency: { fixedMs: 0, jitterMs: 0 },
     shutdown: shutdown.signal,
+    endpoints,
   };
   const setLatency = (fixedMs: number, jitterMs = 0) => {
     for (const [name, value] of [
@@ -342,21 +441,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   setLatency(options.latencyMs ?? 0, options.jitterMs ?? 0);
   const mover = createOrderMover(world.data);
   const everyMs = checkAdvanceEveryMs(options.advanceEveryMs ?? 0);
-
-  const endpoints: ControlEndpoints = { log: options.statsEndpoint ? state.log : undefined };
-  const server = createSimulatorServer(state, endpoints);
-  const origin = await listenOn(server, options.port ?? 0, host);
-  // Moving only once listening: a simulator that failed to start leaves no timer behind.
+  // Last, once every option is checked: a simulator refused its options leaves no timer behind.
   if (everyMs > 0) endpoints.moves = scheduleMoves(mover, everyMs);
-  let closing: Promise<void> | null = null;
 
   return {
-    urls: Object.fromEntries(HOSTS.map((name) => [name, origin + UPSTREAM_PATH_PREFIXES[name]])) as UpstreamUrls,
+    urls: urlsAt(IN_PROCESS_ORIGIN),
     customers: world.data.users.map(({ username, password, description, user }) => ({ username, password, userId: user.id, description })),
     data: world.data,
-    requestLog: state.log.entries,
+    requestLog: log.entries,
     clearLog() {
-      state.log.entries.length = 0;
+      log.entries.length = 0;
     },
     setFault(operation, mode) {
       if (!OPERATION_NAMES.includes(operation)) throw new TypeError(`Unknown operation: ${String(operation)}`);
@@ -369,16 +463,43 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setLatency,
     advance: () => endpoints.moves?.advance() ?? mover.advance(),
-    moving: endpoints.moves ? { username: MOVING_CUSTOMER, everyMs, advanceUrl: origin + ADVANCE_PATH } : null,
+    moving: endpoints.moves ? { username: MOVING_CUSTOMER, everyMs, advanceUrl: IN_PROCESS_ORIGIN + ADVANCE_PATH } : null,
     issueAccessToken(userId, tokenOptions = {}) {
       const email = world.data.users.find((account) => account.user.id === userId)?.user.email ?? null;
       return world.issuer.issueAccessToken(userId, email, tokenOptions.expiresInSeconds);
     },
     revokeAccessToken: (token) => world.issuer.revokeAccessToken(token),
+    handle: (request) => handleRequest(state, request),
+    close() {
+      endpoints.moves?.stop();
+      shutdown.abort();
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * Starts the simulator on its own port (0 by default) with a fresh copy of the seed data:
+ * createSimulator behind an HTTP server, its URLs the server's (`handle` answers as it does).
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<InProcessSimulator> {
+  const simulator = createSimulator(options);
+  const server = createSimulatorServer(simulator.handle);
+  let origin: string;
+  try {
+    origin = await listenOn(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  } catch (error) {
+    await simulator.close();
+    throw error;
+  }
+  let closing: Promise<void> | null = null;
+  return {
+    ...simulator,
+    urls: urlsAt(origin),
+    moving: simulator.moving && { ...simulator.moving, advanceUrl: origin + ADVANCE_PATH },
     close() {
       closing ??= new Promise<void>((resolve) => {
-        endpoints.moves?.stop();
-        shutdown.abort();
+        void simulator.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });

@@ -15,6 +15,16 @@ export interface UpstreamCall {
 
 export type UpstreamResult = { ok: true; status: number; body: string } | { ok: false; failure: CallFailure };
 
+/**
+ * A response read whole, as a call's result: 2xx is the contract's, 3xx is not followed (not
+ * the contract), the rest is a status failure (with its Retry-After, the first when repeated).
+ */
+export function wholeResult(status: number, retryAfter: string | string[] | undefined, body: string): UpstreamResult {
+  if (status >= 200 && status <= 299) return { ok: true, status, body };
+  if (status < 400) return { ok: false, failure: { kind: 'malformed', status } };
+  return { ok: false, failure: { kind: 'status', status, body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter } };
+}
+
 /** How a call ended, for whoever watches calls: the status (or the failure's kind), its retries, its time. */
 export interface CallOutcome {
   status: number | CallFailure['kind'];
@@ -94,14 +104,17 @@ export interface Transport {
   close(): void;
 }
 
+/** Makes a transport over the hosts' URLs, once per gateway. */
+export type TransportFactory = (urls: UpstreamUrls, options: TransportOptions) => Transport;
+
 export interface UpstreamHttpOptions extends TransportOptions {
   urls: UpstreamUrls;
   /** Per attempt, before the request's deadline shortens it. */
   timeoutMs: number;
   /** Of an idempotent GET, while a whole attempt still fits and the budget has one. */
   retries: number;
-  /** The transport over the URLs: undici's (undici-transport.ts) or got's (got-transport.ts). */
-  transport: (urls: UpstreamUrls, options: TransportOptions) => Transport;
+  /** The transport over the URLs: undici's (undici-transport.ts), got's (got-transport.ts), or a test's in-process one. */
+  transport: TransportFactory;
   logger?: Logger;
 }
 

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import { CONTRACT, contractPath, HOSTS, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
-import { EXHAUSTED_CODES, SOCKETS_PER_HOST, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
+import { EXHAUSTED_CODES, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
 import type { CallScope } from './scope.js';
 
 const POOL_OPTIONS: Pool.Options = {
@@ -32,14 +32,6 @@ function describeError(error: unknown): CallFailure {
   // "other side closed": the upstream hung up before its response was whole, which Node's own
   // client (and so got) calls ECONNRESET; socket errors with a code of their own come as they are.
   return { kind: 'network', code: code === 'UND_ERR_SOCKET' ? 'ECONNRESET' : code };
-}
-
-/** A whole response: 2xx is the contract's, 3xx is not followed (not the contract), the rest is a status failure. */
-function resultOf(status: number, headers: IncomingHttpHeaders, body: string): UpstreamResult {
-  if (status >= 200 && status <= 299) return { ok: true, status, body };
-  if (status < 400) return { ok: false, failure: { kind: 'malformed', status } };
-  const retryAfter = headers['retry-after'];
-  return { ok: false, failure: { kind: 'status', status, body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter } };
 }
 
 /**
@@ -87,7 +79,7 @@ function attemptOn(pool: Pool, options: Dispatcher.DispatchOptions, scope: CallS
         chunks.push(chunk);
       },
       onResponseEnd() {
-        settle(resultOf(status, headers, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)).toString('utf8')));
+        settle(wholeResult(status, headers['retry-after'], (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)).toString('utf8')));
       },
       onResponseError(_controller, error) {
         settle({ ok: false, failure: describeError(error) });

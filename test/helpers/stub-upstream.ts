@@ -1,9 +1,12 @@
-// A stub upstream on port 0 that a test answers by hand, recording every request it gets (and
-// its connections), with the five hosts' URLs under their path prefixes.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+// A per-test upstream whose answers a test writes: on a real HTTP server (startStubUpstream),
+// or in process (createStubUpstream), reached through the in-process transport.
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Answer, SimulatorReply, SimulatorRequest } from '../../src/simulator/server.js';
 import { HOSTS, type UpstreamUrls } from '../../src/upstream/contract.js';
 import { listen } from './harness.js';
+import type { InProcessUpstream } from './in-process-transport.js';
 
 export interface StubRequest {
   method: string;
@@ -16,6 +19,23 @@ export interface StubRequest {
 }
 
 export type StubHandler = (request: StubRequest, response: ServerResponse) => void;
+
+/** The part of Node's response a stub's handler answers on, in process as on a socket. */
+export interface StubResponse {
+  /** True once the caller went away (or the handler dropped the connection). */
+  readonly destroyed: boolean;
+  readonly writableEnded: boolean;
+  writeHead(status: number, headers?: OutgoingHttpHeaders): unknown;
+  write(chunk: string): boolean;
+  end(chunk?: string): unknown;
+  /** Drops the connection: the gateway sees it reset. */
+  destroy(): unknown;
+  /** 'close': the answer was sent, or the caller went away first. */
+  on(event: 'close', listener: () => void): unknown;
+}
+
+/** A stub's handler in process: it answers on a StubResponse. */
+export type InProcessStubHandler = (request: StubRequest, response: StubResponse) => void;
 
 /** A per-test upstream: every host under its own path prefix, answers from `handler`. */
 export async function startStubUpstream(handler: StubHandler) {
@@ -45,8 +65,7 @@ export async function startStubUpstream(handler: StubHandler) {
     open.add(socket);
     socket.on('close', () => open.delete(socket));
   });
-  const base = await listen(server);
-  const urls = Object.fromEntries(HOSTS.map((name) => [name, `${base}/prefix/${name.toLowerCase().replace('_url', '')}/`])) as UpstreamUrls;
+  const urls = urlsAt(await listen(server));
   return {
     urls,
     requests,
@@ -58,8 +77,82 @@ export async function startStubUpstream(handler: StubHandler) {
   };
 }
 
+/** The response of a stub in process: what the handler writes becomes the reply once it ends. */
+class InProcessResponse extends EventEmitter implements StubResponse {
+  destroyed = false;
+  writableEnded = false;
+  #status = 200;
+  #headers: Record<string, string> = {};
+  #body = '';
+  constructor(private readonly reply: (reply: SimulatorReply) => void) {
+    super();
+  }
+  writeHead(status: number, headers: OutgoingHttpHeaders = {}) {
+    this.#status = status;
+    for (const [name, value] of Object.entries(headers)) if (value !== undefined) this.#headers[name.toLowerCase()] = String(value);
+    return this;
+  }
+  write(chunk: string) {
+    this.#body += chunk;
+    return true;
+  }
+  end(chunk = '') {
+    if (this.writableEnded || this.destroyed) return this;
+    this.#body += chunk;
+    this.writableEnded = true;
+    const answer: Answer = { status: this.#status, headers: this.#headers, body: this.#body };
+    this.reply(answer);
+    this.emit('close');
+    return this;
+  }
+  destroy() {
+    // Once the answer is sent there is nothing left to drop: its 'close' came with it.
+    if (this.destroyed || this.writableEnded) return this;
+    this.destroyed = true;
+    this.reply('reset');
+    this.emit('close');
+    return this;
+  }
+}
+
+/** Where an in-process stub's URLs point: a name that never resolves. */
+const IN_PROCESS_ORIGIN = 'http://stub.invalid';
+
+/** Every host under its own path prefix of `base`, as a real upstream's base URLs may have. */
+const urlsAt = (base: string) =>
+  Object.fromEntries(HOSTS.map((name) => [name, `${base}/prefix/${name.toLowerCase().replace('_url', '')}/`])) as UpstreamUrls;
+
+/**
+ * A per-test upstream in this process, answers from `handler` as startStubUpstream's, with no
+ * socket: a gateway reaches it through the in-process transport (`inProcessGateway({ upstream })`).
+ */
+export function createStubUpstream(handler: InProcessStubHandler): InProcessUpstream & { requests: StubRequest[]; close(): Promise<void> } {
+  const requests: StubRequest[] = [];
+  return {
+    urls: urlsAt(IN_PROCESS_ORIGIN),
+    requests,
+    handle: ({ method, target, headers, body, signal }: SimulatorRequest) =>
+      new Promise<SimulatorReply>((resolve) => {
+        const url = new URL(target, IN_PROCESS_ORIGIN);
+        const request: StubRequest = {
+          method,
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          authorization: headers.authorization,
+          headers,
+          body: body.text,
+        };
+        requests.push(request);
+        const response = new InProcessResponse(resolve);
+        signal?.addEventListener('abort', () => response.destroy(), { once: true });
+        handler(request, response);
+      }),
+    close: async () => undefined,
+  };
+}
+
 /** Sends a JSON body. */
-export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+export function json(res: StubResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }

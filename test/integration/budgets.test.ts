@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { wholeOrderCalls } from '../../src/graph/order-fields.js';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
-import { execute, graphqlClient, startGateway, type ResponseError, type TestGatewayConfig } from '../helpers/harness.js';
+import { execute, startGateway, type ResponseError, type TestGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import {
   expectOnlyPollFailures,
@@ -37,8 +37,8 @@ async function gatewayFor(upstream: ManyOrdersUpstream, options: TestGatewayConf
 
 const WHOLE_ORDERS = (first: number) => wholeOrders(first, 'estimate { total { amount } }');
 
-async function timed(endpoint: string, token: string, query: string, requestId?: string) {
-  const client = graphqlClient(endpoint, token);
+async function timed(gateway: TestGateway, token: string, query: string, requestId?: string) {
+  const client = gateway.client(token);
   if (requestId) client.setHeader('x-request-id', requestId);
   const started = performance.now();
   const response = await client.rawRequest<any>(query);
@@ -56,7 +56,7 @@ describe('fan-out', () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
     const heapBefore = process.memoryUsage().heapUsed;
-    const { data, errors, ms } = await timed(gateway.endpoint, 'orders-2000', WHOLE_ORDERS(16));
+    const { data, errors, ms } = await timed(gateway, 'orders-2000', WHOLE_ORDERS(16));
     const heapGrowthMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
     expect(errors).toEqual([]);
     expect(data.me.orderCount).toBe(2000);
@@ -64,7 +64,7 @@ describe('fan-out', () => {
     expect(upstream.callsOf('orders-2000')).toBe(wholeOrderCalls(16));
     expect(wholeOrderCalls(16)).toBeLessThanOrEqual(DEFAULT_UPSTREAM_CALLS);
     // The default page is the whole-order document's too.
-    const whole = await execute(graphqlClient(gateway.endpoint, 'orders-2000b'), WholeOrderDocument);
+    const whole = await execute(gateway.client('orders-2000b'), WholeOrderDocument);
     expect(whole.errors).toEqual([]);
     expect(whole.data?.me?.orders).toHaveLength(16);
     console.info(
@@ -77,7 +77,7 @@ describe('fan-out', () => {
     // however busy the machine.
     const upstream = await hostileUpstream(300);
     const gateway = await gatewayFor(upstream);
-    const { data, errors, ms } = await timed(gateway.endpoint, 'orders-2000', WHOLE_ORDERS(100), 'hundred-orders');
+    const { data, errors, ms } = await timed(gateway, 'orders-2000', WHOLE_ORDERS(100), 'hundred-orders');
     expect(upstream.callsOf('orders-2000')).toBe(DEFAULT_UPSTREAM_CALLS);
     expect(upstream.mostInFlight('orders-2000')).toBe(16);
     expect(data.me.orders).toHaveLength(100);
@@ -99,13 +99,13 @@ describe('fan-out', () => {
   it('three such requests at once do not hold up another customer: their one-order whole order is whole, and answered before any of them', async () => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
-    const alone = await timed(gateway.endpoint, 'orders-1', WHOLE_ORDERS(16));
+    const alone = await timed(gateway, 'orders-1', WHOLE_ORDERS(16));
     const finished: string[] = [];
     const heavy = ['orders-2000a', 'orders-2000b', 'orders-2000c'].map((token) =>
-      timed(gateway.endpoint, token, WHOLE_ORDERS(100)).then((result) => (finished.push(token), result)),
+      timed(gateway, token, WHOLE_ORDERS(100)).then((result) => (finished.push(token), result)),
     );
     await new Promise((resolve) => setTimeout(resolve, 30)); // the heavy ones are fanning out
-    const beside = await timed(gateway.endpoint, 'orders-1b', WHOLE_ORDERS(16));
+    const beside = await timed(gateway, 'orders-1b', WHOLE_ORDERS(16));
     finished.push('orders-1b');
     const heavyResults = await Promise.all(heavy);
     expect(alone.errors).toEqual([]);
@@ -131,7 +131,7 @@ describe('credential operations', () => {
   ])('20 aliased %s: refused in validation, no upstream call', async (field, args) => {
     const upstream = await hostileUpstream();
     const gateway = await gatewayFor(upstream);
-    const response = await fetch(gateway.endpoint, {
+    const response = await gateway.fetch(gateway.endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
       body: JSON.stringify({ query: aliases(field, args) }),
@@ -152,7 +152,7 @@ describe('credential operations', () => {
     const gateway = await gatewayFor(upstream);
     const query =
       'mutation { ...F refreshTokens(refreshToken: "r") { accessToken } } fragment F on Mutation { login(username: "u", password: "p") { accessToken } }';
-    const { errors } = await timed(gateway.endpoint, 't', query).catch((error) => ({ errors: error.response.errors as ResponseError[] }));
+    const { errors } = await timed(gateway, 't', query).catch((error) => ({ errors: error.response.errors as ResponseError[] }));
     expect(codes(errors)).toEqual(['CREDENTIAL_OPERATIONS_LIMIT']);
     expect(upstream.stub.requests).toHaveLength(0);
   });

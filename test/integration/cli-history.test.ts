@@ -10,7 +10,7 @@ import { order, ROOT, startOrder, until } from '../helpers/order-cli.js';
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
+  harness = await startHarness({ sockets: true, gateway: { live: { pollIntervalMs: 200 } } });
 });
 afterAll(() => harness?.close());
 

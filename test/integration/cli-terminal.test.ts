@@ -20,7 +20,7 @@ const MIB = 1024 * 1024;
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
+  harness = await startHarness({ sockets: true, gateway: { live: { pollIntervalMs: 200 } } });
 });
 afterAll(() => harness?.close());
 

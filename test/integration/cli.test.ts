@@ -44,7 +44,7 @@ function expectOneLineFailure(run: Run, code: number, pattern: RegExp, password:
 }
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({ sockets: true });
 });
 afterAll(() => harness?.close());
 beforeEach(() => harness.simulator.clearFaults());
@@ -52,7 +52,7 @@ beforeEach(() => harness.simulator.clearFaults());
 describe('--watch', () => {
   let live: Harness;
   beforeAll(async () => {
-    live = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
+    live = await startHarness({ sockets: true, gateway: { live: { pollIntervalMs: 200 } } });
   });
   afterAll(() => live?.close());
   const liveAs = (username: string, ...more: string[]) => {

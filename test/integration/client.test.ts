@@ -1,4 +1,4 @@
-// The SDK against a real gateway and simulator (logins, token renewal, typed results), and
+// The SDK against a real gateway and simulator in process (logins, token renewal, typed results), and
 // its live watch against a stand-in gateway that keeps ending its streams.
 import { createServer, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ const refreshCalls = () => harness.simulator.requestLog.filter((e) => e.operatio
 describe('createOrderClient', () => {
   it('logs in, reports the tokens, and returns typed results', async () => {
     const seen: Tokens[] = [];
-    const client = createOrderClient({ endpoint: harness.endpoint, onTokens: (t) => seen.push(t) });
+    const client = createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch, onTokens: (t) => seen.push(t) });
     const { username, password, userId } = customer('two-orders@demo.test');
     const tokens = await client.login(username, password);
     expect(seen).toEqual([tokens]);
@@ -39,7 +39,7 @@ describe('createOrderClient', () => {
   });
 
   it('a failed login throws with the code, and keeps no tokens', async () => {
-    const client = createOrderClient({ endpoint: harness.endpoint });
+    const client = createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch });
     const failure = await client.login('ready@demo.test', 'wrong').catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(OrderClientError);
     expect((failure as OrderClientError).code).toBe('UNAUTHENTICATED');
@@ -53,11 +53,12 @@ describe('createOrderClient', () => {
 
   it('when several calls are refused at once: one refresh, every call retried, onTokens told once', async () => {
     const { username, password, userId } = customer('ready@demo.test');
-    const fresh = await createOrderClient({ endpoint: harness.endpoint }).login(username, password);
+    const fresh = await createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch }).login(username, password);
     const expired = await harness.simulator.issueAccessToken(userId, { expiresInSeconds: -60 });
     const seen: Tokens[] = [];
     const client = createOrderClient({
       endpoint: harness.endpoint,
+      fetch: harness.fetch,
       tokens: { ...fresh, accessToken: expired },
       onTokens: (t) => seen.push(t),
     });
@@ -85,7 +86,7 @@ describe('createOrderClient', () => {
   });
 
   it('without a refresh token, UNAUTHENTICATED comes back as it is', async () => {
-    const client = createOrderClient({ endpoint: harness.endpoint });
+    const client = createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch });
     const { data, errors } = await client.wholeOrder();
     expect(data?.me).toBeNull();
     expect(errors[0]?.extensions?.code).toBe('UNAUTHENTICATED');
@@ -97,6 +98,7 @@ describe('createOrderClient', () => {
     const expired = await harness.simulator.issueAccessToken(userId, { expiresInSeconds: -60 });
     const client = createOrderClient({
       endpoint: harness.endpoint,
+      fetch: harness.fetch,
       tokens: {
         accessToken: expired,
         accessTokenExpiresAt: new Date().toISOString(),

@@ -36,7 +36,7 @@ const CUSTOMERS = ['two-orders@demo.test', 'ready@demo.test'];
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness({ gateway: { live: { pollIntervalMs: POLL_MS } } });
+  harness = await startHarness({ sockets: true, gateway: { live: { pollIntervalMs: POLL_MS } } });
 });
 afterAll(() => harness.close());
 

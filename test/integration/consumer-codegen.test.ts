@@ -72,7 +72,7 @@ let config: string;
 const env = () => ({ PATH: PROJECT_PATH, HOME: process.env.HOME ?? work });
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({ sockets: true });
   work = mkdtempSync(join(tmpdir(), 'order-graph-frontend-'));
   const { tarball, manifest } = await packClient(work);
   app = join(work, 'app');

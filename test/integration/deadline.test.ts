@@ -5,10 +5,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } from '../../src/graph/order-fields.js';
-import { startSimulator } from '../../src/simulator/server.js';
+import { createSimulator } from '../../src/simulator/server.js';
 import { demoToken } from '../helpers/demo.js';
-import { execute, graphqlClient, startGateway, type ResponseError, type TestGatewayConfig } from '../helpers/harness.js';
-import { json, startStubUpstream, type StubHandler } from '../helpers/stub-upstream.js';
+import {
+  execute,
+  inProcessGateway,
+  startGateway,
+  type ResponseError,
+  type TestGateway,
+  type TestGatewayConfig,
+} from '../helpers/harness.js';
+import { createStubUpstream, json, startStubUpstream, type InProcessStubHandler, type StubResponse } from '../helpers/stub-upstream.js';
 import { wholeOrders } from '../helpers/whole-order.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -19,16 +26,17 @@ afterEach(async () => {
 const order = (id: string) => ({ id, reservationId: `R-${id}`, userId: 'u', status: 'READY_FOR_PICKUP', product: { currencyCode: 'USD' } });
 const FIRST_WAVE = ['/auth/me', '/v2/order/user'];
 const isFirstWave = (path: string) => FIRST_WAVE.some((suffix) => path.endsWith(suffix));
-/** A stub upstream and a gateway in front of it, both closed after the test. */
-async function gatewayOver(handler: StubHandler, config: TestGatewayConfig) {
-  const stub = await startStubUpstream(handler);
-  const gateway = await startGateway({ upstreamUrls: stub.urls, ...config });
+/** A stub upstream and a gateway in front of it, both closed after the test: in process, or on sockets where they are the subject. */
+async function gatewayOver(handler: InProcessStubHandler, config: TestGatewayConfig, { sockets = false } = {}) {
+  const stub = sockets ? await startStubUpstream(handler) : createStubUpstream(handler);
+  const gateway: TestGateway =
+    'handle' in stub ? inProcessGateway({ upstream: stub, ...config }) : await startGateway({ upstreamUrls: stub.urls, ...config });
   cleanups.push(stub.close, gateway.close);
   return { stub, gateway };
 }
 
 /** The first wave answered at once: `/auth/me`, and as many orders as the bearer says (`orders-2000`), else one. */
-function answerFirstWave(request: { path: string; authorization?: string | undefined }, res: Parameters<StubHandler>[1]) {
+function answerFirstWave(request: { path: string; authorization?: string | undefined }, res: StubResponse) {
   if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
   const count = Number(/orders-(\d+)/.exec(request.authorization ?? '')?.[1] ?? 1);
   return json(
@@ -38,9 +46,9 @@ function answerFirstWave(request: { path: string; authorization?: string | undef
   );
 }
 
-async function ask(endpoint: string, token: string, query: string) {
+async function ask(gateway: TestGateway, token: string, query: string) {
   const started = performance.now();
-  const response = await graphqlClient(endpoint, token).rawRequest<any>(query);
+  const response = await gateway.client(token).rawRequest<any>(query);
   return { data: response.data, errors: (response.errors ?? []) as unknown as ResponseError[], ms: performance.now() - started };
 }
 const codes = (errors: ResponseError[]) => [...new Set(errors.map((e) => e.extensions?.code))].sort();
@@ -49,10 +57,10 @@ const WHOLE_ORDERS = wholeOrders;
 
 describe('the request deadline', () => {
   it('cuts a hung upstream call at REQUEST_DEADLINE_MS, not at the longer per-call timeout, retries or not; the rest of the order is answered', async () => {
-    const simulator = await startSimulator({ latencyMs: 0 });
+    const simulator = createSimulator({ latencyMs: 0 });
     cleanups.push(() => simulator.close());
-    const gateway = await startGateway({
-      upstreamUrls: simulator.urls,
+    const gateway = inProcessGateway({
+      upstream: simulator,
       upstreamTimeoutMs: 5_000,
       upstreamRetries: 3,
       // Long enough for the other calls on a loaded machine, far short of the per-call timeout.
@@ -62,7 +70,7 @@ describe('the request deadline', () => {
     const token = await demoToken(simulator, 'ready@demo.test');
     simulator.setFault('priceEstimate', 'hang');
     const started = Date.now();
-    const { data, errors } = await execute(graphqlClient(gateway.endpoint, token), WholeOrderDocument);
+    const { data, errors } = await execute(gateway.client(token), WholeOrderDocument);
     const elapsed = Date.now() - started;
     expect(data?.me?.orders?.[0]?.estimate).toBeNull();
     expect(data?.me?.orders?.[0]?.vehicle?.vin).toHaveLength(17);
@@ -86,10 +94,10 @@ describe('the request deadline', () => {
       // (Two seconds: the first waves, answered at once, reach the per-order calls well
       // within it however busy the machine.)
       { requestDeadlineMs: 2000, upstreamTimeoutMs: 600_000 },
+      // On sockets: that each call is cut is seen as its connection's close.
+      { sockets: true },
     );
-    const results = await Promise.all(
-      ['orders-150a', 'orders-150b', 'orders-150c'].map((token) => ask(gateway.endpoint, token, WHOLE_ORDERS(100))),
-    );
+    const results = await Promise.all(['orders-150a', 'orders-150b', 'orders-150c'].map((token) => ask(gateway, token, WHOLE_ORDERS(100))));
     for (const { ms, errors } of results) {
       expect(ms).toBeGreaterThanOrEqual(2000 - 50);
       // The fields whose calls were cut, and (past the call budget) those never asked.
@@ -109,7 +117,7 @@ describe('the request deadline', () => {
         isFirstWave(request.path) ? answerFirstWave(request, res) : setTimeout(() => !res.destroyed && json(res, 404, {}), 200),
       { requestDeadlineMs: 500, upstreamTimeoutMs: 5_000, upstreamBudget: { calls: 100, concurrency: 1, retries: 4 } },
     );
-    const { data, errors } = await ask(gateway.endpoint, 't', WHOLE_ORDERS(1));
+    const { data, errors } = await ask(gateway, 't', WHOLE_ORDERS(1));
     const made = stub.requests.filter((request) => !isFirstWave(request.path)).length;
     // The fourth call could start only after 600 ms: whatever the machine's load, it never does.
     expect(made).toBeLessThanOrEqual(3);

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 async function signIn(username: string) {
-  const client = createOrderClient({ endpoint: harness.endpoint });
+  const client = createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch });
   await client.login(username, demoCustomer(harness.simulator, username).password);
   return client;
 }
@@ -74,7 +74,11 @@ describe('WholeOrderDeferred', () => {
   it('an expired access token: the tokens are renewed once, then the deferred query starts again', async () => {
     const client = await signIn('two-orders@demo.test');
     const expired = await demoToken(harness.simulator, 'two-orders@demo.test', { expiresInSeconds: -60 });
-    const stale = createOrderClient({ endpoint: harness.endpoint, tokens: { ...client.tokens!, accessToken: expired } });
+    const stale = createOrderClient({
+      endpoint: harness.endpoint,
+      fetch: harness.fetch,
+      tokens: { ...client.tokens!, accessToken: expired },
+    });
     const results = await collect(stale);
     expect(results[0]!.result.errors).toEqual([]);
     expect(results.at(-1)!.result.data!.me!.orders).toHaveLength(2);
@@ -87,7 +91,7 @@ describe('incremental delivery over HTTP', () => {
     const client = await signIn('ready@demo.test');
     const query = print(WholeOrderDeferredDocument);
     const post = (accept: string) =>
-      fetch(harness.endpoint, {
+      harness.fetch(harness.endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${client.tokens!.accessToken}` },
         body: JSON.stringify({ query }),

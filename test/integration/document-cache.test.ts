@@ -39,7 +39,7 @@ const documentNumber = (i: number) => `query Flood${i} {
 fragment Who on Customer { id email firstName lastName country locale createdAt address { id line1 city postalCode } }`;
 
 async function post(query: string, token?: string) {
-  const response = await fetch(harness.endpoint, {
+  const response = await harness.fetch(harness.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ query }),

@@ -3,17 +3,17 @@
 // sent with another valid token, a forged one, an expired one or none, is a plain request.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { createSimulator, type InProcessSimulator } from '../../src/simulator/server.js';
 import { demoToken } from '../helpers/demo.js';
-import { startGateway } from '../helpers/harness.js';
+import { inProcessGateway, type TestGateway } from '../helpers/harness.js';
 
-let simulator: Simulator;
-let gateway: Awaited<ReturnType<typeof startGateway>>;
+let simulator: InProcessSimulator;
+let gateway: TestGateway;
 const tokens: Record<'a' | 'b' | 'aExpired', string> = { a: '', b: '', aExpired: '' };
 
 beforeAll(async () => {
-  simulator = await startSimulator({ latencyMs: 0 });
-  gateway = await startGateway({ upstreamUrls: simulator.urls, responseCacheTtlMs: 30_000 });
+  simulator = createSimulator({ latencyMs: 0 });
+  gateway = inProcessGateway({ upstream: simulator, responseCacheTtlMs: 30_000 });
   tokens.a = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
   tokens.b = await demoToken(simulator, 'two-orders@demo.test', { expiresInSeconds: 3600 });
   tokens.aExpired = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: -60 });
@@ -28,7 +28,7 @@ const QUERY = JSON.stringify({ query: 'query Mine { orders { id reservationId } 
 /** The query sent with these headers; its status, ETag, body and how many upstream calls it made. */
 async function ask(headers: Record<string, string>) {
   simulator.clearLog();
-  const response = await fetch(gateway.endpoint, {
+  const response = await gateway.fetch(gateway.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: QUERY,

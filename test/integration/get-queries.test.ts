@@ -3,20 +3,20 @@
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderByIdDocument, OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { createSimulator, type InProcessSimulator } from '../../src/simulator/server.js';
 import { demoOrders, demoToken } from '../helpers/demo.js';
-import { callCounts, startGateway } from '../helpers/harness.js';
+import { inProcessGateway, callCounts, type TestGateway } from '../helpers/harness.js';
 
-let simulator: Simulator;
-const gateways: Record<'off' | 'only', { endpoint: string; close(): Promise<void> }> = {} as never;
+let simulator: InProcessSimulator;
+const gateways: Record<'off' | 'only', TestGateway> = {} as never;
 let token: string;
 const wholeOrder = print(WholeOrderDocument);
 const wholeOrderHash = (WholeOrderDocument as { __meta__?: { hash?: string } }).__meta__!.hash!;
 
 beforeAll(async () => {
-  simulator = await startSimulator({ latencyMs: 0 });
-  gateways.off = await startGateway({ upstreamUrls: simulator.urls });
-  gateways.only = await startGateway({ upstreamUrls: simulator.urls, trustedDocuments: 'only' });
+  simulator = createSimulator({ latencyMs: 0 });
+  gateways.off = inProcessGateway({ upstream: simulator });
+  gateways.only = inProcessGateway({ upstream: simulator, trustedDocuments: 'only' });
   token = await demoToken(simulator, 'ready@demo.test');
 });
 afterAll(async () => {
@@ -28,14 +28,14 @@ type Answer = { status: number; body: { data?: any; errors?: Array<{ message: st
 
 /** A GET as urql and Apollo's `useGETForQueries` send it: parameters in the URL, a bearer, no CSRF header. */
 async function get(mode: 'off' | 'only', params: Record<string, string>, accept = 'application/graphql-response+json'): Promise<Answer> {
-  const response = await fetch(`${gateways[mode].endpoint}?${new URLSearchParams(params)}`, {
+  const response = await gateways[mode].fetch(`${gateways[mode].endpoint}?${new URLSearchParams(params)}`, {
     headers: { accept, authorization: `Bearer ${token}` },
   });
   return { status: response.status, body: await response.json() };
 }
 
 async function post(mode: 'off' | 'only', headers: Record<string, string>, body: string): Promise<Answer & { text: string }> {
-  const response = await fetch(gateways[mode].endpoint, {
+  const response = await gateways[mode].fetch(gateways[mode].endpoint, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, ...headers },
     body,
@@ -75,7 +75,7 @@ describe('GET queries without a CSRF header', () => {
 
   it('a subscription over SSE (as an EventSource or graphql-sse sends it): the current state first', async () => {
     const controller = new AbortController();
-    const response = await fetch(`${gateways.off.endpoint}?${new URLSearchParams({ query: print(OrderUpdatesDocument) })}`, {
+    const response = await gateways.off.fetch(`${gateways.off.endpoint}?${new URLSearchParams({ query: print(OrderUpdatesDocument) })}`, {
       headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
       signal: controller.signal,
     });

@@ -58,7 +58,7 @@ const onException = (error: Error) => processFaults.push(`uncaughtException: ${e
 beforeAll(async () => {
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
-  harness = await startHarness();
+  harness = await startHarness({ sockets: true });
   // What production runs: no GraphiQL, no introspection.
   production = await startGateway({ upstreamUrls: harness.simulator.urls, graphiql: false, introspection: false });
   token = await harness.login('ready@demo.test');

@@ -9,10 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createStreamTransport } from '../../src/client/streams.js';
 import type { OrderResult } from '../../src/client/index.js';
 import { loadConfig } from '../../src/server/config.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { createSimulator, type InProcessSimulator } from '../../src/simulator/server.js';
 import type { Order } from '../../src/upstream/models.js';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
-import { callCounts, graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
+import { callCounts, inProcessGateway, type TestGateway, type TestGatewayConfig } from '../helpers/harness.js';
 
 const POLL_MS = 250;
 const DEFAULTS = loadConfig({}).history!;
@@ -36,11 +36,11 @@ const HISTORY = `query History($first: Int, $after: String) { orders { id histor
 
 const ONE_ORDER = `query One($id: ID!, $first: Int, $after: String) { order(id: $id) { history(first: $first, after: $after) { observedAt changes { field from to } cursor } } }`;
 
-async function setup(gateway: TestGatewayConfig = {}, simulator?: Simulator) {
-  const upstream = simulator ?? (await startSimulator({ latencyMs: 0 }));
+async function setup(gateway: TestGatewayConfig = {}, simulator?: InProcessSimulator) {
+  const upstream = simulator ?? createSimulator({ latencyMs: 0 });
   if (!simulator) cleanups.push(upstream.close);
-  const started = await startGateway({
-    upstreamUrls: upstream.urls,
+  const started = inProcessGateway({
+    upstream,
     live: { pollIntervalMs: POLL_MS },
     metricsPath: '/metrics',
     ...gateway,
@@ -48,9 +48,9 @@ async function setup(gateway: TestGatewayConfig = {}, simulator?: Simulator) {
   cleanups.push(started.close);
   /** The caller's orders with a page of each one's history. */
   const history = async (token: string, variables: { first?: number; after?: string } = {}) =>
-    (await graphqlClient(started.endpoint, token).rawRequest(HISTORY, variables)) as Result<{ orders: { id: string; history: Event[] }[] }>;
+    (await started.client(token).rawRequest(HISTORY, variables)) as Result<{ orders: { id: string; history: Event[] }[] }>;
   const metric = async (name: string) => {
-    const text = await (await fetch(`${started.origin}/metrics`)).text();
+    const text = await (await started.fetch(`${started.origin}/metrics`)).text();
     const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
     return line === undefined ? undefined : Number(line.split(' ')[1]);
   };
@@ -83,7 +83,7 @@ const UPDATES = parse(
   'subscription { orderUpdates { observedAt changes { field from to } order { id history(first: 1) { observedAt } } } }',
 ) as TypedDocumentNode<Update, Record<string, never>>;
 
-function subscribe(endpoint: string, token: string) {
+function subscribe({ endpoint, fetch }: TestGateway, token: string) {
   const abort = new AbortController();
   cleanups.push(() => abort.abort());
   return reader(createStreamTransport({ endpoint, fetch, accessToken: () => token })(UPDATES, {}, abort.signal));
@@ -125,7 +125,7 @@ describe('Order.history, recorded from queries', () => {
 
     // The customer and the whole order list with every history: the two calls of the first wave, nothing more.
     const counted = callCounts(simulator);
-    await graphqlClient(gateway.endpoint, token).rawRequest('{ me { email orders { id history(first: 100) { observedAt } } } }');
+    await gateway.client(token).rawRequest('{ me { email orders { id history(first: 100) { observedAt } } } }');
     expect(callCounts(simulator)).toEqual({ orderDetails: counted.orderDetails! + 1, customerDetails: 1 });
 
     // Reading again without a change records nothing new.
@@ -150,7 +150,7 @@ describe('Order.history, recorded from queries', () => {
       null,
     ]);
     const page = async (variables: { first: number; after?: string }, id = order!.id) =>
-      (await graphqlClient(gateway.endpoint, token).rawRequest(ONE_ORDER, { id, ...variables })) as Result<{
+      (await gateway.client(token).rawRequest(ONE_ORDER, { id, ...variables })) as Result<{
         order: { history: Event[] } | null;
       }>;
     const page1 = (await page({ first: 2 })).data!.order!.history;
@@ -180,7 +180,7 @@ describe('Order.history and the live updates', () => {
     const { simulator, gateway, history } = await setup();
     const token = await demoToken(simulator, 'ready@demo.test');
     const [order] = demoOrders(simulator, 'ready@demo.test');
-    const next = subscribe(gateway.endpoint, token);
+    const next = subscribe(gateway, token);
     const firstState = await next();
     expect(firstState.data!.orderUpdates.changes).toEqual([]);
 
@@ -203,7 +203,7 @@ describe('Order.history and the live updates', () => {
     const { simulator, gateway, history } = await setup({ live: { pollIntervalMs: 1500 } });
     const token = await demoToken(simulator, 'ready@demo.test');
     const [order] = demoOrders(simulator, 'ready@demo.test');
-    const next = subscribe(gateway.endpoint, token);
+    const next = subscribe(gateway, token);
     await next();
 
     advance(order!, 'DELIVERED');
@@ -234,10 +234,11 @@ describe('Order.history, each customer’s own', () => {
     );
     expect(theirs.every((order) => order.history.length === 1 && order.history[0]!.changes.length === 0)).toBe(true);
     // order(id:) of another customer's order is null: no history reaches them either way.
-    const other = (await graphqlClient((await setupEndpoint(simulator)).endpoint, two).rawRequest(
-      `query($id: ID!) { order(id: $id) { history { observedAt } } }`,
-      { id: readyOrder!.id },
-    )) as Result<{ order: unknown }>;
+    const other = (await (
+      await setupEndpoint(simulator)
+    )
+      .client(two)
+      .rawRequest(`query($id: ID!) { order(id: $id) { history { observedAt } } }`, { id: readyOrder!.id })) as Result<{ order: unknown }>;
     expect(other.data!.order).toBeNull();
 
     const forged = await new SignJWT({ sub: demoCustomer(simulator, 'ready@demo.test').userId })
@@ -254,8 +255,8 @@ describe('Order.history, each customer’s own', () => {
 });
 
 /** A second gateway on the same simulator (its own memory). */
-async function setupEndpoint(simulator: Simulator) {
-  const started = await startGateway({ upstreamUrls: simulator.urls });
+async function setupEndpoint(simulator: InProcessSimulator) {
+  const started = inProcessGateway({ upstream: simulator });
   cleanups.push(started.close);
   return started;
 }
@@ -344,7 +345,7 @@ describe('HISTORY=off', () => {
   });
 
   it('a restart is a fresh events without Redis', async () => {
-    const simulator = await startSimulator({ latencyMs: 0 });
+    const simulator = createSimulator({ latencyMs: 0 });
     cleanups.push(simulator.close);
     const token = await demoToken(simulator, 'ready@demo.test');
     const [order] = demoOrders(simulator, 'ready@demo.test');

@@ -3,9 +3,9 @@
 // MAX_CONNECTIONS, and a client that goes away mid-request.
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGateway } from '../helpers/harness.js';
+import { inProcessGateway, startGateway, type TestGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
-import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+import { createStubUpstream, json, startStubUpstream, type InProcessStubHandler } from '../helpers/stub-upstream.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -14,30 +14,38 @@ afterEach(async () => {
 
 const order = { id: 'ord-1', reservationId: 'OC-AAAAA', userId: 'u-1', status: 'READY_FOR_PICKUP' };
 
-async function stubGateway(options: Parameters<typeof startGateway>[0] extends infer C ? Partial<C> : never = {}) {
-  const stub = await startStubUpstream((request, res) => {
+/** A stub upstream and a gateway in front of it: in process, or on sockets where a connection is the subject. */
+async function stubGateway(options: TestGatewayConfig = {}, { sockets = false } = {}) {
+  const handler: InProcessStubHandler = (request, res) => {
     if (request.path.endsWith('/v2/order/user')) return json(res, 200, [order]);
     if (request.path.endsWith('/auth/me')) return json(res, 200, { id: 'u-1' });
     return json(res, 404, {});
-  });
-  const gateway = await startGateway({ upstreamUrls: stub.urls, ...options });
+  };
+  const stub = sockets ? await startStubUpstream(handler) : createStubUpstream(handler);
+  const gateway: TestGateway =
+    'handle' in stub ? inProcessGateway({ upstream: stub, ...options }) : await startGateway({ upstreamUrls: stub.urls, ...options });
   cleanups.push(stub.close, gateway.close);
   return { stub, gateway };
 }
 
-const post = (endpoint: string, body: object, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-  fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+const post = (gateway: TestGateway, body: object, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+  gateway.fetch(gateway.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal,
+  });
 
 describe('health', () => {
   it('/healthz and /readyz answer, and /readyz turns 503 once draining', async () => {
     const { stub, gateway } = await stubGateway();
     const base = new URL(gateway.endpoint).origin;
-    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
-    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect(await (await gateway.fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect((await gateway.fetch(`${base}/readyz`)).status).toBe(200);
     gateway.drain();
-    const draining = await fetch(`${base}/readyz`);
+    const draining = await gateway.fetch(`${base}/readyz`);
     expect(draining.status).toBe(503);
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await gateway.fetch(`${base}/healthz`)).status).toBe(200);
     expect(stub.requests).toEqual([]);
   });
 });
@@ -64,7 +72,7 @@ const warnLines = (pattern: RegExp) =>
 
 describe('slow and excess clients', () => {
   it('headers not finished in HEADERS_TIMEOUT_MS, or a body not in REQUEST_TIMEOUT_MS: 408 and cut, logged at warn', async () => {
-    const { gateway } = await stubGateway({ headersTimeoutMs: 1000, requestTimeoutMs: 2000 });
+    const { gateway } = await stubGateway({ headersTimeoutMs: 1000, requestTimeoutMs: 2000 }, { sockets: true });
     const silent = rawClient(gateway.origin);
     const partialHeaders = rawClient(gateway.origin, (s) => s.write('POST /graphql HTTP/1.1\r\nHost: x\r\n'));
     const slowBody = rawClient(gateway.origin, (s) => {
@@ -95,7 +103,7 @@ describe('slow and excess clients', () => {
   });
 
   it('beyond MAX_CONNECTIONS a new connection is closed on arrival and logged at warn; the others are served', async () => {
-    const { gateway } = await stubGateway({ maxConnections: 5 });
+    const { gateway } = await stubGateway({ maxConnections: 5 }, { sockets: true });
     const held = Array.from({ length: 5 }, () => rawClient(gateway.origin));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const extra = rawClient(gateway.origin);
@@ -105,7 +113,7 @@ describe('slow and excess clients', () => {
     expect(held.every((client) => !client.socket.destroyed && client.socket.readyState === 'open')).toBe(true);
     for (const client of held) client.socket.destroy();
     await Promise.all(held.map((client) => client.closed));
-    const response = await post(gateway.endpoint, { query: '{ orders { id } }' }, { authorization: 'Bearer t' });
+    const response = await post(gateway, { query: '{ orders { id } }' }, { authorization: 'Bearer t' });
     expect(response.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(warnLines(/connection refused: 5 connections are open \(MAX_CONNECTIONS\)/)).toHaveLength(1);
@@ -128,7 +136,7 @@ describe('a client that goes away', () => {
     cleanups.push(stub.close, gateway.close);
     const client = new AbortController();
     const query = post(
-      gateway.endpoint,
+      gateway,
       { query: '{ me { id orders { id vehicle { vin } pickup { name } } } }' },
       { authorization: 'Bearer t' },
       client.signal,

@@ -18,7 +18,7 @@ interface Answer {
 }
 
 async function post(body: string, accept = 'application/json'): Promise<Answer> {
-  const response = await fetch(harness.endpoint, {
+  const response = await harness.fetch(harness.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}` },
     body,

@@ -11,14 +11,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OrderUpdatesDocument } from '../../src/client/__generated__/graphql.js';
 import { createOrderClient, OrderClientError, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { AVAILABLE_FROM, ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import { isActiveAt, ORDER_STAGES } from '../../src/upstream/contract.js';
 import type { Order } from '../../src/upstream/models.js';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
-import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
+import { inProcessGateway, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
-import { startUpstreamProxy } from '../helpers/upstream-proxy.js';
+import { createUpstreamProxy } from '../helpers/upstream-proxy.js';
 import { overIntervals } from '../helpers/intervals.js';
 import {
   expectOnlyPollFailures,
@@ -38,14 +38,14 @@ afterEach(async () => {
 });
 
 async function setup(gateway: TestGatewayConfig = {}) {
-  const simulator = await startSimulator({ latencyMs: 0 });
+  const simulator = createSimulator({ latencyMs: 0 });
   cleanups.push(simulator.close);
-  const started = await startGateway({ upstreamUrls: simulator.urls, live: { pollIntervalMs: POLL_MS }, ...gateway });
+  const started = inProcessGateway({ upstream: simulator, live: { pollIntervalMs: POLL_MS }, ...gateway });
   cleanups.push(started.close);
   const customer = (username: string) => demoCustomer(simulator, username);
   /** An SDK client signed in as the demo customer. */
   const signIn = async (username: string) => {
-    const client = createOrderClient({ endpoint: started.endpoint });
+    const client = createOrderClient({ endpoint: started.endpoint, fetch: started.fetch });
     await client.login(username, customer(username).password);
     return client;
   };
@@ -53,7 +53,7 @@ async function setup(gateway: TestGatewayConfig = {}) {
   const subscribe = <T, V extends Record<string, unknown>>(token: string, document: TypedDocumentNode<T, V>, variables?: V) => {
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
-    const stream = createStreamTransport({ endpoint: started.endpoint, fetch, accessToken: () => token })(
+    const stream = createStreamTransport({ endpoint: started.endpoint, fetch: started.fetch, accessToken: () => token })(
       document,
       variables,
       abort.signal,
@@ -270,6 +270,7 @@ describe('orderUpdates', () => {
     const signedIn = await signIn('ready@demo.test');
     const client = createOrderClient({
       endpoint: gateway.endpoint,
+      fetch: gateway.fetch,
       tokens: { ...signedIn.tokens!, accessToken: await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 2 }) },
     });
     const abort = new AbortController();
@@ -318,18 +319,18 @@ describe('orderUpdates', () => {
   });
 
   it('a poll whose order list carries a field nested 5,000 arrays deep: the stream stays open, that field alone is UPSTREAM_ERROR, and it is no change', async () => {
-    const simulator = await startSimulator({ latencyMs: 0 });
+    const simulator = createSimulator({ latencyMs: 0 });
     cleanups.push(simulator.close);
     // The upstream sends the order list's createdAt nested 5,000 arrays deep while `hostile` is set.
     let hostile = false;
-    const upstream = await startUpstreamProxy(simulator, {
+    const upstream = createUpstreamProxy(simulator, {
       rewrite: (operation, _request, text) =>
         hostile && operation === 'orderDetails'
           ? text.replace(/"createdAt":"[^"]*"/g, `"createdAt":${'['.repeat(5000)}${']'.repeat(5000)}`)
           : text,
     });
     cleanups.push(upstream.close);
-    const gateway = await startGateway({ upstreamUrls: upstream.urls, live: { pollIntervalMs: POLL_MS } });
+    const gateway = inProcessGateway({ upstream, live: { pollIntervalMs: POLL_MS } });
     cleanups.push(gateway.close);
     const query = parse(
       'subscription { orderUpdates { changes { field from to } order { id status createdAt updatedAt } } }',
@@ -337,7 +338,9 @@ describe('orderUpdates', () => {
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
     const token = await demoToken(simulator, 'ready@demo.test');
-    const stream = reader(createStreamTransport({ endpoint: gateway.endpoint, fetch, accessToken: () => token })(query, {}, abort.signal));
+    const stream = reader(
+      createStreamTransport({ endpoint: gateway.endpoint, fetch: gateway.fetch, accessToken: () => token })(query, {}, abort.signal),
+    );
     expect((await stream.next()).errors).toEqual([]);
     const [order] = demoOrders(simulator, 'ready@demo.test');
     hostile = true;
@@ -401,7 +404,7 @@ describe('orderUpdates', () => {
     expect(await third.ends()).toBe(true);
 
     const someoneElses = demoOrders(simulator, 'production@demo.test')[0]!.id;
-    const other = createOrderClient({ endpoint: gateway.endpoint });
+    const other = createOrderClient({ endpoint: gateway.endpoint, fetch: gateway.fetch });
     await other.login('two-orders@demo.test', customer('two-orders@demo.test').password);
     const error = await reader(other.watchOrders({ orderId: someoneElses }))
       .next()

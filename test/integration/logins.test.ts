@@ -5,8 +5,8 @@
 // tokens are throttled per address and per token. Client addresses come from X-Forwarded-For
 // through a trusted loopback proxy, as behind nginx.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startGateway, type ResponseError, type TestGatewayConfig } from '../helpers/harness.js';
-import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+import { inProcessGateway, type ResponseError, type TestGateway, type TestGatewayConfig } from '../helpers/harness.js';
+import { createStubUpstream, json } from '../helpers/stub-upstream.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -21,7 +21,7 @@ const TOKENS = { accessToken: 'a', accessExpiration: 1900000000, refreshToken: '
  * starting `grant` is refused as OAuth does (400 invalid_grant), any other with 401.
  */
 async function authUpstream() {
-  const stub = await startStubUpstream((request, res) => {
+  const stub = createStubUpstream((request, res) => {
     const body = JSON.parse(request.body) as { password?: string; refresh_token?: string };
     if (request.path.endsWith('/auth/login')) {
       if (body.password === 'right') return json(res, 200, TOKENS);
@@ -38,25 +38,27 @@ async function authUpstream() {
 
 async function setup(options: TestGatewayConfig = {}) {
   const upstream = await authUpstream();
-  const gateway = await startGateway({ upstreamUrls: upstream.stub.urls, trustedProxies: ['loopback'], ...options });
+  const gateway = inProcessGateway({ upstream: upstream.stub, trustedProxies: ['loopback'], ...options });
   cleanups.push(gateway.close);
-  return { ...upstream, endpoint: gateway.endpoint };
+  return { ...upstream, gateway };
 }
 
 type Answer = { data?: unknown; errors?: ResponseError[] };
-const post = (endpoint: string, from: string, query: string, variables: Record<string, string>) =>
-  fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
-    body: JSON.stringify({ query, variables }),
-  }).then((r) => r.json() as Promise<Answer>);
-const login = (endpoint: string, from: string, username: string, password: string) =>
-  post(endpoint, from, 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }', {
+const post = (gateway: TestGateway, from: string, query: string, variables: Record<string, string>) =>
+  gateway
+    .fetch(gateway.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+      body: JSON.stringify({ query, variables }),
+    })
+    .then((r) => r.json() as Promise<Answer>);
+const login = (gateway: TestGateway, from: string, username: string, password: string) =>
+  post(gateway, from, 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }', {
     u: username,
     p: password,
   });
-const refresh = (endpoint: string, from: string, refreshToken: string) =>
-  post(endpoint, from, 'mutation ($r: String!) { refreshTokens(refreshToken: $r) { accessToken } }', { r: refreshToken });
+const refresh = (gateway: TestGateway, from: string, refreshToken: string) =>
+  post(gateway, from, 'mutation ($r: String!) { refreshTokens(refreshToken: $r) { accessToken } }', { r: refreshToken });
 
 const code = (answer: Answer) => answer.errors?.[0]?.extensions?.code ?? 'OK';
 const retryAfter = (answer: Answer) => answer.errors?.[0]?.extensions?.retryAfterSeconds as number | undefined;
@@ -65,11 +67,11 @@ const OWNER = '198.51.100.7';
 
 describe('failed logins', () => {
   it('a stranger’s 40 wrong passwords: 5 reach the upstream, the rest wait (RATE_LIMITED, retryAfterSeconds); the owner, on their own address, still logs in', async () => {
-    const { endpoint, logins } = await setup();
+    const { gateway, logins } = await setup();
     const answers: Answer[] = [];
-    for (let i = 0; i < 40; i++) answers.push(await login(endpoint, STRANGER, 'Victim@Example.test', `guess-${i}`));
+    for (let i = 0; i < 40; i++) answers.push(await login(gateway, STRANGER, 'Victim@Example.test', `guess-${i}`));
     const guessesUpstream = logins().length;
-    const owner = await login(endpoint, OWNER, 'victim@example.test', 'right');
+    const owner = await login(gateway, OWNER, 'victim@example.test', 'right');
     console.info(`a stranger's 40 guesses: ${guessesUpstream} reached the upstream; the owner's login after them: ${code(owner)}`);
 
     expect(answers.slice(0, 5).map(code)).toEqual(Array(5).fill('UNAUTHENTICATED'));
@@ -80,30 +82,30 @@ describe('failed logins', () => {
     expect(code(owner)).toBe('OK');
     expect(logins()).toHaveLength(5 + 1);
     // The stranger is still waiting, even with the right password: nothing reaches the upstream.
-    expect(code(await login(endpoint, STRANGER, 'victim@example.test', 'right'))).toBe('RATE_LIMITED');
+    expect(code(await login(gateway, STRANGER, 'victim@example.test', 'right'))).toBe('RATE_LIMITED');
     expect(logins()).toHaveLength(6);
     // The owner's own typos get their five free failures, as anyone's.
     const typos = [];
-    for (let i = 0; i < 6; i++) typos.push(code(await login(endpoint, OWNER, 'victim@example.test', 'typo')));
+    for (let i = 0; i < 6; i++) typos.push(code(await login(gateway, OWNER, 'victim@example.test', 'typo')));
     expect(typos).toEqual([...Array(5).fill('UNAUTHENTICATED'), 'RATE_LIMITED']);
   });
 
   it('per client address too, across usernames: 20 failures reach the upstream, the rest RATE_LIMITED; successful logins cost nothing', async () => {
-    const { endpoint, logins } = await setup();
-    for (let i = 0; i < 3; i++) expect(code(await login(endpoint, OWNER, 'me@example.test', 'right'))).toBe('OK');
+    const { gateway, logins } = await setup();
+    for (let i = 0; i < 3; i++) expect(code(await login(gateway, OWNER, 'me@example.test', 'right'))).toBe('OK');
     const codes: unknown[] = [];
-    for (let i = 0; i < 25; i++) codes.push(code(await login(endpoint, OWNER, `user${i}@example.test`, 'wrong')));
+    for (let i = 0; i < 25; i++) codes.push(code(await login(gateway, OWNER, `user${i}@example.test`, 'wrong')));
     expect(codes).toEqual([...Array(20).fill('UNAUTHENTICATED'), ...Array(5).fill('RATE_LIMITED')]);
     expect(logins()).toHaveLength(3 + 20);
   });
 
   it('the delays double from 30 s, each refused attempt without an upstream call; past the window the pair has its free failures again; the right password after a wait gets in and starts afresh', async () => {
-    const { endpoint, logins } = await setup();
+    const { gateway, logins } = await setup();
     // The gateway's clock (Date) is the test's: the delays are waited out without waiting, and
     // each retryAfterSeconds is exact however busy the machine is.
     vi.useFakeTimers({ toFake: ['Date'] });
     const wait = (seconds: number) => vi.setSystemTime(Date.now() + seconds * 1000);
-    const guess = () => login(endpoint, STRANGER, 'victim@example.test', 'wrong');
+    const guess = () => login(gateway, STRANGER, 'victim@example.test', 'wrong');
     for (let i = 0; i < 5; i++) expect(code(await guess())).toBe('UNAUTHENTICATED');
     const waits: unknown[] = [];
     for (let round = 0; round < 5; round++) {
@@ -124,7 +126,7 @@ describe('failed logins', () => {
     expect(logins()).toHaveLength(5 + 5 + 4);
 
     // The right password waits too, from this address; after the wait it gets in, and the pair starts afresh.
-    const right = () => login(endpoint, STRANGER, 'victim@example.test', 'right');
+    const right = () => login(gateway, STRANGER, 'victim@example.test', 'right');
     expect(code(await right())).toBe('RATE_LIMITED');
     wait(30);
     expect(code(await right())).toBe('OK');
@@ -134,8 +136,8 @@ describe('failed logins', () => {
   });
 
   it('attempts sent at once cannot skip the delays: of 12 in parallel, at most the 5 free ones and one more reach the upstream', async () => {
-    const { endpoint, logins } = await setup();
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => login(endpoint, STRANGER, 'victim@example.test', `guess-${i}`)));
+    const { gateway, logins } = await setup();
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => login(gateway, STRANGER, 'victim@example.test', `guess-${i}`)));
     const reached = logins().length;
     console.info(`12 guesses at once: ${reached} reached the upstream`);
     // Five free; a sixth only if it was sent before the fifth came back (one at a time past the free ones).
@@ -146,7 +148,7 @@ describe('failed logins', () => {
   });
 
   it('variants of a username count as one (case, fullwidth, zero-width space, soft hyphen, BOM, a trailing dot); the upstream gets the username as typed', async () => {
-    const { endpoint, logins } = await setup();
+    const { gateway, logins } = await setup();
     const variants = [
       'victim@example.test',
       'VICTIM@example.test',
@@ -159,7 +161,7 @@ describe('failed logins', () => {
     ];
     const codes: string[] = [];
     for (const variant of variants)
-      for (let i = 0; i < 2; i++) codes.push(code(await login(endpoint, STRANGER, variant, 'wrong')) as string);
+      for (let i = 0; i < 2; i++) codes.push(code(await login(gateway, STRANGER, variant, 'wrong')) as string);
     console.info(
       `${variants.length * 2} guesses under ${variants.length} variants of one username: ${logins().length} reached the upstream`,
     );
@@ -174,28 +176,28 @@ describe('failed logins', () => {
   });
 
   it('per username from all addresses: a ceiling (100) only many addresses reach; past it everyone waits for the window', async () => {
-    const { endpoint, logins } = await setup();
+    const { gateway, logins } = await setup();
     const codes: string[] = [];
     // 21 addresses, each within its own five free failures: the 21st finds the ceiling reached.
     for (let a = 1; a <= 21; a++)
-      for (let i = 0; i < 5; i++) codes.push(code(await login(endpoint, `192.0.2.${a}`, 'victim@example.test', 'wrong')) as string);
+      for (let i = 0; i < 5; i++) codes.push(code(await login(gateway, `192.0.2.${a}`, 'victim@example.test', 'wrong')) as string);
     expect(codes.slice(0, 100)).toEqual(Array(100).fill('UNAUTHENTICATED'));
     expect(codes.slice(100)).toEqual(Array(5).fill('RATE_LIMITED'));
     expect(logins()).toHaveLength(100);
-    const owner = await login(endpoint, OWNER, 'victim@example.test', 'right');
+    const owner = await login(gateway, OWNER, 'victim@example.test', 'right');
     expect(code(owner)).toBe('RATE_LIMITED');
     expect(retryAfter(owner)).toBeGreaterThan(30);
     expect(retryAfter(owner)).toBeLessThanOrEqual(900);
     // Another customer is not affected.
-    expect(code(await login(endpoint, `192.0.2.1`, 'someone@example.test', 'right'))).toBe('OK');
+    expect(code(await login(gateway, `192.0.2.1`, 'someone@example.test', 'right'))).toBe('OK');
   });
 });
 
 describe('failed token refreshes', () => {
   it('40 refused refresh tokens from one address: 20 reach the upstream, the rest RATE_LIMITED with retryAfterSeconds', async () => {
-    const { endpoint, refreshes } = await setup();
+    const { gateway, refreshes } = await setup();
     const answers: Answer[] = [];
-    for (let i = 0; i < 40; i++) answers.push(await refresh(endpoint, STRANGER, `spent-${i}`));
+    for (let i = 0; i < 40; i++) answers.push(await refresh(gateway, STRANGER, `spent-${i}`));
     console.info(`40 refused refresh tokens from one address: ${refreshes().length} upstream calls`);
     expect(answers.slice(0, 20).map(code)).toEqual(Array(20).fill('UNAUTHENTICATED'));
     expect(answers.slice(20).map(code)).toEqual(Array(20).fill('RATE_LIMITED'));
@@ -203,26 +205,26 @@ describe('failed token refreshes', () => {
     expect(retryAfter(answers[20]!)).toBeLessThanOrEqual(900);
     expect(refreshes()).toHaveLength(20);
     // Another address is not affected.
-    expect(code(await refresh(endpoint, OWNER, 'good-1'))).toBe('OK');
+    expect(code(await refresh(gateway, OWNER, 'good-1'))).toBe('OK');
   });
 
   it('one refused token from many addresses: 5 reach the upstream (400 invalid_grant counts as 401 does)', async () => {
-    const { endpoint, refreshes } = await setup();
+    const { gateway, refreshes } = await setup();
     const codes: string[] = [];
-    for (let a = 1; a <= 8; a++) codes.push(code(await refresh(endpoint, `192.0.2.${a}`, 'grant-stolen')) as string);
+    for (let a = 1; a <= 8; a++) codes.push(code(await refresh(gateway, `192.0.2.${a}`, 'grant-stolen')) as string);
     console.info(`one refused refresh token from 8 addresses: ${refreshes().length} upstream calls`);
     expect(codes).toEqual([...Array(5).fill('BAD_USER_INPUT'), ...Array(3).fill('RATE_LIMITED')]);
     expect(refreshes()).toHaveLength(5);
   });
 
   it('successful refreshes cost nothing: 30 of them between 19 refused ones, all answered', async () => {
-    const { endpoint, refreshes } = await setup();
-    for (let i = 0; i < 19; i++) expect(code(await refresh(endpoint, OWNER, `spent-${i}`))).toBe('UNAUTHENTICATED');
-    for (let i = 0; i < 30; i++) expect(code(await refresh(endpoint, OWNER, `good-${i}`))).toBe('OK');
-    expect(code(await refresh(endpoint, OWNER, 'spent-last'))).toBe('UNAUTHENTICATED');
+    const { gateway, refreshes } = await setup();
+    for (let i = 0; i < 19; i++) expect(code(await refresh(gateway, OWNER, `spent-${i}`))).toBe('UNAUTHENTICATED');
+    for (let i = 0; i < 30; i++) expect(code(await refresh(gateway, OWNER, `good-${i}`))).toBe('OK');
+    expect(code(await refresh(gateway, OWNER, 'spent-last'))).toBe('UNAUTHENTICATED');
     expect(refreshes()).toHaveLength(50);
     // Past the address's limit, its refreshes wait, good ones too: the limit is the address's.
-    expect(code(await refresh(endpoint, OWNER, 'good-late'))).toBe('RATE_LIMITED');
+    expect(code(await refresh(gateway, OWNER, 'good-late'))).toBe('RATE_LIMITED');
     expect(refreshes()).toHaveLength(50);
   });
 });

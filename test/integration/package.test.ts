@@ -36,7 +36,7 @@ const SYSTEM_PATH = (process.env.PATH ?? '')
   .join(':');
 
 beforeAll(async () => {
-  harness = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
+  harness = await startHarness({ sockets: true, gateway: { live: { pollIntervalMs: 200 } } });
   work = mkdtempSync(join(tmpdir(), 'order-graph-pack-'));
   ({ tarball, files, manifest } = await packClient(work));
 

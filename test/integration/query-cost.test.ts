@@ -1,7 +1,7 @@
 // The cost limit counts what a page of orders will fetch, `first` from a literal, a variable
 // or the schema's default alike: the paging example of docs/querying.md is answered, a page of
 // 100 whole orders is refused before any upstream call. Against a real gateway and a stub
-// upstream that counts its calls; the model's figures against the schema, and against the
+// upstream that counts its calls, in process; the model's figures against the schema, and against the
 // figures docs/querying.md and docs/limits.md state.
 import { readdirSync, readFileSync } from 'node:fs';
 import { getIntrospectionQuery, Kind, parse, print, type OperationDefinitionNode } from 'graphql';
@@ -13,8 +13,8 @@ import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
 import { queryCost } from '../../src/server/cost.js';
 import { LIMITS } from '../../src/server/limits.js';
 import { wholeOrderPage, wholeOrderPageCost, WHOLE_ORDER_COST } from '../helpers/hostile-requests.js';
-import { execute, graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
-import { json, startStubUpstream } from '../helpers/stub-upstream.js';
+import { execute, inProcessGateway, type ResponseError, type TestGateway } from '../helpers/harness.js';
+import { createStubUpstream, json } from '../helpers/stub-upstream.js';
 
 // A customer with as many orders as the largest page, every one at a stage where every
 // per-order call is made (those the stub does not answer are a 404: null, no error).
@@ -27,10 +27,10 @@ const ORDERS = Array.from({ length: 100 }, (_, i) => ({
 }));
 const ids = (from: number, to: number) => ORDERS.slice(from, to).map((order) => order.id);
 
-let stub: Awaited<ReturnType<typeof startStubUpstream>>;
-let gateway: Awaited<ReturnType<typeof startGateway>>;
+let stub: ReturnType<typeof createStubUpstream>;
+let gateway: TestGateway;
 beforeAll(async () => {
-  stub = await startStubUpstream((request, res) => {
+  stub = createStubUpstream((request, res) => {
     const { path } = request;
     if (path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
     if (path.endsWith('/v2/order/user')) return json(res, 200, ORDERS);
@@ -38,7 +38,7 @@ beforeAll(async () => {
     if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
     json(res, 404, { code: 'NOT_FOUND' });
   });
-  gateway = await startGateway({ upstreamUrls: stub.urls });
+  gateway = inProcessGateway({ upstream: stub });
 });
 afterAll(async () => {
   await gateway?.close();
@@ -54,7 +54,7 @@ interface Answer {
 
 async function send(query: string, variables: Record<string, unknown> = {}): Promise<Answer> {
   const before = stub.requests.length;
-  const response = await fetch(gateway.endpoint, {
+  const response = await gateway.fetch(gateway.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: 'Bearer t' },
     body: JSON.stringify({ query, variables }),
@@ -101,7 +101,7 @@ describe("docs/querying.md's paging example against the gateway", () => {
 
   it('the SDK’s WholeOrder (the default page of 16): answered whole, a whole order’s calls', async () => {
     const before = stub.requests.length;
-    const { data, errors } = await execute(graphqlClient(gateway.endpoint, 't'), WholeOrderDocument);
+    const { data, errors } = await execute(gateway.client('t'), WholeOrderDocument);
     expect(errors).toEqual([]);
     expect(data?.me?.orders?.map((order) => order.id)).toEqual(ids(0, 16));
     expect(stub.requests.length - before).toBe(wholeOrderCalls(16));

@@ -11,20 +11,32 @@ import { ORDER_FIELD_OPERATIONS, wholeOrderCalls } from '../../src/graph/order-f
 import { LIMITS } from '../../src/server/limits.js';
 import { buildCorpus, findLeaks, JSON_POST, wholeOrderPage, type HostileRequest } from '../helpers/hostile-requests.js';
 import { demoCustomer } from '../helpers/demo.js';
-import { callCounts, execute, startGateway, startHarness, type Harness } from '../helpers/harness.js';
+import { callCounts, execute, inProcessGateway, startGateway, startHarness, type Harness, type TestGateway } from '../helpers/harness.js';
 
 /** The upstream calls of a whole order whose customer has one order. */
 const ONE_ORDER_CALLS = wholeOrderCalls(1);
 
+// The abuse corpus: hostile requests, generated as families × sizes, sent one by one with a
+// valid token (so a refusal is never just "unauthenticated"): those of the HTTP request itself
+// (its body, content type, method, GET form) over real HTTP, the documents and variables to the
+// gateway in process. Each must get its family's status and code, reach no upstream, and leak
+// nothing. Then hostile ids from the other side: in the upstream's own answers.
+
+/** The families whose subject is the HTTP request as it arrives: sent through Node's HTTP server. */
+const HTTP_FAMILIES: ReadonlySet<string> = new Set(['body size', 'garbage bodies', 'content types', 'GET', 'methods']);
+
 let harness: Harness;
-let introspectionOff: { endpoint: string; close(): Promise<void> };
+/** The same gateway's settings on a real socket, in front of the same in-process simulator. */
+let overSocket: TestGateway;
+let introspectionOff: TestGateway;
 let token = '';
 let password = '';
 let baseline: WholeOrderQuery;
 
 beforeAll(async () => {
   harness = await startHarness();
-  introspectionOff = await startGateway({ upstreamUrls: harness.simulator.urls, introspection: false, graphiql: false });
+  overSocket = await startGateway({ upstream: harness.simulator });
+  introspectionOff = inProcessGateway({ upstream: harness.simulator, introspection: false, graphiql: false });
   token = await harness.login('ready@demo.test');
   password = demoCustomer(harness.simulator, 'ready@demo.test').password;
   const { data, errors } = await execute(harness.client(token), WholeOrderDocument);
@@ -33,6 +45,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await introspectionOff?.close();
+  await overSocket?.close();
   await harness?.close();
 });
 
@@ -55,13 +68,15 @@ function parse(text: string): Answer['json'] {
 
 type Sendable = Pick<HostileRequest, 'method' | 'path' | 'headers' | 'body' | 'target' | 'transport'>;
 
-async function send(request: Sendable): Promise<Answer> {
-  const base = request.target === 'introspectionOff' ? introspectionOff.endpoint : harness.endpoint;
-  const url = new URL(request.path ?? '/graphql', base);
+/** Sends the request: in process, or over a socket (`overHttp`, and every chunked one). */
+async function send(request: Sendable, overHttp = false): Promise<Answer> {
+  const gateway =
+    request.target === 'introspectionOff' ? introspectionOff : overHttp || request.transport === 'chunked' ? overSocket : harness;
+  const url = new URL(request.path ?? '/graphql', gateway.endpoint);
   const headers = { authorization: `Bearer ${token}`, ...request.headers };
   const body = request.body?.();
   if (request.transport === 'chunked') return sendChunked(url, headers, body as Uint8Array<ArrayBuffer>);
-  const response = await fetch(url, { method: request.method, headers, ...(body === undefined ? {} : { body }) });
+  const response = await gateway.fetch(url, { method: request.method, headers, ...(body === undefined ? {} : { body }) });
   const text = await response.text();
   return { status: response.status, text, json: parse(text) };
 }
@@ -143,7 +158,7 @@ describe('the hostile requests', () => {
     describe(family, () => {
       it.for(requests)('$name', async (request) => {
         harness.simulator.clearLog();
-        const answer = await send(request);
+        const answer = await send(request, HTTP_FAMILIES.has(family));
         const { expected } = request;
 
         expect(answer.status, answer.text.slice(0, 300)).toBe(expected.status);
@@ -224,7 +239,7 @@ describe('shapes inside the limits: answered, without an upstream call', () => {
     const body = JSON.stringify({ query: '{ __typename }', variables: { pad: 'a'.repeat(LIMITS.maxRequestBodyBytes - empty.length) } });
     expect(Buffer.byteLength(body)).toBe(LIMITS.maxRequestBodyBytes);
     harness.simulator.clearLog();
-    const answer = await send({ method: 'POST', headers: { ...JSON_POST }, body: () => body });
+    const answer = await send({ method: 'POST', headers: { ...JSON_POST }, body: () => body }, true);
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({ data: { __typename: 'Query' } });
     expect(harness.simulator.requestLog).toEqual([]);
@@ -374,11 +389,13 @@ describe('odd but legitimate requests reach the upstream correctly', () => {
 
 describe('after the corpus', () => {
   it('the gateway still answers the whole-order query exactly as before', async () => {
-    harness.simulator.clearLog();
-    const { data, errors } = await execute(harness.client(token), WholeOrderDocument);
-    expect(errors).toEqual([]);
-    expect(data).toEqual(baseline);
-    expect(harness.simulator.requestLog).toHaveLength(ONE_ORDER_CALLS);
+    for (const gateway of [harness, overSocket]) {
+      harness.simulator.clearLog();
+      const { data, errors } = await execute(gateway.client(token), WholeOrderDocument);
+      expect(errors).toEqual([]);
+      expect(data).toEqual(baseline);
+      expect(harness.simulator.requestLog).toHaveLength(ONE_ORDER_CALLS);
+    }
   });
 });
 
@@ -386,7 +403,7 @@ describe('a refused body does not spoil its keep-alive connection', () => {
   /** One request on the agent's connection; a request left unanswered for 2 s is 'no answer'. */
   function exchange(agent: Agent, body: Uint8Array, chunked: boolean): Promise<{ status: number | 'no answer'; connection?: string }> {
     return new Promise((resolve) => {
-      const req = httpRequest(new URL(harness.endpoint), {
+      const req = httpRequest(new URL(overSocket.endpoint), {
         agent,
         method: 'POST',
         timeout: 2_000,
@@ -444,7 +461,7 @@ describe('a refused body does not spoil its keep-alive connection', () => {
       body,
       duplex: 'half',
     };
-    const response = await fetch(harness.endpoint, init);
+    const response = await fetch(overSocket.endpoint, init);
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({
       errors: [{ message: 'Request body too large', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }],

@@ -8,9 +8,9 @@ import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoOrders, demoToken } from '../helpers/demo.js';
-import { graphqlClient, startGateway } from '../helpers/harness.js';
+import { inProcessGateway, startGateway, type TestGateway } from '../helpers/harness.js';
 import { argument, haveRedis, redisBytes, shippedRedis, startRedis } from '../helpers/redis.js';
 
 const MIB = 1024 * 1024;
@@ -49,7 +49,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A customer with `count` orders of about `bytes` each (a long model name): one whole page is one large answer. */
 async function customerWithLargeOrders(count: number, bytes: number) {
-  const simulator = await startSimulator({ latencyMs: 0 });
+  const simulator = createSimulator({ latencyMs: 0 });
   cleanups.push(simulator.close);
   const [template] = demoOrders(simulator, 'ready@demo.test');
   for (let i = 0; i < count; i++) {
@@ -67,18 +67,18 @@ async function customerWithLargeOrders(count: number, bytes: number) {
 // One document (the parse and validation caches hold it once); each $id makes another answer.
 const PAGE = 'query Page($id: ID!) { orders(first: 100) { id reservationId product { model } } order(id: $id) { id } }';
 
-async function page(endpoint: string, token: string, id: string) {
-  const result = await graphqlClient(endpoint, token).rawRequest<{ orders: unknown[] }>(PAGE, { id });
+async function page(gateway: TestGateway, token: string, id: string) {
+  const result = await gateway.client(token).rawRequest<{ orders: unknown[] }>(PAGE, { id });
   expect(result.errors).toBeUndefined();
   return JSON.stringify(result.data).length;
 }
 
 /** Asks again for the answers of `ids`, newest first; how many came from the cache (no upstream call). */
-async function hits(simulator: Simulator, endpoint: string, token: string, ids: string[]) {
+async function hits(simulator: Simulator, gateway: TestGateway, token: string, ids: string[]) {
   let found = 0;
   for (const id of [...ids].reverse()) {
     simulator.clearLog();
-    await page(endpoint, token, id);
+    await page(gateway, token, id);
     if (simulator.requestLog.length === 0) found++;
   }
   return found;
@@ -88,23 +88,23 @@ describe('the response cache in memory', () => {
   it('40 distinct answers of about 1 MB: only the newest that fit in RESPONSE_CACHE_BYTES are kept, and the heap holds no more than that', async () => {
     const { simulator, token } = await customerWithLargeOrders(99, 10_000);
     const total = 6 * MIB;
-    const gateway = await startGateway({
-      upstreamUrls: simulator.urls,
+    const gateway = inProcessGateway({
+      upstream: simulator,
       responseCacheTtlMs: 60_000,
       responseCacheBytes: { entry: 2 * MIB, total },
     });
     cleanups.push(gateway.close);
-    const entryBytes = await page(gateway.endpoint, token, 'warm-up');
+    const entryBytes = await page(gateway, token, 'warm-up');
     expect(entryBytes).toBeGreaterThan(MIB * 0.9);
     const before = gc && heapAfterGc();
 
     const ids = Array.from({ length: 40 }, (_, i) => `flood-${i}`);
-    for (const id of ids) await page(gateway.endpoint, token, id);
+    for (const id of ids) await page(gateway, token, id);
     if (gc) {
       const growth = heapAfterGc() - before!;
       expect(growth, `the heap grew ${Math.round(growth / MIB)} MiB`).toBeLessThan(total + 16 * MIB);
     }
-    const found = await hits(simulator, gateway.endpoint, token, ids);
+    const found = await hits(simulator, gateway, token, ids);
     // The newest answers that fit, and no more: 1 to 5 of them in 6 MiB.
     expect(found).toBeGreaterThanOrEqual(1);
     expect(found * entryBytes).toBeLessThanOrEqual(total);
@@ -113,16 +113,16 @@ describe('the response cache in memory', () => {
   it.skipIf(!gc)('expired answers leave the heap at their ttl, though no request asks for them again', async () => {
     const { simulator, token } = await customerWithLargeOrders(99, 10_000);
     const ttlMs = 1500;
-    const gateway = await startGateway({
-      upstreamUrls: simulator.urls,
+    const gateway = inProcessGateway({
+      upstream: simulator,
       responseCacheTtlMs: ttlMs,
       responseCacheBytes: { entry: 2 * MIB, total: 32 * MIB },
     });
     cleanups.push(gateway.close);
-    await page(gateway.endpoint, token, 'warm-up');
+    await page(gateway, token, 'warm-up');
     await sleep(ttlMs + 500);
     const before = heapAfterGc();
-    for (let i = 0; i < 12; i++) await page(gateway.endpoint, token, `flood-${i}`);
+    for (let i = 0; i < 12; i++) await page(gateway, token, `flood-${i}`);
     await sleep(ttlMs + 500);
     const left = heapAfterGc() - before;
     expect(left, `${Math.round(left / MIB)} MiB left on the heap`).toBeLessThan(6 * MIB);
@@ -143,23 +143,24 @@ describe.skipIf(!haveRedis)('the response cache in Redis, with the shipped Redis
     cleanups.push(() => inspect.disconnect());
 
     const { simulator, token } = await customerWithLargeOrders(50, 10_000);
+    // With Redis the gateway is on a real socket, as in production; its upstream in process.
     const gateway = await startGateway({
-      upstreamUrls: simulator.urls,
+      upstream: simulator,
       redisUrl: redis.url,
       responseCacheTtlMs: 60_000,
       responseCacheBytes: { entry: MIB, total },
     });
     cleanups.push(gateway.close);
-    for (let i = 0; (await (await fetch(`${gateway.origin}/readyz`)).json()).redis !== 'available'; i++) {
+    for (let i = 0; (await (await gateway.fetch(`${gateway.origin}/readyz`)).json()).redis !== 'available'; i++) {
       if (i > 250) throw new Error('the gateway did not connect to Redis');
       await sleep(20);
     }
 
     const guess = async () =>
       (
-        await graphqlClient(gateway.endpoint).rawRequest<unknown>(
-          'mutation { login(username: "two-orders@demo.test", password: "wrong-password") { accessToken } }',
-        )
+        await gateway
+          .client()
+          .rawRequest<unknown>('mutation { login(username: "two-orders@demo.test", password: "wrong-password") { accessToken } }')
       ).errors?.[0]?.extensions?.code;
     const locked: unknown[] = [];
     for (let i = 0; i < 6; i++) locked.push(await guess());
@@ -171,7 +172,7 @@ describe.skipIf(!haveRedis)('the response cache in Redis, with the shipped Redis
     await Promise.all(
       Array.from({ length: 4 }, async (_, lane) => {
         for (const id of ids.filter((_, i) => i % 4 === lane)) {
-          const bytes = await page(gateway.endpoint, token, id);
+          const bytes = await page(gateway, token, id);
           flooded += bytes;
         }
       }),
@@ -191,6 +192,6 @@ describe.skipIf(!haveRedis)('the response cache in Redis, with the shipped Redis
     expect(answers.length).toBeGreaterThan(0);
     expect(cached).toBeLessThanOrEqual(total);
     // The newest answers are the ones kept.
-    expect(await hits(simulator, gateway.endpoint, token, ids.slice(-1))).toBe(1);
+    expect(await hits(simulator, gateway, token, ids.slice(-1))).toBe(1);
   });
 });

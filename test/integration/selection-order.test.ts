@@ -5,17 +5,17 @@
 import { Kind, parse, print, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type SelectionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDeferredDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { createSimulator, type InProcessSimulator } from '../../src/simulator/server.js';
 import { demoToken } from '../helpers/demo.js';
-import { startGateway } from '../helpers/harness.js';
+import { inProcessGateway, type TestGateway } from '../helpers/harness.js';
 
-let simulator: Simulator;
-let gateway: { endpoint: string; close(): Promise<void> };
+let simulator: InProcessSimulator;
+let gateway: TestGateway;
 let token: string;
 
 beforeAll(async () => {
-  simulator = await startSimulator({ latencyMs: 0 });
-  gateway = await startGateway({ upstreamUrls: simulator.urls, trustedDocuments: 'allow' });
+  simulator = createSimulator({ latencyMs: 0 });
+  gateway = inProcessGateway({ upstream: simulator, trustedDocuments: 'allow' });
   token = await demoToken(simulator, 'two-orders@demo.test');
 });
 afterAll(async () => {
@@ -98,7 +98,7 @@ function misorderedAnswer(
 
 /** POSTs a body; resolves to the payloads (one, or each part of a multipart answer). */
 async function send(body: object, accept = 'application/graphql-response+json') {
-  const response = await fetch(gateway.endpoint, {
+  const response = await gateway.fetch(gateway.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}` },
     body: JSON.stringify(body),

@@ -85,7 +85,7 @@ describe('the simulator moves the demo order on its own', () => {
     expect(simulator.requestLog.map((entry) => entry.path)).toEqual(['/__simulator/advance']);
     expect(movingOrder(simulator)).toEqual(movingOrder({ ...simulator, data: createSeedData() }));
     // The harness's simulator too.
-    const harness = await startHarness();
+    const harness = await startHarness({ sockets: true });
     cleanups.push(harness.close);
     expect(harness.simulator.moving).toBeNull();
   });
@@ -167,7 +167,7 @@ const statusChange = (event: OrderResult<OrderUpdatesSubscription>) => {
 
 describe('end to end: a subscriber sees the order move, nobody touching the data', () => {
   it('watchOrders for production@demo.test: its state, then each stage change with its rawStatus and updatedAt', async () => {
-    const harness = await startHarness({ simulator: { advanceEveryMs: 1000 }, gateway: { live: { pollIntervalMs: 100 } } });
+    const harness = await startHarness({ sockets: true, simulator: { advanceEveryMs: 1000 }, gateway: { live: { pollIntervalMs: 100 } } });
     cleanups.push(harness.close);
     const { password } = demoCustomer(harness.simulator, MOVING_CUSTOMER);
     const client = createOrderClient({ endpoint: harness.endpoint });

@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrderClient, WholeOrderDocument } from '../../src/client/index.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { createSimulator, type InProcessSimulator } from '../../src/simulator/server.js';
 import { demoCustomer } from '../helpers/demo.js';
-import { startGateway } from '../helpers/harness.js';
+import { inProcessGateway, type TestGateway } from '../helpers/harness.js';
 import { wholeOrderCalls } from '../../src/graph/order-fields.js';
 
 /** The upstream calls of a whole order whose customer has one order. */
@@ -16,17 +16,18 @@ const manifest = JSON.parse(
 ) as Record<string, string>;
 const wholeOrderHash = (WholeOrderDocument as { __meta__?: { hash?: string } }).__meta__!.hash!;
 
-let simulator: Simulator;
-const gateways: Record<string, { endpoint: string; close(): Promise<void> }> = {};
+let simulator: InProcessSimulator;
+const gateways: Record<string, TestGateway> = {};
 let token: string;
 
 beforeAll(async () => {
-  simulator = await startSimulator();
+  simulator = createSimulator();
   for (const mode of ['off', 'allow', 'only'] as const) {
-    gateways[mode] = await startGateway({ upstreamUrls: simulator.urls, trustedDocuments: mode });
+    gateways[mode] = inProcessGateway({ upstream: simulator, trustedDocuments: mode });
   }
   const ready = demoCustomer(simulator, 'ready@demo.test');
-  token = (await createOrderClient({ endpoint: gateways.off!.endpoint }).login(ready.username, ready.password)).accessToken;
+  token = (await createOrderClient({ endpoint: gateways.off!.endpoint, fetch: gateways.off!.fetch }).login(ready.username, ready.password))
+    .accessToken;
 });
 afterAll(async () => {
   for (const gateway of Object.values(gateways)) await gateway.close();
@@ -35,7 +36,7 @@ afterAll(async () => {
 
 /** A raw GraphQL-over-HTTP POST, so the tests control exactly what is sent. */
 async function post(mode: string, body: object) {
-  const response = await fetch(gateways[mode]!.endpoint, {
+  const response = await gateways[mode]!.fetch(gateways[mode]!.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
@@ -97,7 +98,7 @@ describe('TRUSTED_DOCUMENTS', () => {
     const sent: string[] = [];
     const spy: typeof fetch = (input, init) => {
       sent.push(String(init?.body));
-      return fetch(input, init);
+      return gateways.only!.fetch(input, init);
     };
     const client = createOrderClient({ endpoint: gateways.only!.endpoint, persistedDocuments: true, fetch: spy });
     const ready = demoCustomer(simulator, 'ready@demo.test');

@@ -4,8 +4,8 @@
 // upstream status becomes on the fields that needed the call.
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoginDocument, OrderSummaryDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
-import { execute, graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
-import { json, startStubUpstream, type StubHandler, type StubRequest } from '../helpers/stub-upstream.js';
+import { execute, inProcessGateway, type ResponseError } from '../helpers/harness.js';
+import { createStubUpstream, json, type InProcessStubHandler, type StubRequest } from '../helpers/stub-upstream.js';
 import { wholeOrders } from '../helpers/whole-order.js';
 import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } from '../../src/graph/order-fields.js';
 import { operationUrl, paramValues } from '../../src/upstream/contract.js';
@@ -21,7 +21,7 @@ const order = {
 };
 
 /** A well-behaved upstream for one order; `override` replaces any answer by path suffix. */
-function upstream(override: Record<string, StubHandler> = {}): StubHandler {
+function upstream(override: Record<string, InProcessStubHandler> = {}): InProcessStubHandler {
   return (request, res) => {
     const entry = Object.entries(override).find(([suffix]) => request.path.endsWith(suffix));
     if (entry) return entry[1](request, res);
@@ -45,19 +45,19 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function setup(handler: StubHandler) {
-  const stub = await startStubUpstream(handler);
-  const gateway = await startGateway({ upstreamUrls: stub.urls, upstreamTimeoutMs: 1000 });
+async function setup(handler: InProcessStubHandler) {
+  const stub = createStubUpstream(handler);
+  const gateway = inProcessGateway({ upstream: stub, upstreamTimeoutMs: 1000 });
   cleanups.push(stub.close, gateway.close);
-  return { stub, endpoint: gateway.endpoint };
+  return { stub, client: gateway.client };
 }
 
 const find = (requests: StubRequest[], suffix: string) => requests.filter((r) => r.path.endsWith(suffix) || r.path.includes(suffix));
 
 describe('the ten upstream calls', () => {
   it('use each host with its path prefix, the contract parameter spellings and the caller bearer', async () => {
-    const { stub, endpoint } = await setup(upstream());
-    const { errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    const { stub, client } = await setup(upstream());
+    const { errors } = await execute(client(TOKEN), WholeOrderDocument);
     expect(errors).toEqual([]);
 
     // Each call at its host's base (with its prefix), with the contract's path and parameter
@@ -87,13 +87,13 @@ describe('the ten upstream calls', () => {
 
   it('encode an order id into the address path', async () => {
     const odd = { ...order, id: 'a/b?c' };
-    const { stub, endpoint } = await setup(upstream({ '/v2/order/user': (_r, res) => json(res, 200, [odd]) }));
-    await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    const { stub, client } = await setup(upstream({ '/v2/order/user': (_r, res) => json(res, 200, [odd]) }));
+    await execute(client(TOKEN), WholeOrderDocument);
     expect(find(stub.requests, '/order-address/findAll/')[0]!.path).toBe('/prefix/order/order-address/findAll/a%2Fb%3Fc');
   });
 
   it('login posts the credentials without a bearer; expirations in seconds or milliseconds become DateTime', async () => {
-    const { stub, endpoint } = await setup(
+    const { stub, client } = await setup(
       upstream({
         '/auth/login': (_r, res) =>
           json(res, 200, {
@@ -106,7 +106,7 @@ describe('the ten upstream calls', () => {
           }),
       }),
     );
-    const { data, errors } = await execute(graphqlClient(endpoint), LoginDocument, { username: 'u@x.test', password: 'pw' });
+    const { data, errors } = await execute(client(), LoginDocument, { username: 'u@x.test', password: 'pw' });
     expect(errors).toEqual([]);
     expect(data?.login).toEqual({
       accessToken: 'a',
@@ -122,19 +122,19 @@ describe('the ten upstream calls', () => {
   });
 
   it('a token set whose expiry is not a time is UPSTREAM_ERROR, not an internal error', async () => {
-    const { endpoint } = await setup(
+    const { client } = await setup(
       upstream({ '/auth/login': (_r, res) => json(res, 200, { accessToken: 'a', accessExpiration: 1e300, refreshToken: 'r' }) }),
     );
-    const { data, errors } = await execute(graphqlClient(endpoint), LoginDocument, { username: 'u', password: 'p' });
+    const { data, errors } = await execute(client(), LoginDocument, { username: 'u', password: 'p' });
     expect(data).toBeNull();
     expect(errors[0]!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', operation: 'login' });
   });
 
   it('refresh sends refresh_token, with the caller access token as bearer when there is one, else the refresh token', async () => {
     const tokens = { accessToken: 'a2', accessExpiration: 1763884800, refreshToken: 'r2' };
-    const { stub, endpoint } = await setup(upstream({ '/auth/refresh': (_r, res) => json(res, 200, tokens) }));
-    await execute(graphqlClient(endpoint, TOKEN), RefreshTokensDocument, { refreshToken: 'r1' });
-    await execute(graphqlClient(endpoint), RefreshTokensDocument, { refreshToken: 'r1' });
+    const { stub, client } = await setup(upstream({ '/auth/refresh': (_r, res) => json(res, 200, tokens) }));
+    await execute(client(TOKEN), RefreshTokensDocument, { refreshToken: 'r1' });
+    await execute(client(), RefreshTokensDocument, { refreshToken: 'r1' });
     const refreshes = find(stub.requests, '/auth/refresh');
     expect(refreshes.map((r) => [r.method, r.authorization, JSON.parse(r.body)])).toEqual([
       ['POST', `Bearer ${TOKEN}`, { refresh_token: 'r1' }],
@@ -161,7 +161,7 @@ describe('hostile ids in the upstream’s answers', () => {
   ])(
     'an order id of %s is never sent where it could do harm: those fields are UPSTREAM_ERROR, the other orders are whole',
     async (_name, hostileId, refused) => {
-      const stub = await startStubUpstream((request, res) => {
+      const stub = createStubUpstream((request, res) => {
         const { path } = request;
         if (path.endsWith('/auth/me')) return json(res, 200, { id: 'u' });
         if (path.endsWith('/v2/order/user')) return json(res, 200, [orderWith('good'), orderWith(hostileId)]);
@@ -169,9 +169,9 @@ describe('hostile ids in the upstream’s answers', () => {
         if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
         json(res, 404, { code: 'NOT_FOUND' });
       });
-      const gateway = await startGateway({ upstreamUrls: stub.urls });
+      const gateway = inProcessGateway({ upstream: stub });
       try {
-        const response = await graphqlClient(gateway.endpoint, 't').rawRequest<any>(WHOLE_ORDERS);
+        const response = await gateway.client('t').rawRequest<any>(WHOLE_ORDERS);
         const errors = (response.errors ?? []) as unknown as ResponseError[];
         expect(response.data.me.orders[0]).toMatchObject({ id: 'good', estimate: { total: { amount: '1.00' } }, addresses: [] });
         expect([...new Set(errors.map((e) => e.extensions?.code))]).toEqual(['UPSTREAM_ERROR']);
@@ -190,17 +190,17 @@ describe('hostile ids in the upstream’s answers', () => {
 
 describe('tolerant parsing', () => {
   it('maps an unknown order status to UNKNOWN and keeps it in rawStatus', async () => {
-    const { endpoint } = await setup(
+    const { client } = await setup(
       upstream({ '/v2/order/user': (_r, res) => json(res, 200, [{ ...order, status: 'QUALITY_HOLD', brandNew: 1 }]) }),
     );
-    const { data, errors } = await execute(graphqlClient(endpoint, TOKEN), OrderSummaryDocument);
+    const { data, errors } = await execute(client(TOKEN), OrderSummaryDocument);
     expect(errors).toEqual([]);
     expect(data?.orders?.[0]).toMatchObject({ status: 'UNKNOWN', rawStatus: 'QUALITY_HOLD' });
   });
 
   it('a body missing what the contract requires is UPSTREAM_ERROR, and siblings stay', async () => {
-    const { endpoint } = await setup(upstream({ '/vehicle/getDetails': (_r, res) => json(res, 200, { model: 'OC' }) }));
-    const { data, errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    const { client } = await setup(upstream({ '/vehicle/getDetails': (_r, res) => json(res, 200, { model: 'OC' }) }));
+    const { data, errors } = await execute(client(TOKEN), WholeOrderDocument);
     expect(data?.me?.orders?.[0]?.vehicle).toBeNull();
     expect(data?.me?.orders?.[0]?.estimate?.total).toEqual({ amount: '70000.00', currencyCode: 'USD' });
     expect(errors).toHaveLength(1);
@@ -216,10 +216,10 @@ describe('upstream statuses', () => {
     [403, 'FORBIDDEN'],
     [422, 'BAD_USER_INPUT'],
   ])('%i on a per-order call is %s on that field only', async (status, code) => {
-    const { endpoint } = await setup(
+    const { client } = await setup(
       upstream({ '/pickup-scheduler/get-pickup-nearest-center-plus': (_r, res) => json(res, status, { message: `status ${status}` }) }),
     );
-    const { data, errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    const { data, errors } = await execute(client(TOKEN), WholeOrderDocument);
     expect(data?.me?.orders?.[0]?.pickup).toBeNull();
     expect(data?.me?.orders?.[0]?.vehicle?.vin).toBe('VCF1ZBU28PG123456');
     expect(errors).toHaveLength(1);
@@ -230,16 +230,16 @@ describe('upstream statuses', () => {
   // Which calls are retried is the upstream client's rule (upstream-http.test.ts); here, what each failure becomes.
   // (A 429's Retry-After as retryAfterSeconds: test/unit/failures.test.ts, and for every operation upstream-failures.test.ts.)
   it('a POST answered 503 is UPSTREAM_ERROR; a 500 is UPSTREAM_ERROR without its message; a 429 is RATE_LIMITED with its message', async () => {
-    const { endpoint } = await setup(
+    const { client } = await setup(
       upstream({
         '/auth/login': (_r, res) => json(res, 503, {}),
         '/order/estimate': (_r, res) => json(res, 500, { message: 'internal detail' }),
         '/order-payments': (_r, res) => json(res, 429, { code: 'RATE_LIMITED', message: 'Slow down' }),
       }),
     );
-    const login = await execute(graphqlClient(endpoint), LoginDocument, { username: 'u', password: 'p' });
+    const login = await execute(client(), LoginDocument, { username: 'u', password: 'p' });
     expect(login.errors[0]!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', operation: 'login', upstreamStatus: 503 });
-    const { errors } = await execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+    const { errors } = await execute(client(TOKEN), WholeOrderDocument);
     const byOperation = Object.fromEntries(errors.map((e) => [e.extensions?.operation, e]));
     expect(byOperation.priceEstimate!.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstreamStatus: 500 });
     expect(byOperation.priceEstimate!.message).not.toContain('internal detail');
@@ -249,8 +249,8 @@ describe('upstream statuses', () => {
 
   it('a 404 on a nested lookup is null with no error', async () => {
     const { data, errors } = await (async () => {
-      const { endpoint } = await setup(upstream({ '/vehicle/getDetails': (_r, res) => json(res, 404, { code: 'ORDER_NOT_FOUND' }) }));
-      return execute(graphqlClient(endpoint, TOKEN), WholeOrderDocument);
+      const { client } = await setup(upstream({ '/vehicle/getDetails': (_r, res) => json(res, 404, { code: 'ORDER_NOT_FOUND' }) }));
+      return execute(client(TOKEN), WholeOrderDocument);
     })();
     expect(errors).toEqual([]);
     expect(data?.me?.orders?.[0]?.vehicle).toBeNull();

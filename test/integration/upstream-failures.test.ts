@@ -4,15 +4,22 @@
 // (test/helpers/faults.ts), their siblings intact, and no error holds an upstream address,
 // body, stack or token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAULT_MODES, startSimulator, type FaultMode, type Simulator } from '../../src/simulator/server.js';
+import { FAULT_MODES, startSimulator, type FaultMode, type InProcessSimulator } from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
 import { demoCustomer } from '../helpers/demo.js';
 import { CODE_OF_FAULT, ORDER_FIELDS_OF } from '../helpers/faults.js';
-import { graphqlClient, startGateway, type ResponseError } from '../helpers/harness.js';
+import { inProcessGateway, startGateway, type ResponseError, type TestGateway } from '../helpers/harness.js';
 import { PER_ORDER_FIELDS } from '../helpers/whole-order.js';
 
 const TIMEOUT_MS = 300;
 const DEADLINE_MS = 1_000;
+const SETTINGS = { upstreamTimeoutMs: TIMEOUT_MS, upstreamRetries: 1, requestDeadlineMs: DEADLINE_MS };
+
+/**
+ * The faults met on a real socket, through undici (a connection held, reset, a body too large
+ * or too slow as it arrives); the others are a body's content, the same in process.
+ */
+const SOCKET_FAULTS: ReadonlySet<FaultMode> = new Set(['hang', 'reset', 'oversized', 'slowdrip']);
 
 const WHOLE = `{
   me { id firstName orders { id status ${PER_ORDER_FIELDS} } }
@@ -27,8 +34,9 @@ interface Probe {
   nulled: string[][];
 }
 
-let simulator: Simulator;
-let gateway: Awaited<ReturnType<typeof startGateway>>;
+let simulator: InProcessSimulator;
+let gateway: TestGateway;
+let inProcess: TestGateway;
 let token: string;
 const ready = () => demoCustomer(simulator, 'ready@demo.test');
 
@@ -68,13 +76,10 @@ function probeFor(operation: OperationName): Probe {
   }
 }
 
-async function run(endpoint: string, probe: Probe) {
+async function run(gateway: TestGateway, probe: Probe) {
   const variables = probe.variables ? await probe.variables() : undefined;
   const started = Date.now();
-  const response = await graphqlClient(endpoint, probe.authenticated ? token : null).rawRequest<Record<string, unknown>>(
-    probe.query,
-    variables,
-  );
+  const response = await gateway.client(probe.authenticated ? token : null).rawRequest<Record<string, unknown>>(probe.query, variables);
   return { data: response.data ?? null, errors: (response.errors ?? []) as unknown as ResponseError[], ms: Date.now() - started };
 }
 
@@ -93,20 +98,17 @@ const baselines = new Map<OperationName, unknown>();
 
 beforeAll(async () => {
   simulator = await startSimulator();
-  gateway = await startGateway({
-    upstreamUrls: simulator.urls,
-    upstreamTimeoutMs: TIMEOUT_MS,
-    upstreamRetries: 1,
-    requestDeadlineMs: DEADLINE_MS,
-  });
+  gateway = await startGateway({ upstreamUrls: simulator.urls, ...SETTINGS });
+  inProcess = inProcessGateway({ upstream: simulator, ...SETTINGS });
   token = await simulator.issueAccessToken(ready().userId);
   for (const operation of OPERATION_NAMES) {
-    const { data, errors } = await run(gateway.endpoint, probeFor(operation));
+    const { data, errors } = await run(inProcess, probeFor(operation));
     expect(errors).toEqual([]);
     baselines.set(operation, data);
   }
 }, 60_000);
 afterAll(async () => {
+  await inProcess.close();
   await gateway.close();
   await simulator.close();
 });
@@ -143,7 +145,7 @@ describe(`fault matrix: ${FAULT_MODES.length} simulator faults × ${OPERATION_NA
       simulator.clearFaults();
       simulator.setFault(operation, mode);
       try {
-        const result = await run(gateway.endpoint, probeFor(operation));
+        const result = await run(SOCKET_FAULTS.has(mode) ? gateway : inProcess, probeFor(operation));
         expectFault(operation, mode, result);
         for (const error of result.errors) expect(error.extensions?.operation).toBe(operation);
       } finally {
@@ -153,15 +155,31 @@ describe(`fault matrix: ${FAULT_MODES.length} simulator faults × ${OPERATION_NA
   );
 });
 
+describe("the socket's faults in process: the tests' in-process transport meets each as undici does", () => {
+  it.each([...SOCKET_FAULTS])('%s', async (mode) => {
+    simulator.clearFaults();
+    simulator.setFault('customerDetails', mode);
+    try {
+      const [inProcessResult, socketResult] = [
+        await run(inProcess, probeFor('customerDetails')),
+        await run(gateway, probeFor('customerDetails')),
+      ];
+      expectFault('customerDetails', mode, inProcessResult);
+      const outcome = ({ data, errors }: typeof inProcessResult) => ({
+        data,
+        errors: errors.map(({ message, path, extensions }) => ({ message, path, extensions })),
+      });
+      expect(outcome(inProcessResult)).toEqual(outcome(socketResult));
+    } finally {
+      simulator.clearFaults();
+    }
+  });
+});
+
 describe('connection refused, per host (every operation of that host fails, the others stay)', () => {
   it.each(HOSTS)('%s refused', async (host) => {
     // Port 1 on loopback: nothing listens, every connection is refused.
-    const refused = await startGateway({
-      upstreamUrls: { ...simulator.urls, [host]: 'http://127.0.0.1:1/refused' },
-      upstreamTimeoutMs: TIMEOUT_MS,
-      upstreamRetries: 1,
-      requestDeadlineMs: DEADLINE_MS,
-    });
+    const refused = await startGateway({ upstreamUrls: { ...simulator.urls, [host]: 'http://127.0.0.1:1/refused' }, ...SETTINGS });
     try {
       // The order host also serves the order list, so nothing per-order can be reached without it.
       const operations = host === 'ORDER_URL' ? (['orderDetails'] as const) : OPERATION_NAMES.filter((op) => CONTRACT[op].host === host);
@@ -169,7 +187,7 @@ describe('connection refused, per host (every operation of that host fails, the 
       const perOrderFields = operations.flatMap((op) => (ORDER_FIELDS_OF[op] ?? []).map((field) => ['me', 'orders', '0', field]));
       for (const operation of operations) {
         const nulled = ORDER_FIELDS_OF[operation] ? perOrderFields : undefined;
-        expectFault(operation, 'refused', await run(refused.endpoint, probeFor(operation)), nulled);
+        expectFault(operation, 'refused', await run(refused, probeFor(operation)), nulled);
       }
     } finally {
       await refused.close();

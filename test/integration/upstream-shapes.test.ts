@@ -14,13 +14,14 @@ import { parse as parseYaml } from 'yaml';
 import { LoginDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import { OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { createSimulator, type InProcessSimulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { ORDER_FIELDS_OF } from '../helpers/faults.js';
 import { inProcessGateway, type ResponseError } from '../helpers/harness.js';
+import { upstreamFetch } from '../helpers/in-process-transport.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { ROOT } from '../helpers/process.js';
-import { startUpstreamProxy } from '../helpers/upstream-proxy.js';
+import { createUpstreamProxy } from '../helpers/upstream-proxy.js';
 
 interface Schema {
   type?: string | string[];
@@ -135,8 +136,8 @@ function compare(before: unknown, after: unknown, path: Path = [], lost: Path[] 
 const covers = (error: ResponseError, path: Path) =>
   !!error.path && path.every((step, i) => i >= error.path!.length || step === error.path![i]);
 
-let simulator: Simulator;
-let upstream: Awaited<ReturnType<typeof startUpstreamProxy>>;
+let simulator: InProcessSimulator;
+let upstream: ReturnType<typeof createUpstreamProxy>;
 let gateway: ReturnType<typeof inProcessGateway>;
 let token: string;
 /** The cases each request carries, by its X-Request-Id: one for each operation at most. */
@@ -144,9 +145,9 @@ const cases = new Map<string, Case[]>();
 const errorLines = () => capturedLogLines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
 
 beforeAll(async () => {
-  simulator = await startSimulator({ latencyMs: 0 });
+  simulator = createSimulator({ latencyMs: 0 });
   const ready = demoCustomer(simulator, 'ready@demo.test');
-  const login = await fetch(`${simulator.urls.AUTH_URL}/auth/login`, {
+  const login = await upstreamFetch(simulator)(`${simulator.urls.AUTH_URL}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: ready.username, password: ready.password }),
@@ -157,7 +158,7 @@ beforeAll(async () => {
   // sent again (one customer, one order: the same every time), so a case costs no simulator call.
   const tokenSet = await login.text();
   const first = new Map<OperationName, string>();
-  upstream = await startUpstreamProxy(simulator, {
+  upstream = createUpstreamProxy(simulator, {
     answer: (operation) =>
       operation === 'login' || operation === 'refreshTokens' ? tokenSet : operation ? first.get(operation) : undefined,
     rewrite: (operation, request, text) => {
@@ -166,7 +167,7 @@ beforeAll(async () => {
       return hostile ? poisoned(text, hostile) : text;
     },
   });
-  gateway = inProcessGateway({ upstreamUrls: upstream.urls, upstreamTimeoutMs: 10_000 });
+  gateway = inProcessGateway({ upstream, upstreamTimeoutMs: 10_000 });
   token = await demoToken(simulator, 'ready@demo.test');
 });
 
