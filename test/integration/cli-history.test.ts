@@ -121,7 +121,7 @@ const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}/;
 describe('docs/cli.md', () => {
   it('its --watch and --history samples are the command’s output for production@demo.test, its order moved three times (local time, 80 columns)', async () => {
     // A gateway and simulator of its own: the order starts where the seed puts it.
-    const own = await startHarness({ gateway: { live: { pollIntervalMs: 200 } } });
+    const own = await startHarness({ sockets: true, gateway: { live: { pollIntervalMs: 200 } } });
     try {
       const timeZone = 'America/Chicago';
       const args = ['--username', 'production@demo.test', '--endpoint', own.endpoint];

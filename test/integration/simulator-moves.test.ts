@@ -211,7 +211,11 @@ describe("npm start's demo: a move reaches a subscriber at the next poll, every 
     expect(config.upstreamUrls).toBeNull();
     expect(config.live.pollIntervalMs).toBe(DEMO_LIVE_POLL_INTERVAL_MS);
     expect(DEMO_LIVE_POLL_INTERVAL_MS).toBe(5000);
-    const harness = await startHarness({ simulator: { advanceEveryMs: DEMO_ADVANCE_EVERY_MS }, gateway: { live: config.live } });
+    const harness = await startHarness({
+      sockets: true,
+      simulator: { advanceEveryMs: DEMO_ADVANCE_EVERY_MS },
+      gateway: { live: config.live },
+    });
     cleanups.push(harness.close);
     const client = createOrderClient({ endpoint: harness.endpoint });
     await client.login(MOVING_CUSTOMER, demoCustomer(harness.simulator, MOVING_CUSTOMER).password);
