@@ -1,6 +1,6 @@
 // Real commands as an operator runs them (npm start, the compiled entry, npm itself), each its
 // own process, killed after each test; and a copy of the checkout to build or pack in.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,15 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const PROJECT_NODE_BIN = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
 /** A PATH on which `node` and `npm` run the project's Node. */
 export const PROJECT_PATH = `${PROJECT_NODE_BIN}:${process.env.PATH ?? ''}`;
+
+/**
+ * dist/ as `npm start` builds it: only when the sources changed since the last build. Every
+ * file that runs the compiled code calls it first, so the suite builds once (the build's lock
+ * makes the others wait, then find dist/ current).
+ */
+export function buildDist() {
+  execFileSync('npm', ['run', '--silent', 'build', '--', '--if-available'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
+}
 
 const started: { child: ChildProcess; group: boolean }[] = [];
 
