@@ -29,6 +29,15 @@ export const olderSystemNode: { path: string; major: number; PATH: string } | nu
   }
 })();
 
+/**
+ * dist/ as `npm start` builds it: only when the sources changed since the last build. Every
+ * file that runs the compiled code calls it first, so the suite builds once (the build's lock
+ * makes the others wait, then find dist/ current).
+ */
+export function buildDist() {
+  execFileSync('npm', ['run', '--silent', 'build', '--', '--if-available'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
+}
+
 const started: { child: ChildProcess; group: boolean }[] = [];
 
 /** Kills whatever a test left running (afterEach): a process group whole, so nothing under npm is left. */

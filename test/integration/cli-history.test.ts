@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { buildDist } from '../helpers/process.js';
 import { order, ROOT, startOrder, until } from '../helpers/order-cli.js';
 
 let harness: Harness;
 beforeAll(async () => {
+  buildDist();
   harness = await startHarness({ sockets: true, gateway: { live: { pollIntervalMs: 200 } } });
 });
 afterAll(() => harness?.close());

@@ -3,6 +3,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCustomer, demoOrders, demoUser } from '../helpers/demo.js';
 import { listen, startHarness, type Harness } from '../helpers/harness.js';
+import { buildDist } from '../helpers/process.js';
 import { order, startFront, startOrder, startOrderOnTerminal, until } from '../helpers/order-cli.js';
 
 /** Everything a terminal acts on rather than prints (see src/cli/terminal.ts), as a test of the output. */
@@ -20,6 +21,7 @@ const MIB = 1024 * 1024;
 
 let harness: Harness;
 beforeAll(async () => {
+  buildDist();
   harness = await startHarness({ sockets: true, gateway: { live: { pollIntervalMs: 200 } } });
 });
 afterAll(() => harness?.close());

@@ -11,7 +11,7 @@ import { startSimulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { listen, startGateway, startHarness, type Harness } from '../helpers/harness.js';
 import { order, ROOT, startOrder, until, type Run } from '../helpers/order-cli.js';
-import { PROJECT_PATH } from '../helpers/process.js';
+import { buildDist, PROJECT_PATH } from '../helpers/process.js';
 
 /** Nothing listens on port 1, so connecting is refused at once. */
 const NOWHERE = 'http://127.0.0.1:1/graphql';
@@ -44,6 +44,7 @@ function expectOneLineFailure(run: Run, code: number, pattern: RegExp, password:
 }
 
 beforeAll(async () => {
+  buildDist();
   harness = await startHarness({ sockets: true });
 });
 afterAll(() => harness?.close());

@@ -3,7 +3,6 @@
 // process and its group), the drain, lost pipes, file handles and observability (starting up
 // and refusing to: start-up.test.ts). Every process here is started as a separate command;
 // nothing is hand-built.
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Agent, createServer, request } from 'node:http';
 import { connect } from 'node:net';
@@ -14,14 +13,13 @@ import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, listen } from '../helpers/harness.js';
 import {
+  buildDist,
   childrenOf,
   isRunning,
   killStarted,
   LISTENING,
   npmStart,
   PROJECT_NODE_BIN,
-  PROJECT_PATH,
-  ROOT,
   rssMb,
   startProcess,
 } from '../helpers/process.js';
@@ -33,10 +31,8 @@ const HEAP_FLAGGED_ENTRY =
 let slow: Simulator;
 let token: string;
 beforeAll(async () => {
-  // The tests that start the compiled entry directly need it built (npm start builds it too):
-  // built when the sources changed, as npm start does, so the files that need dist/ build it once
-  // between them (the second waits on the first's lock, then finds it current).
-  execFileSync('npm', ['run', '--silent', 'build', '--', '--if-available'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
+  // The tests that start the compiled entry directly need it built (npm start builds it too).
+  buildDist();
   // An upstream slow enough (400 ms per call) that a whole order is still in flight when the signal comes.
   slow = await startSimulator({ latencyMs: 400 });
   token = await demoToken(slow, 'ready@demo.test');

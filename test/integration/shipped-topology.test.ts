@@ -9,7 +9,6 @@
 // tracker page; then what must hold across replicas: one live poll per customer in all, the
 // order history across a Redis restart, a replica stopped under load losing nothing, Redis
 // away and back.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +31,7 @@ import { HOSTS } from '../../src/upstream/contract.js';
 import { demoCustomer } from '../helpers/demo.js';
 import { execute, graphqlClient } from '../helpers/harness.js';
 import { haveNginx, startNginx, type Nginx } from '../helpers/nginx.js';
-import { killStarted, PROJECT_PATH, ROOT, startProcess, type Started } from '../helpers/process.js';
+import { buildDist, killStarted, ROOT, startProcess, type Started } from '../helpers/process.js';
 import { overIntervals } from '../helpers/intervals.js';
 import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -113,9 +112,8 @@ beforeAll(async () => {
   if (!haveRedis || !haveNginx) return;
   work = mkdtempSync(join(tmpdir(), 'order-graph-shipped-'));
   chmodSync(work, 0o755);
-  // The compiled gateway of this checkout, built when the sources changed (as npm start builds
-  // it, and start-up.test and runtime.test do before they start it).
-  execFileSync('npm', ['run', '--silent', 'build', '--', '--if-available'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
+  // The compiled gateway of this checkout.
+  buildDist();
   const app = ROOT;
   redis = await startRedis({ args: shippedRedis().args });
   simulator = await startSimulator({ latencyMs: 20 });

@@ -2,7 +2,7 @@
 // a port or host it cannot have, .env and the logs of npm start in a checkout, the production
 // install from dist/ alone, the production refusals, and the Node.js version check. Every process here is started as a separate
 // command; nothing is hand-built.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -11,13 +11,21 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LoginDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 import { execute, graphqlClient, listen } from '../helpers/harness.js';
-import { checkoutCopy, killStarted, LISTENING, npmStart, olderSystemNode, PROJECT_PATH, ROOT, startProcess } from '../helpers/process.js';
+import {
+  buildDist,
+  checkoutCopy,
+  killStarted,
+  LISTENING,
+  npmStart,
+  olderSystemNode,
+  PROJECT_PATH,
+  ROOT,
+  startProcess,
+} from '../helpers/process.js';
 
 beforeAll(() => {
-  // The tests that start the compiled entry directly need it built (npm start builds it too):
-  // built when the sources changed, as npm start does, so the files that need dist/ build it once
-  // between them (the second waits on the first's lock, then finds it current).
-  execFileSync('npm', ['run', '--silent', 'build', '--', '--if-available'], { cwd: ROOT, env: { ...process.env, PATH: PROJECT_PATH } });
+  // The tests that start the compiled entry directly need it built (npm start builds it too).
+  buildDist();
 });
 afterEach(killStarted);
 
