@@ -20,8 +20,6 @@ export interface PackedManifest {
 }
 
 export interface InstallOptions {
-  /** The consumer's own dev dependencies (tools such as codegen), at this project's locked versions. */
-  devDependencies?: Record<string, string>;
   /** The PATH npm runs with: the project's Node by default; another to install under another Node. */
   path?: string;
 }
@@ -69,14 +67,14 @@ function closure(dependencies: Record<string, string>): Record<string, LockEntry
 /**
  * Writes `consumer`'s package.json (depending on the tarball) and a lockfile, then runs
  * `npm ci --offline` there; resolves with npm's stderr (its warnings). The tarball's own
- * dependencies and peers, and the consumer's dev dependencies, must be this project's (or a
- * subset): their versions come from this project's lockfile.
+ * dependencies and peers must be this project's (or a subset): their versions come from this
+ * project's lockfile.
  */
 export async function installOffline(
   consumer: string,
   tarball: string,
   packageJson: PackedManifest,
-  { devDependencies = {}, path = PROJECT_PATH }: InstallOptions = {},
+  { path = PROJECT_PATH }: InstallOptions = {},
 ): Promise<string> {
   const spec = `file:${tarball}`;
   // The tarball's own overrides (pinned versions of its dependencies' dependencies) hold for the consumer too.
@@ -86,7 +84,6 @@ export async function installOffline(
     private: true,
     type: 'module',
     dependencies: { [packageJson.name]: spec },
-    devDependencies,
     overrides: packageJson.overrides ?? {},
   };
   writeFileSync(join(consumer, 'package.json'), JSON.stringify(manifest, null, 2));
@@ -97,7 +94,7 @@ export async function installOffline(
     lockfileVersion: 3,
     requires: true,
     packages: {
-      '': { name: 'consumer', version: '1.0.0', dependencies: manifest.dependencies, devDependencies },
+      '': { name: 'consumer', version: '1.0.0', dependencies: manifest.dependencies },
       // npm ci links a package's commands from what the lockfile says it has.
       [`node_modules/${packageJson.name}`]: {
         version: basename(tarball).replace(/^.*-(\d+\.\d+\.\d+)\.tgz$/, '$1'),
@@ -107,7 +104,7 @@ export async function installOffline(
         peerDependencies: packageJson.peerDependencies,
         bin: packageJson.bin,
       },
-      ...closure({ ...packageJson.dependencies, ...packageJson.peerDependencies, ...devDependencies }),
+      ...closure({ ...packageJson.dependencies, ...packageJson.peerDependencies }),
     },
   };
   writeFileSync(join(consumer, 'package-lock.json'), JSON.stringify(lock, null, 2));
