@@ -473,7 +473,7 @@ async function main() {
   if (typeof vin !== 'string' || vin === '') throw new Error('the order has no VIN');
 
   const wholeOrder = readFileSync(new URL('src/client/documents/whole-order.graphql', ROOT_URL), 'utf8');
-  const graphqlAnswer = (body: string) => body.includes(vin) && !body.includes('"errors"');
+  const graphqlResponse = (body: string) => body.includes(vin) && !body.includes('"errors"');
   /**
    * A GraphQL server under load: a whole-order query by POST (the WholeOrder document, or
    * Tailcall's over its own schema), its answer holding the VIN and no error.
@@ -492,7 +492,7 @@ async function main() {
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ query, operationName: 'WholeOrder' }),
     },
-    verifyBody: graphqlAnswer,
+    verifyBody: graphqlResponse,
     concurrencies,
   });
   const subjects: Subject[] = [

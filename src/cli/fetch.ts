@@ -7,16 +7,16 @@
  */
 
 /** The answer (or, in an event stream, one event) was larger than the CLI reads. */
-export class AnswerTooLarge extends Error {
-  override readonly name = 'AnswerTooLarge';
+export class ResponseTooLarge extends Error {
+  override readonly name = 'ResponseTooLarge';
   constructor(readonly maxBytes: number) {
     super(`the answer is larger than ${maxBytes} bytes`);
   }
 }
 
 /** Nothing arrived (no headers, no byte of the body while one was awaited) for too long. */
-export class AnswerSilent extends Error {
-  override readonly name = 'AnswerSilent';
+export class ResponseSilent extends Error {
+  override readonly name = 'ResponseSilent';
   constructor(readonly idleMs: number) {
     super(`nothing arrived for ${idleMs} ms`);
   }
@@ -30,14 +30,14 @@ export interface FetchBounds {
   /** Ends every request it makes (the command's deadline). */
   signal?: AbortSignal;
   /** Told when an answer is cut for its size or its silence, before the SDK sees the error. */
-  onCut?: (why: AnswerTooLarge | AnswerSilent) => void;
+  onCut?: (why: ResponseTooLarge | ResponseSilent) => void;
 }
 
 /** What the last answer looked like, so a failure the SDK reports as "no answer" can be told apart. */
-export interface LastAnswer {
+export interface LastResponse {
   status: number;
   contentType: string;
-  cut: AnswerTooLarge | AnswerSilent | null;
+  cut: ResponseTooLarge | ResponseSilent | null;
 }
 
 /** A timer that aborts the request when it is not re-armed in time. */
@@ -84,7 +84,7 @@ function boundedBody(
   body: ReadableStream<Uint8Array>,
   eventStream: boolean,
   bounds: FetchBounds,
-  cut: (why: AnswerTooLarge) => void,
+  cut: (why: ResponseTooLarge) => void,
   timer: ReturnType<typeof idleTimer>,
 ) {
   const reader = body.getReader();
@@ -101,7 +101,7 @@ function boundedBody(
         }
         if (next.done) return controller.close();
         if (count(next.value) > bounds.maxBytes) {
-          const why = new AnswerTooLarge(bounds.maxBytes);
+          const why = new ResponseTooLarge(bounds.maxBytes);
           cut(why);
           controller.error(why);
           return;
@@ -118,19 +118,19 @@ function boundedBody(
 }
 
 /** A fetch that cuts an answer past `maxBytes` or silent for `idleMs`, and what it saw of the last answer. */
-export function boundedFetch(bounds: FetchBounds): { fetch: typeof fetch; last: LastAnswer } {
-  const last: LastAnswer = { status: 0, contentType: '', cut: null };
+export function boundedFetch(bounds: FetchBounds): { fetch: typeof fetch; last: LastResponse } {
+  const last: LastResponse = { status: 0, contentType: '', cut: null };
   const bounded: typeof fetch = async (input, init) => {
     const own = new AbortController();
     const signals = [own.signal, init?.signal, bounds.signal].filter((signal): signal is AbortSignal => signal != null);
     // Only this request's answer explains its failure, not the one before it.
     Object.assign(last, { status: 0, contentType: '', cut: null });
-    const cut = (why: AnswerTooLarge | AnswerSilent) => {
+    const cut = (why: ResponseTooLarge | ResponseSilent) => {
       last.cut = why;
       bounds.onCut?.(why);
       own.abort(why);
     };
-    const timer = idleTimer(bounds.idleMs, () => cut(new AnswerSilent(bounds.idleMs!)));
+    const timer = idleTimer(bounds.idleMs, () => cut(new ResponseSilent(bounds.idleMs!)));
     timer.arm();
     let response: Response;
     try {
@@ -143,7 +143,7 @@ export function boundedFetch(bounds: FetchBounds): { fetch: typeof fetch; last: 
     if (!response.body) return response;
     // A declared length over the bound is refused before a byte of it is read.
     if (Number(response.headers.get('content-length')) > bounds.maxBytes) {
-      const why = new AnswerTooLarge(bounds.maxBytes);
+      const why = new ResponseTooLarge(bounds.maxBytes);
       cut(why);
       throw why;
     }

@@ -87,7 +87,7 @@ export interface Options {
   /** How long a --watch stream may send nothing before it is replaced. */
   watchTimeoutMs: number;
   /** The most bytes of one answer (one update with --watch) read into memory. */
-  maxAnswerBytes: number;
+  maxResponseBytes: number;
 }
 
 const OPTIONS = {
@@ -122,7 +122,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
     history: values.history,
     watchIntervalMs: milliseconds('--watch-interval', values['watch-interval'], DEFAULT_WATCH_INTERVAL_S, 0.1),
     watchTimeoutMs: milliseconds('--watch-timeout', values['watch-timeout'], DEFAULT_WATCH_TIMEOUT_S, 1),
-    maxAnswerBytes: mebibytes(values['max-answer-mb']) * MIB,
+    maxResponseBytes: mebibytes(values['max-answer-mb']) * MIB,
   };
 }
 

@@ -7,7 +7,7 @@
  * terminal in terminal.ts; this file turns arguments into requests and outcomes into exit codes.
  */
 import { createOrderClient, OrderClientError, type OrderClient, type OrderGraphError, type Tokens } from '../client/index.js';
-import { AnswerTooLarge, boundedFetch, type LastAnswer } from './fetch.js';
+import { ResponseTooLarge, boundedFetch, type LastResponse } from './fetch.js';
 import { EXIT, Failure, parseOptions, USAGE, type Options } from './options.js';
 import { readPassword } from './password.js';
 import { blockingError, changeLine, DEFAULT_WIDTH, historyLines, summarize, toJson, type WatchedStatus } from './summary.js';
@@ -58,8 +58,8 @@ function shown(endpoint: URL): string {
  * The SDK reports "no usable answer" as one NETWORK_ERROR (or UNKNOWN when an HTTP error
  * carried no GraphQL errors). What the fetch underneath saw tells the customer which it was.
  */
-function noAnswer(where: string, deadline: AbortSignal, last: LastAnswer): Failure {
-  if (last.cut instanceof AnswerTooLarge) {
+function noResponse(where: string, deadline: AbortSignal, last: LastResponse): Failure {
+  if (last.cut instanceof ResponseTooLarge) {
     return new Failure(
       EXIT.unavailable,
       `the answer from Order Graph at ${where} is larger than ${last.cut.maxBytes / MIB} MiB, the most this command reads (--max-answer-mb); it was cut off`,
@@ -95,8 +95,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promi
   const where = shown(options.endpoint);
   // From here on: the time a person takes to type the password is not the gateway's.
   const deadline = AbortSignal.timeout(DEADLINE_MS);
-  const { fetch, last } = boundedFetch({ maxBytes: options.maxAnswerBytes, signal: deadline });
-  const failed = () => noAnswer(where, deadline, last);
+  const { fetch, last } = boundedFetch({ maxBytes: options.maxResponseBytes, signal: deadline });
+  const failed = () => noResponse(where, deadline, last);
 
   const client = createOrderClient({ endpoint: options.endpoint.href, fetch });
   try {
@@ -175,12 +175,12 @@ async function wholeHistory(client: OrderClient, order: HistoryOrder, failed: ()
  * larger than --max-answer-mb stops watching, since subscribing again would bring it again.
  */
 function watchClient(options: Options, tokens: Tokens | null, stop: AbortController, write: Writer) {
-  const cut = { tooLarge: null as AnswerTooLarge | null };
+  const cut = { tooLarge: null as ResponseTooLarge | null };
   const { fetch } = boundedFetch({
-    maxBytes: options.maxAnswerBytes,
+    maxBytes: options.maxResponseBytes,
     idleMs: options.watchTimeoutMs,
     onCut(why) {
-      if (why instanceof AnswerTooLarge) {
+      if (why instanceof ResponseTooLarge) {
         cut.tooLarge = why;
         stop.abort();
       } else {

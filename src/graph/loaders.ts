@@ -2,7 +2,7 @@
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import { PER_ORDER_OPERATIONS, type PerOrderOperation } from '../upstream/contract.js';
-import type { Operations, PerOrderAnswer } from '../upstream/operations.js';
+import type { Operations, PerOrderResponse } from '../upstream/operations.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
 export const CALLER = 'caller';
@@ -92,7 +92,7 @@ export type CallParams = Record<string, string>;
 // Built in the contract's order, so equal parameters make equal keys.
 const paramsKey = (params: CallParams) => JSON.stringify(Object.values(params));
 
-type PerOrderLoaders = { [O in PerOrderOperation]: Loader<CallParams, PerOrderAnswer<O> | null> };
+type PerOrderLoaders = { [O in PerOrderOperation]: Loader<CallParams, PerOrderResponse<O> | null> };
 
 /**
  * One loader per upstream operation, named after it (the Order fields find theirs through

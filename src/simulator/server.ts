@@ -323,7 +323,7 @@ interface ControlEndpoints {
 type MoveSchedule = ReturnType<typeof scheduleMoves>;
 
 /** What a request to one of the control endpoints gets: status, body and headers. */
-function controlAnswer({ log, moves }: ControlEndpoints, method: string, path: string): [number, unknown, Record<string, string>?] {
+function controlResponse({ log, moves }: ControlEndpoints, method: string, path: string): [number, unknown, Record<string, string>?] {
   if (log && method === 'GET' && path === STATS_PATH) return [200, log.stats()];
   if (log && method === 'POST' && path === `${STATS_PATH}/reset`) {
     log.resetStats();
@@ -349,7 +349,7 @@ async function handleRequest(state: SimulatorState, request: SimulatorRequest): 
   const { endpoints } = state;
   const path = request.target.split('?')[0] ?? '/';
   if ((endpoints.log && path.startsWith(STATS_PATH)) || (endpoints.moves && path.startsWith(ADVANCE_PATH))) {
-    return jsonAnswer(...controlAnswer(endpoints, request.method, path));
+    return jsonAnswer(...controlResponse(endpoints, request.method, path));
   }
   try {
     return await handleCall(state, request);

@@ -8,7 +8,7 @@ import type { CallScope } from './scope.js';
 import { readResponse, type ResponseOf } from './shapes.js';
 
 /** What a per-order call's response is, read as its model. */
-export type PerOrderAnswer<O extends PerOrderOperation> = ResponseOf<O>;
+export type PerOrderResponse<O extends PerOrderOperation> = ResponseOf<O>;
 
 /**
  * The upstream calls of `upstream/openapi.yaml`, bound to one request's caller. Hosts,
@@ -59,7 +59,7 @@ export function createOperations(http: UpstreamHttp, scope: CallScope) {
      * A per-order call with its parameters (`paramValues` in contract.ts): a 404, or a stage the
      * order has not reached, is data (null), not an error.
      */
-    perOrder: <O extends PerOrderOperation>(operation: O, params: Record<string, string>): Promise<PerOrderAnswer<O> | null> =>
+    perOrder: <O extends PerOrderOperation>(operation: O, params: Record<string, string>): Promise<PerOrderResponse<O> | null> =>
       send(operation, { params, bearer: bearer() }, true),
   };
 }

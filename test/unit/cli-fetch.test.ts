@@ -1,7 +1,7 @@
 // The CLI's bounded fetch against a real HTTP server on port 0: answers cut by size (whole, or per event of a stream) and by silence.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AnswerSilent, AnswerTooLarge, boundedFetch, heldBytes } from '../../src/cli/fetch.js';
+import { ResponseSilent, ResponseTooLarge, boundedFetch, heldBytes } from '../../src/cli/fetch.js';
 import { listen } from '../helpers/harness.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -43,7 +43,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('size', () => {
-  it('a body past maxBytes: reading it fails with AnswerTooLarge and the connection is let go before the server is done', async () => {
+  it('a body past maxBytes: reading it fails with ResponseTooLarge and the connection is let go before the server is done', async () => {
     let written = 0;
     const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -60,7 +60,7 @@ describe('size', () => {
     const { fetch, last } = boundedFetch({ maxBytes: 100_000 });
     const response = await fetch(server.url);
     const error = await rejection(response.text());
-    expect(error).toBeInstanceOf(AnswerTooLarge);
+    expect(error).toBeInstanceOf(ResponseTooLarge);
     expect(last.cut).toBe(error);
     await expect.poll(() => server.state.closed).toBe(1);
     expect(written).toBeLessThan(64 * 1024 * 1024);
@@ -80,7 +80,7 @@ describe('size', () => {
     });
     const { fetch, last } = boundedFetch({ maxBytes: 1000 });
     const error = await rejection(fetch(server.url));
-    expect(error).toBeInstanceOf(AnswerTooLarge);
+    expect(error).toBeInstanceOf(ResponseTooLarge);
     expect(last).toMatchObject({ status: 200, cut: error });
   });
 
@@ -93,7 +93,7 @@ describe('size', () => {
     });
     const { fetch } = boundedFetch({ maxBytes: 1000 });
     expect(await (await fetch(`${server.url}/small`)).text()).toHaveLength(event.length * 100);
-    expect(await rejection((await fetch(`${server.url}/large`)).text())).toBeInstanceOf(AnswerTooLarge);
+    expect(await rejection((await fetch(`${server.url}/large`)).text())).toBeInstanceOf(ResponseTooLarge);
   });
 
   it('heldBytes: each event counted whole, from its first byte to the blank line that ends it, across chunks', () => {
@@ -113,25 +113,25 @@ describe('size', () => {
 });
 
 describe('silence', () => {
-  it('no headers within idleMs: the fetch fails with AnswerSilent', async () => {
+  it('no headers within idleMs: the fetch fails with ResponseSilent', async () => {
     const server = await serve(() => {
       // Accepts the request, never answers.
     });
     const cuts: unknown[] = [];
     const { fetch } = boundedFetch({ maxBytes: 1000, idleMs: 300, onCut: (why) => cuts.push(why) });
     const error = await rejection(fetch(server.url));
-    expect(error).toBeInstanceOf(AnswerSilent);
+    expect(error).toBeInstanceOf(ResponseSilent);
     expect(cuts).toEqual([error]);
     await expect.poll(() => server.state.closed).toBe(1);
   });
 
-  it('headers, then nothing while the reader waits: the read fails with AnswerSilent and the connection is let go', async () => {
+  it('headers, then nothing while the reader waits: the read fails with ResponseSilent and the connection is let go', async () => {
     const server = await serve((_request, response) => response.writeHead(200, { 'content-type': 'text/event-stream' }).write(':\n\n'));
     const { fetch, last } = boundedFetch({ maxBytes: 1000, idleMs: 300 });
     const reader = (await fetch(server.url)).body!.getReader();
     expect((await reader.read()).value).toEqual(new TextEncoder().encode(':\n\n'));
-    expect(await rejection(reader.read())).toBeInstanceOf(AnswerSilent);
-    expect(last.cut).toBeInstanceOf(AnswerSilent);
+    expect(await rejection(reader.read())).toBeInstanceOf(ResponseSilent);
+    expect(last.cut).toBeInstanceOf(ResponseSilent);
     await expect.poll(() => server.state.closed).toBe(1);
   });
 

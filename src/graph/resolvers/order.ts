@@ -4,7 +4,7 @@ import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-typ
 import { BadUserInputError } from '../../errors.js';
 import { hasReached, ORDER_STATUSES, paramValues, type OrderStage } from '../../upstream/contract.js';
 import type { Address, Order as OrderModel } from '../../upstream/models.js';
-import type { PerOrderAnswer } from '../../upstream/operations.js';
+import type { PerOrderResponse } from '../../upstream/operations.js';
 import { readable } from '../../upstream/shapes.js';
 import type { GraphQLContext } from '../context.js';
 import { CALLER, type CallParams, type Loader } from '../loaders.js';
@@ -61,11 +61,11 @@ type FieldOperations = typeof ORDER_FIELD_OPERATIONS;
 type PerOrderField = keyof FieldOperations;
 type FieldResolver<F extends keyof OrderResolvers> = Extract<NonNullable<OrderResolvers[F]>, (...args: never[]) => unknown>;
 type FieldValue<F extends PerOrderField> = NonNullable<Awaited<ReturnType<FieldResolver<F>>>>;
-type Answer<F extends PerOrderField> = PerOrderAnswer<FieldOperations[F]>;
+type CallResult<F extends PerOrderField> = PerOrderResponse<FieldOperations[F]>;
 
 /** What a per-order field makes of its call's answer, when not the answer as it is. */
 type Mapping<F extends PerOrderField> = (
-  answer: Answer<F>,
+  answer: CallResult<F>,
   order: OrderModel,
   args: Parameters<FieldResolver<F>>[1],
 ) => FieldValue<F> | null;
@@ -79,7 +79,7 @@ const MAPPINGS = {
 // A field with no mapping answers its call's model as it is: the compiler holds it to the field's type.
 type Unmapped = Exclude<PerOrderField, keyof typeof MAPPINGS>;
 type Holds<T extends true> = T;
-type _UnmappedAnswersFit = Holds<{ [F in Unmapped]: Answer<F> extends FieldValue<F> ? true : false }[Unmapped]>;
+type _UnmappedResponsesFit = Holds<{ [F in Unmapped]: CallResult<F> extends FieldValue<F> ? true : false }[Unmapped]>;
 
 /**
  * A per-order field's resolver: its call (order-fields.ts) through that call's loader, with the
@@ -91,7 +91,7 @@ function perOrderField<F extends PerOrderField>(field: F): FieldResolver<F> {
   const map = (MAPPINGS as { [F in PerOrderField]?: Mapping<F> })[field] as Mapping<PerOrderField> | undefined;
   const resolve = async (order: OrderModel, args: Record<string, unknown>, { loaders }: GraphQLContext, info: GraphQLResolveInfo) => {
     const params = paramValues(operation, (source) => ('order' in source ? order[source.order] : String(args[source.argument] ?? '')));
-    const answer = await (loaders[operation] as Loader<CallParams, Answer<PerOrderField> | null>).load(params, info);
+    const answer = await (loaders[operation] as Loader<CallParams, CallResult<PerOrderField> | null>).load(params, info);
     return answer === null ? null : map ? map(answer as never, order, args as never) : answer;
   };
   return resolve as unknown as FieldResolver<F>;
