@@ -15,7 +15,7 @@ import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { hasReached, ORDER_STAGES } from '../../src/upstream/contract.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
-import { demoCustomer, demoOrders } from '../helpers/demo.js';
+import { demoCustomer, demoOrders, DEMO_USERNAMES } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
 import { buildTrackerPage, gatedField, trackerOrders, trackerScriptBytes, type TrackerOrder } from '../helpers/tracker-page.js';
 
@@ -257,16 +257,7 @@ describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
     },
   );
 
-  const CUSTOMERS = [
-    'early@demo.test',
-    'confirmed@demo.test',
-    'production@demo.test',
-    'ready@demo.test',
-    'two-orders@demo.test',
-    'cancelled@demo.test',
-    'no-orders@demo.test',
-  ];
-  it.each(CUSTOMERS.flatMap((username) => [1280, 390].map((width) => ({ username, width }))))(
+  it.each(DEMO_USERNAMES.flatMap((username) => [1280, 390].map((width) => ({ username, width }))))(
     '$username at $width px: everything the query answers is shown, a card per stage-gated part, each part not reached saying from which stage',
     async ({ username, width }) => {
       const { page, problems } = await open(width);

@@ -1,5 +1,9 @@
 // The simulator's demo customers, by username: one look-up for every test.
+import { createSeedData } from '../../src/simulator/data.js';
 import type { Simulator } from '../../src/simulator/server.js';
+
+/** Every demo customer's username, in the seed's order: a test that goes through them all lists them from here. */
+export const DEMO_USERNAMES: readonly string[] = createSeedData().users.map(({ username }) => username);
 
 /** The demo customer with this username (its password, user id, description); throws when there is none. */
 export function demoCustomer(simulator: Simulator, username: string) {

@@ -11,7 +11,7 @@ import type { OrderResult } from '../../src/client/index.js';
 import { loadConfig } from '../../src/server/config.js';
 import { createSimulator, type InProcessSimulator } from '../../src/simulator/server.js';
 import type { Order } from '../../src/upstream/models.js';
-import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
+import { demoCustomer, demoOrders, demoToken, DEMO_USERNAMES } from '../helpers/demo.js';
 import { callCounts, inProcessGateway, type TestGateway, type TestGatewayConfig } from '../helpers/harness.js';
 
 const POLL_MS = 250;
@@ -308,17 +308,10 @@ describe('Order.history, bounded', () => {
     expect(Buffer.byteLength(JSON.stringify(events))).toBeLessThan(customerBytes * 2);
   });
 
-  it('keeps the stories within HISTORY_BYTES in all, the least recently used customers evicted', async () => {
+  it('keeps the histories within HISTORY_BYTES in all, the least recently used customers evicted', async () => {
     const totalBytes = 6_000;
     const { simulator, history, metric } = await setup({ history: { ...DEFAULTS, totalBytes } });
-    const users = [
-      'early@demo.test',
-      'confirmed@demo.test',
-      'production@demo.test',
-      'ready@demo.test',
-      'two-orders@demo.test',
-      'cancelled@demo.test',
-    ];
+    const users = DEMO_USERNAMES.filter((username) => username !== 'no-orders@demo.test');
     for (const user of users) await history(await demoToken(simulator, user));
     expect(await metric('order_graph_history_bytes')).toBeLessThanOrEqual(totalBytes);
     const kept = await metric('order_graph_history_customers');
