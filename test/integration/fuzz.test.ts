@@ -628,6 +628,10 @@ describe('fuzzing the gateway', () => {
       }),
       { numRuns: RUNS.bodies },
     );
+    // Then the gateway those came to still answers the whole-order query exactly as before.
+    const { data, errors } = await execute(overSocket.client(token), WholeOrderDocument);
+    expect(errors).toEqual([]);
+    expect(data).toEqual(baseline);
   }, 60_000);
 
   it(`(b) ${RUNS.documents} random documents over the schema's fields`, async () => {
@@ -687,10 +691,8 @@ describe('fuzzing the gateway', () => {
   });
 
   it('afterwards the gateway still answers the whole-order query exactly as before', async () => {
-    for (const gateway of [harness, overSocket]) {
-      const { data, errors } = await execute(gateway.client(token), WholeOrderDocument);
-      expect(errors).toEqual([]);
-      expect(data).toEqual(baseline);
-    }
+    const { data, errors } = await execute(harness.client(token), WholeOrderDocument);
+    expect(errors).toEqual([]);
+    expect(data).toEqual(baseline);
   });
 });
