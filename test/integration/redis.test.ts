@@ -238,6 +238,12 @@ describe.skipIf(!haveRedis)('the response cache (RESPONSE_CACHE_TTL_MS)', () => 
         ),
       );
     const cold = await round();
+    // Each caller's answer is written to Redis after it is sent: on a loaded machine the last
+    // writes may still be on their way when the cold round ends. The warm round starts once
+    // every caller's is there.
+    const inspector = new Redis(redis.url);
+    cleanups.push(() => inspector.quit());
+    await until(async () => (await inspector.keys('order-graph:cache:answer:*')).length >= callers.length, 20_000);
     simulator.clearLog();
     const warm = await round();
     for (const answers of [cold, warm]) {
