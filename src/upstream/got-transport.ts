@@ -4,7 +4,7 @@ import https from 'node:https';
 import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
-import { EXHAUSTED_CODES, SOCKETS_PER_HOST, type Transport, type TransportOptions } from './http.js';
+import { EXHAUSTED_CODES, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions } from './http.js';
 
 const AGENT_OPTIONS = { keepAlive: true, maxSockets: SOCKETS_PER_HOST };
 
@@ -55,9 +55,13 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
       });
       try {
         const response = await pending;
-        const ok = response.statusCode >= 200 && response.statusCode <= 299;
-        return ok ? { ok, status: response.statusCode, body: response.body } : { ok, failure: { kind: 'malformed', status: response.statusCode } };
+        return wholeResult(response.statusCode, response.headers['retry-after'], response.body);
       } catch (error) {
+        // A 4xx or 5xx is got's HTTPError: a whole response all the same.
+        if (error instanceof HTTPError && !oversized && !scope.signal?.aborted) {
+          const { statusCode, headers, body } = error.response;
+          return wholeResult(statusCode, headers['retry-after'], typeof body === 'string' ? body : '');
+        }
         return { ok: false, failure: oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
       } finally {
         untrack();
@@ -70,15 +74,6 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
 }
 
 function describeFailure(error: unknown): CallFailure {
-  if (error instanceof HTTPError) {
-    const retryAfter = error.response.headers['retry-after'];
-    return {
-      kind: 'status',
-      status: error.response.statusCode,
-      body: typeof error.response.body === 'string' ? error.response.body : '',
-      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-    };
-  }
   if (error instanceof TimeoutError) return { kind: 'timeout' };
   if (error instanceof RequestError && EXHAUSTED_CODES.has(error.code)) return { kind: 'exhausted', code: error.code };
   return { kind: 'network', code: error instanceof RequestError ? error.code : undefined };
