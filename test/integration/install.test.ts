@@ -2,11 +2,11 @@
 // operator meet it: a development install prints only the lines the README explains (no
 // EBADENGINE or install-script warnings), and a production install in the checkout refuses
 // and leaves nothing behind. Both run npm itself, offline from npm's cache.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it, type ExpectStatic } from 'vitest';
 import { olderSystemNode, ROOT } from '../helpers/process.js';
 
 /** What `npm ci` reads: the manifests (the workspaces' too), the lockfile, npm's settings, the preinstall check. */
@@ -29,19 +29,28 @@ function installCopy(): string {
   return folder;
 }
 
-/** `npm ci` there on the older Node.js, from npm's cache. */
+/**
+ * `npm ci` there on the older Node.js, from npm's cache: not waited on synchronously, so the
+ * file's two installs run side by side (each about 40 s, the suite's longest wait).
+ */
 const npmCi = (folder: string, args: string[] = []) =>
-  spawnSync('npm', ['ci', '--offline', ...args], {
-    cwd: folder,
-    env: { PATH: olderSystemNode!.PATH, HOME: process.env.HOME ?? folder },
-    encoding: 'utf8',
-    timeout: 300_000,
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn('npm', ['ci', '--offline', ...args], {
+      cwd: folder,
+      env: { PATH: olderSystemNode!.PATH, HOME: process.env.HOME ?? folder },
+      timeout: 300_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject).on('close', (status) => resolve({ status, stdout, stderr }));
   });
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The README's block of what `npm ci` prints, its lines as patterns: npm's counts and its time ("in 20s") may differ. */
-function readmeInstallLines(): RegExp[] {
+function readmeInstallLines(expect: ExpectStatic): RegExp[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const block = /`npm ci` prints:\n\n```\n([\s\S]*?)```/.exec(readme);
   expect(block, 'README.md shows what `npm ci` prints').not.toBeNull();
@@ -55,34 +64,42 @@ function readmeInstallLines(): RegExp[] {
 }
 
 describe.skipIf(!olderSystemNode)('npm ci on the machine’s older Node.js', () => {
-  it('a development install prints only the lines the README shows: no engine or install-script warnings; Node.js 24 is installed', () => {
-    const folder = installCopy();
-    try {
-      const install = npmCi(folder);
-      expect(install.status, install.stderr).toBe(0);
-      const printed = `${install.stdout}${install.stderr}`.split('\n').filter((line) => line.trim());
-      console.info(`npm ci on Node.js ${olderSystemNode!.major}: ${printed.length} lines printed`);
-      expect(printed.join('\n')).not.toMatch(/EBADENGINE|install-scripts|npm warn/);
-      const expected = readmeInstallLines();
-      expect(printed).toHaveLength(expected.length);
-      printed.forEach((line, at) => expect(line).toMatch(expected[at]!));
-      // The Node.js every npm script runs on (npm puts node_modules/.bin first on their PATH).
-      const node = spawnSync(join(folder, 'node_modules/.bin/node'), ['--version'], { encoding: 'utf8' });
-      expect(node.stdout).toMatch(/^v24\./);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
-  }, 300_000);
+  it.concurrent(
+    'a development install prints only the lines the README shows: no engine or install-script warnings; Node.js 24 is installed',
+    async ({ expect }) => {
+      const folder = installCopy();
+      try {
+        const install = await npmCi(folder);
+        expect(install.status, install.stderr).toBe(0);
+        const printed = `${install.stdout}${install.stderr}`.split('\n').filter((line) => line.trim());
+        console.info(`npm ci on Node.js ${olderSystemNode!.major}: ${printed.length} lines printed`);
+        expect(printed.join('\n')).not.toMatch(/EBADENGINE|install-scripts|npm warn/);
+        const expected = readmeInstallLines(expect);
+        expect(printed).toHaveLength(expected.length);
+        printed.forEach((line, at) => expect(line).toMatch(expected[at]!));
+        // The Node.js every npm script runs on (npm puts node_modules/.bin first on their PATH).
+        const node = spawnSync(join(folder, 'node_modules/.bin/node'), ['--version'], { encoding: 'utf8' });
+        expect(node.stdout).toMatch(/^v24\./);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+    300_000,
+  );
 
-  it('a production install in the checkout refuses in one line, and leaves no node_modules/ behind', () => {
-    const folder = installCopy();
-    try {
-      const install = npmCi(folder, ['--omit=dev']);
-      expect(install.status).not.toBe(0);
-      expect(install.stderr).toContain(`order-graph needs Node.js 24 or newer; this is Node.js ${olderSystemNode!.major}.`);
-      expect(existsSync(join(folder, 'node_modules'))).toBe(false);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
-  }, 300_000);
+  it.concurrent(
+    'a production install in the checkout refuses in one line, and leaves no node_modules/ behind',
+    async ({ expect }) => {
+      const folder = installCopy();
+      try {
+        const install = await npmCi(folder, ['--omit=dev']);
+        expect(install.status).not.toBe(0);
+        expect(install.stderr).toContain(`order-graph needs Node.js 24 or newer; this is Node.js ${olderSystemNode!.major}.`);
+        expect(existsSync(join(folder, 'node_modules'))).toBe(false);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+    300_000,
+  );
 });
