@@ -91,7 +91,12 @@ export async function startUpstreamProxy(simulator: Simulator, hooks: ProxyHooks
   const simulatorOrigin = new URL(simulator.urls.AUTH_URL).origin;
   const { enter, inFlight, peak } = inFlightCounts();
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    response.once('close', enter(request.headers.authorization ?? ''));
+    // Out as the reply is sent, before the gateway can read it (the response's close comes a
+    // turn later, by which time the gateway may have sent its next call), or at the close if
+    // the call went away first.
+    const leave = enter(request.headers.authorization ?? '');
+    response.once('close', leave);
+    const reply = (status: number, text: string) => (leave(), response.writeHead(status, JSON_TYPE).end(text));
     void (async () => {
       const operation = operationOf(request.method ?? 'GET', request.url ?? '/');
       await hooks.hold?.(operation, request);
@@ -107,9 +112,9 @@ export async function startUpstreamProxy(simulator: Simulator, hooks: ProxyHooks
           ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
         });
         text = await upstream.text();
-        if (!upstream.ok) return void response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+        if (!upstream.ok) return void reply(upstream.status, text);
       }
-      response.writeHead(200, { 'content-type': 'application/json' }).end(hooks.rewrite ? hooks.rewrite(operation, request, text) : text);
+      reply(200, hooks.rewrite ? hooks.rewrite(operation, request, text) : text);
     })().catch((error: unknown) => response.destroy(error as Error));
   });
   const base = await listen(server);
