@@ -21,6 +21,12 @@ export default defineConfig({
     // faster). Every test holds on a loaded machine (counts and order, never wall times),
     // which this relies on.
     maxWorkers: 4,
+    // A worker keeps the modules it loaded from one file to the next (graphql, yoga, the
+    // gateway's sources): loaded once per worker, not once per file, the suite takes about a
+    // third less CPU (276 against 192 CPU-seconds, 164 against 133 s). It relies on what every
+    // file already does: nothing depends on a fresh module, and what a file starts it stops
+    // (the log capture is cleared after each file's check, test/setup/no-secrets-in-logs.ts).
+    isolate: false,
     // A guard against hangs, not a measure: the longest tests take 15-20 s on a quiet
     // machine, and a busy one runs them three to five times slower.
     testTimeout: 120_000,

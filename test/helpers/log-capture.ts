@@ -5,7 +5,7 @@ import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trac
 import type { Logger } from 'pino';
 import { createLogger } from '../../src/server/logger.js';
 
-/** Every log line the gateways of this test file wrote, at debug level. */
+/** Every log line the gateways of this test file wrote, at debug level (cleared once the file is checked). */
 export const capturedLogLines: string[] = [];
 const spanExporters: InMemorySpanExporter[] = [];
 
@@ -44,3 +44,9 @@ const SECRET_PATTERNS = [/eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}/, /Bearer\s/i, /dem
 
 /** The captured lines and spans that hold a secret. */
 export const leakedLines = () => [...capturedLogLines, ...capturedSpanTexts()].filter((line) => SECRET_PATTERNS.some((p) => p.test(line)));
+
+/** Forgets what the file's gateways wrote and traced, once it is checked: the next file in this worker starts empty. */
+export function clearCaptured(): void {
+  capturedLogLines.length = 0;
+  spanExporters.length = 0;
+}

@@ -2,11 +2,15 @@
 // exported, may hold a token, a password or a bearer header. The gateways log at debug, so
 // per-call lines count.
 import { afterAll, expect } from 'vitest';
-import { capturedLogLines, capturedSpanTexts, leakedLines } from '../helpers/log-capture.js';
+import { capturedLogLines, capturedSpanTexts, clearCaptured, leakedLines } from '../helpers/log-capture.js';
 
 afterAll(() => {
-  expect(
-    leakedLines(),
-    `${leakedLines().length} of ${capturedLogLines.length} log lines and ${capturedSpanTexts().length} spans hold a secret`,
-  ).toEqual([]);
+  try {
+    expect(
+      leakedLines(),
+      `${leakedLines().length} of ${capturedLogLines.length} log lines and ${capturedSpanTexts().length} spans hold a secret`,
+    ).toEqual([]);
+  } finally {
+    clearCaptured();
+  }
 });
