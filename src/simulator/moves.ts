@@ -136,14 +136,13 @@ export function scheduleMoves(mover: OrderMover, everyMs: number) {
   let timer: NodeJS.Timeout | undefined;
   let nextAt = 0;
   let stopped = false;
-  const schedule = () => {
+  // Counted from the move's own time, which may be a millisecond ahead of the clock (moves
+  // in one millisecond each take the next).
+  const schedule = (fromMs = Date.now()) => {
     if (stopped) return;
     clearTimeout(timer);
-    nextAt = Date.now() + everyMs;
-    timer = setTimeout(() => {
-      mover.advance();
-      schedule();
-    }, everyMs).unref();
+    nextAt = fromMs + everyMs;
+    timer = setTimeout(() => schedule(Date.parse(mover.advance().at)), Math.max(0, nextAt - Date.now())).unref();
   };
   schedule();
   return {
@@ -151,7 +150,7 @@ export function scheduleMoves(mover: OrderMover, everyMs: number) {
     /** Moves now and restarts the count; what it did, and when the next move comes. */
     advance() {
       const move = mover.advance();
-      schedule();
+      schedule(Date.parse(move.at));
       return { ...move, everyMs, nextAt: new Date(nextAt).toISOString() };
     },
     stop() {
