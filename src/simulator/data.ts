@@ -29,7 +29,7 @@ export interface SeedData {
   orders: Order[];
   /** By orderId; an eligible order without an entry answers 404 (vehicle not assigned yet). */
   vehicleDetails: VehicleDetails[];
-  /** The nearest-centre answer per order (by orderId). */
+  /** The nearest-centre response per order (by orderId). */
   pickupCenters: PickupCenter[];
   /** By orderId. */
   estimates: Estimate[];

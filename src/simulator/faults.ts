@@ -1,7 +1,7 @@
 // The simulator's fault injection: per operation, a way for the upstream to fail, said
 // without a socket (server.ts's HTTP server and an in-process transport each carry it out).
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Answer } from './request.js';
+import type { SimulatorResponse } from './request.js';
 
 export type FaultMode = '500' | 'hang' | 'reset' | 'malformed' | 'html' | '429' | 'empty' | 'oversized' | 'slowdrip';
 
@@ -17,8 +17,8 @@ const HTML_PAGE =
   '<!DOCTYPE html>\n<html><head><title>Service temporarily unavailable</title></head>' +
   '<body><h1>Service temporarily unavailable</h1><p>Please try again in a few minutes.</p></body></html>\n';
 
-/** A complete 200 answer with the given body. */
-const ok = (contentType: string, body: string): Answer => ({ status: 200, headers: { 'content-type': contentType }, body });
+/** A complete 200 response with the given body. */
+const ok = (contentType: string, body: string): SimulatorResponse => ({ status: 200, headers: { 'content-type': contentType }, body });
 
 /** Valid JSON, just far too much of it: a string field padded to OVERSIZED_BODY_BYTES. */
 async function* oversizedBody(): AsyncGenerator<string> {
@@ -42,10 +42,10 @@ async function* slowDrip(signal: AbortSignal): AsyncGenerator<string> {
  * HTML, empty, too large, or never finished), `reset` (the connection drops) or `hang` (no
  * answer at all, until the caller gives up or the simulator closes).
  */
-export function faultAnswer(
+export function faultResponse(
   mode: FaultMode,
-  error: (status: number, code: string, message: string, headers?: Record<string, string>) => Answer,
-): Answer | 'reset' | 'hang' {
+  error: (status: number, code: string, message: string, headers?: Record<string, string>) => SimulatorResponse,
+): SimulatorResponse | 'reset' | 'hang' {
   switch (mode) {
     case '500':
       return error(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');

@@ -1,4 +1,4 @@
-// The simulator's operations over the seeded data: the contract's answers, its 401s, 404s and
+// The simulator's operations over the seeded data: the contract's responses, its 401s, 404s and
 // stage rules, and an ownership check only where the real service has one. Every per-order
 // operation is one handler, driven by its contract row (parameters, ownership, stage) and its
 // records in data.ts.

@@ -37,13 +37,13 @@ export interface Reply {
 export type StreamedBody = (signal: AbortSignal) => AsyncIterable<string>;
 
 /** What the simulator sends back for a request, before any transport carries it: content-length is the transport's. */
-export interface Answer {
+export interface SimulatorResponse {
   status: number;
   headers: Record<string, string>;
   body: string | StreamedBody;
 }
 
-/** An error answer of the contract's Error shape, thrown by a handler. */
+/** An error response of the contract's Error shape, thrown by a handler. */
 export class SimulatedError extends Error {
   readonly status: number;
   readonly code: string;

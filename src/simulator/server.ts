@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CONTRACT, HOSTS, OPERATION_NAMES, type OperationName, type UpstreamUrls } from '../upstream/contract.js';
 import { createSeedData, type SeedData } from './data.js';
-import { faultAnswer, FAULT_MODES, type FaultMode } from './faults.js';
+import { faultResponse, FAULT_MODES, type FaultMode } from './faults.js';
 import { HANDLERS, takesAccessToken, type World } from './handlers.js';
 import { checkAdvanceEveryMs, createOrderMover, MOVING_CUSTOMER, scheduleMoves, type OrderMove } from './moves.js';
 import {
@@ -25,7 +25,7 @@ import {
   readBody,
   SimulatedError,
   unauthorized,
-  type Answer,
+  type SimulatorResponse,
   type Call,
   type RawBody,
   type Reply,
@@ -35,7 +35,7 @@ import { createTokenIssuer, type TokenIssuer } from './tokens.js';
 
 export type { SeedData, SeedUser } from './data.js';
 export { FAULT_MODES, OVERSIZED_BODY_BYTES, type FaultMode } from './faults.js';
-export { rawBody, type Answer, type RawBody, type StreamedBody } from './request.js';
+export { rawBody, type SimulatorResponse, type RawBody, type StreamedBody } from './request.js';
 export { DEMO_ADVANCE_EVERY_MS, MAX_ADVANCE_EVERY_MS, MOVING_CUSTOMER, MOVING_STAGES, type OrderMove } from './moves.js';
 
 export interface DemoCustomer {
@@ -100,7 +100,7 @@ export interface SimulatorOptions {
 export interface Simulator {
   urls: UpstreamUrls;
   customers: DemoCustomer[];
-  /** The live data it serves: changes made here show in the next answers. */
+  /** The live data it serves: changes made here show in the next responses. */
   data: SeedData;
   /** Appended on every request (the same array for the simulator's lifetime). */
   requestLog: RequestLogEntry[];
@@ -137,7 +137,7 @@ export interface SimulatorRequest {
  * reset fault, or the simulator closing while the call waits), or nothing (null: the caller
  * went away first).
  */
-export type SimulatorReply = Answer | 'reset' | null;
+export type SimulatorReply = SimulatorResponse | 'reset' | null;
 
 /** A simulator running in this process (createSimulator's, or startSimulator's beside its HTTP server), reachable without a socket. */
 export interface InProcessSimulator extends Simulator {
@@ -227,17 +227,17 @@ async function receive({ method: rawMethod, target, headers, body: raw }: Simula
   return { method, rawPath, resolution, call, tooLarge: raw.tooLarge, entry };
 }
 
-type ErrorAnswer = (status: number, code: string, message: string, headers?: Record<string, string>) => Answer;
+type ErrorResponse = (status: number, code: string, message: string, headers?: Record<string, string>) => SimulatorResponse;
 
-/** A JSON answer. */
-const jsonAnswer = (status: number, payload: unknown, headers: Record<string, string> = {}): Answer => ({
+/** A JSON response. */
+const jsonResponse = (status: number, payload: unknown, headers: Record<string, string> = {}): SimulatorResponse => ({
   status,
   headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   body: JSON.stringify(payload),
 });
 
-/** A routed call's answer when no fault is set: the handler's reply, or its error's. */
-async function answer(world: World, call: Call): Promise<Reply & { headers?: Record<string, string> }> {
+/** A routed call's reply when no fault is set: the handler's reply, or its error's. */
+async function callReply(world: World, call: Call): Promise<Reply & { headers?: Record<string, string> }> {
   try {
     if (takesAccessToken(call.operation)) {
       if (call.bearer === null) throw unauthorized('UNAUTHORIZED', 'Missing bearer token');
@@ -252,7 +252,7 @@ async function answer(world: World, call: Call): Promise<Reply & { headers?: Rec
 }
 
 /** What a request that is not a routed call gets: 404, 405, 400 or 413; null when it is routable. */
-function refusal(resolution: Resolution, tooLarge: boolean, method: string, rawPath: string): Parameters<ErrorAnswer> | null {
+function refusal(resolution: Resolution, tooLarge: boolean, method: string, rawPath: string): Parameters<ErrorResponse> | null {
   if (resolution.kind === 'not-found') return [404, 'NOT_FOUND', `Cannot ${method} ${rawPath}`];
   if (resolution.kind === 'method-not-allowed')
     return [405, 'METHOD_NOT_ALLOWED', `Cannot ${method} ${rawPath}`, { allow: resolution.allow }];
@@ -291,7 +291,7 @@ async function handleCall(state: SimulatorState, request: SimulatorRequest): Pro
   if (waitMs > 0 && !(await sleep(waitMs, true, { signal: shutdown }).catch(() => false))) return 'reset'; // closing
   // Nobody to answer once the caller went away; every connection is dropped once closing.
   const gone = (): SimulatorReply | undefined => (shutdown.aborted ? 'reset' : request.signal?.aborted ? null : undefined);
-  const send = (sent: Answer): SimulatorReply => {
+  const send = (sent: SimulatorResponse): SimulatorReply => {
     const away = gone();
     if (away !== undefined) return away;
     entry.status = sent.status;
@@ -300,19 +300,19 @@ async function handleCall(state: SimulatorState, request: SimulatorRequest): Pro
   const away = gone();
   if (away !== undefined) return away;
 
-  const error: ErrorAnswer = (status, code, message, headers = {}) =>
-    jsonAnswer(status, errorBody(status, code, message, resolution.hostPath), headers);
+  const error: ErrorResponse = (status, code, message, headers = {}) =>
+    jsonResponse(status, errorBody(status, code, message, resolution.hostPath), headers);
   const fault = call && faults.get(call.operation);
   if (fault) {
-    const faulted = faultAnswer(fault, error);
+    const faulted = faultResponse(fault, error);
     if (faulted === 'hang') return hangUntilGone(request.signal, shutdown);
     return faulted === 'reset' ? faulted : send(faulted);
   }
   const refused = refusal(resolution, tooLarge, method, rawPath);
   if (refused) return send(error(...refused));
   // Every routed request has a call: refusal() answered all the others.
-  const { status, body, headers } = await answer(world, call!);
-  return send(jsonAnswer(status, body, headers));
+  const { status, body, headers } = await callReply(world, call!);
+  return send(jsonResponse(status, body, headers));
 }
 
 /** The simulator's own endpoints that are on (stats; advance, when the demo's order moves). */
@@ -349,12 +349,12 @@ async function handleRequest(state: SimulatorState, request: SimulatorRequest): 
   const { endpoints } = state;
   const path = request.target.split('?')[0] ?? '/';
   if ((endpoints.log && path.startsWith(STATS_PATH)) || (endpoints.moves && path.startsWith(ADVANCE_PATH))) {
-    return jsonAnswer(...controlResponse(endpoints, request.method, path));
+    return jsonResponse(...controlResponse(endpoints, request.method, path));
   }
   try {
     return await handleCall(state, request);
   } catch {
-    return jsonAnswer(500, errorBody(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', request.target));
+    return jsonResponse(500, errorBody(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', request.target));
   }
 }
 
@@ -365,8 +365,8 @@ function resetConnection(req: IncomingMessage): void {
   else socket.destroy();
 }
 
-/** Writes an answer on the HTTP response: a whole body with its length, or a streamed one as its reader takes it. */
-function writeAnswer(res: ServerResponse, { status, headers, body }: Answer): void {
+/** Writes a response on the HTTP connection: a whole body with its length, or a streamed one as its reader takes it. */
+function writeResponse(res: ServerResponse, { status, headers, body }: SimulatorResponse): void {
   if (typeof body === 'string') {
     res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
     res.end(body);
@@ -390,7 +390,7 @@ function createSimulatorServer(handle: (request: SimulatorRequest) => Promise<Si
     const reply = await handle({ method: req.method ?? 'GET', target: req.url ?? '/', headers: req.headers, body, signal: caller.signal });
     if (reply === null || res.destroyed) return;
     if (reply === 'reset') return resetConnection(req);
-    writeAnswer(res, reply);
+    writeResponse(res, reply);
   };
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     serve(req, res).catch(() => {

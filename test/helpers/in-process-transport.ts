@@ -4,7 +4,13 @@
 // the benchmark reach the upstream, the simulator included, over HTTP), and what it stands in
 // for is undici's transport, whose timeout, cancellation, size cap and failure kinds it keeps,
 // so a gateway over it behaves as over a socket wherever the socket is not the test's subject.
-import { rawBody, type Answer, type SimulatorReply, type SimulatorRequest, type StreamedBody } from '../../src/simulator/server.js';
+import {
+  rawBody,
+  type SimulatorResponse,
+  type SimulatorReply,
+  type SimulatorRequest,
+  type StreamedBody,
+} from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, operationUrl, type UpstreamUrls } from '../../src/upstream/contract.js';
 import { wholeResult, type TransportFactory, type UpstreamResult } from '../../src/upstream/http.js';
 import type { CallScope } from '../../src/upstream/scope.js';
@@ -67,7 +73,7 @@ function attemptOn(
     };
     const timer = setTimeout(() => settle({ ok: false, failure: { kind: 'timeout' } }), timeoutMs);
     const untrack = scope.cancelOnAbort(() => settle({ ok: false, failure: { kind: 'cancelled' } }));
-    const read = ({ status, headers, body }: Answer) => {
+    const read = ({ status, headers, body }: SimulatorResponse) => {
       const retryAfter = headers['retry-after'];
       if (typeof body === 'string') {
         return settle(Buffer.byteLength(body) > maxBodyBytes ? OVERSIZED : wholeResult(status, retryAfter, body));

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Answer, SimulatorReply, SimulatorRequest } from '../../src/simulator/server.js';
+import type { SimulatorResponse, SimulatorReply, SimulatorRequest } from '../../src/simulator/server.js';
 import { HOSTS, type UpstreamUrls } from '../../src/upstream/contract.js';
 import { listen } from './harness.js';
 import type { InProcessUpstream } from './in-process-transport.js';
@@ -100,7 +100,7 @@ class InProcessResponse extends EventEmitter implements StubResponse {
     if (this.writableEnded || this.destroyed) return this;
     this.#body += chunk;
     this.writableEnded = true;
-    const answer: Answer = { status: this.#status, headers: this.#headers, body: this.#body };
+    const answer: SimulatorResponse = { status: this.#status, headers: this.#headers, body: this.#body };
     this.reply(answer);
     this.emit('close');
     return this;
