@@ -1,16 +1,16 @@
-// The CLI's fetch, handed to the SDK: bounds what one answer may cost (its bytes, its silences) as it streams.
+// The CLI's fetch, handed to the SDK: bounds what one response may cost (its bytes, its silences) as it streams.
 /**
  * The SDK (graphql-request, and its own stream reader) reads whatever a fetch gives it:
- * a plain answer whole into one string, an event stream event by event, with no limit and
+ * a plain response whole into one string, an event stream event by event, with no limit and
  * no clock. Bounding the body here, as its bytes arrive, keeps the SDK as it is (and free
  * of Node) and keeps every bound in the one program that needs it.
  */
 
-/** The answer (or, in an event stream, one event) was larger than the CLI reads. */
+/** The response (or, in an event stream, one event) was larger than the CLI reads. */
 export class ResponseTooLarge extends Error {
   override readonly name = 'ResponseTooLarge';
   constructor(readonly maxBytes: number) {
-    super(`the answer is larger than ${maxBytes} bytes`);
+    super(`the response is larger than ${maxBytes} bytes`);
   }
 }
 
@@ -23,17 +23,17 @@ export class ResponseSilent extends Error {
 }
 
 export interface FetchBounds {
-  /** The most bytes read into memory at once: the whole answer, or one event of an event stream. */
+  /** The most bytes read into memory at once: the whole response, or one event of an event stream. */
   maxBytes: number;
-  /** Abort an answer that sends nothing for this long: before its headers, or between two chunks while the SDK waits for one. None when absent. */
+  /** Abort a response that sends nothing for this long: before its headers, or between two chunks while the SDK waits for one. None when absent. */
   idleMs?: number;
   /** Ends every request it makes (the command's deadline). */
   signal?: AbortSignal;
-  /** Told when an answer is cut for its size or its silence, before the SDK sees the error. */
+  /** Told when a response is cut for its size or its silence, before the SDK sees the error. */
   onCut?: (why: ResponseTooLarge | ResponseSilent) => void;
 }
 
-/** What the last answer looked like, so a failure the SDK reports as "no answer" can be told apart. */
+/** What the last response looked like, so a failure the SDK reports as "no response" can be told apart. */
 export interface LastResponse {
   status: number;
   contentType: string;
@@ -117,13 +117,13 @@ function boundedBody(
   );
 }
 
-/** A fetch that cuts an answer past `maxBytes` or silent for `idleMs`, and what it saw of the last answer. */
+/** A fetch that cuts a response past `maxBytes` or silent for `idleMs`, and what it saw of the last response. */
 export function boundedFetch(bounds: FetchBounds): { fetch: typeof fetch; last: LastResponse } {
   const last: LastResponse = { status: 0, contentType: '', cut: null };
   const bounded: typeof fetch = async (input, init) => {
     const own = new AbortController();
     const signals = [own.signal, init?.signal, bounds.signal].filter((signal): signal is AbortSignal => signal != null);
-    // Only this request's answer explains its failure, not the one before it.
+    // Only this request's response explains its failure, not the one before it.
     Object.assign(last, { status: 0, contentType: '', cut: null });
     const cut = (why: ResponseTooLarge | ResponseSilent) => {
       last.cut = why;

@@ -17,9 +17,9 @@ const DEFAULT_WATCH_INTERVAL_S = 30;
 const DEFAULT_WATCH_TIMEOUT_S = 45;
 
 /**
- * A whole order answer is a few KB per order and a change event less: 16 MiB is room for
- * thousands of orders, and small enough that a runaway or hostile answer cannot take the
- * machine's memory (the CLI holds an answer a few times over while parsing it).
+ * A whole order's response is a few KB per order and a change event less: 16 MiB is room for
+ * thousands of orders, and small enough that a runaway or hostile response cannot take the
+ * machine's memory (the CLI holds a response a few times over while parsing it).
  */
 const DEFAULT_MAX_ANSWER_MIB = 16;
 const MIB = 1024 * 1024;
@@ -51,7 +51,7 @@ Options:
   --watch-timeout <s>    with --watch: a stream that sends nothing for this long (no change and
                          no keep-alive; the gateway sends one every 12 s) is taken as broken and
                          replaced by a new subscription (default ${DEFAULT_WATCH_TIMEOUT_S})
-  --max-answer-mb <MiB>  the largest answer read, in MiB (with --watch, the largest single
+  --max-answer-mb <MiB>  the largest response read, in MiB (with --watch, the largest single
                          update); a larger one is cut off and the command fails with exit 4
                          (default ${DEFAULT_MAX_ANSWER_MIB})
   --password <password>  the password on the command line: discouraged, since other users of
@@ -86,7 +86,7 @@ export interface Options {
   watchIntervalMs: number;
   /** How long a --watch stream may send nothing before it is replaced. */
   watchTimeoutMs: number;
-  /** The most bytes of one answer (one update with --watch) read into memory. */
+  /** The most bytes of one response (one update with --watch) read into memory. */
   maxResponseBytes: number;
 }
 

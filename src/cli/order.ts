@@ -55,14 +55,14 @@ function shown(endpoint: URL): string {
 }
 
 /**
- * The SDK reports "no usable answer" as one NETWORK_ERROR (or UNKNOWN when an HTTP error
+ * The SDK reports "no usable response" as one NETWORK_ERROR (or UNKNOWN when an HTTP error
  * carried no GraphQL errors). What the fetch underneath saw tells the customer which it was.
  */
 function noResponse(where: string, deadline: AbortSignal, last: LastResponse): Failure {
   if (last.cut instanceof ResponseTooLarge) {
     return new Failure(
       EXIT.unavailable,
-      `the answer from Order Graph at ${where} is larger than ${last.cut.maxBytes / MIB} MiB, the most this command reads (--max-answer-mb); it was cut off`,
+      `the response from Order Graph at ${where} is larger than ${last.cut.maxBytes / MIB} MiB, the most this command reads (--max-answer-mb); it was cut off`,
     );
   }
   if (deadline.aborted) return new Failure(EXIT.unavailable, `Order Graph at ${where} did not answer within ${DEADLINE_MS / 1000} s`);
@@ -120,7 +120,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, write: Writer): Promi
   throw notLoaded(result.data?.me ? 'your orders' : 'your order details', codeOf(blocking));
 }
 
-/** The client's own failure (no answer at all) as the run's failure. */
+/** The client's own failure (no response at all) as the run's failure. */
 async function orFailed<T>(loading: Promise<T>, failed: () => Failure): Promise<T> {
   try {
     return await loading;
@@ -130,7 +130,7 @@ async function orFailed<T>(loading: Promise<T>, failed: () => Failure): Promise<
   }
 }
 
-/** An answer without what was asked for, by the code of its error: the session refused, or the service unavailable. */
+/** A response without what was asked for, by the code of its error: the session refused, or the service unavailable. */
 function notLoaded(what: string, code: string): Failure {
   if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN')
     return new Failure(EXIT.auth, `the service refused your session while loading ${what} (${code}); log in again`);

@@ -48,7 +48,7 @@ export function createOperations(auth: Auth, stream: Stream) {
     wholeOrder: () => auth.request(WholeOrderDocument),
     /**
      * The whole order as it arrives: the customer and the order list first, then each
-     * per-order part as its upstream call returns. Each result is the answer so far (a part
+     * per-order part as its upstream call returns. Each result is the order so far (a part
      * not yet arrived is absent); the last one is complete.
      */
     wholeOrderDeferred: () => deferred(auth, stream, WholeOrderDeferredDocument),
@@ -86,7 +86,7 @@ export function createOperations(auth: Auth, stream: Stream) {
     request: auth.request,
     /**
      * Any other typed query with `@defer` or `@stream`, as it arrives: each result is the
-     * answer so far, the last one complete (as wholeOrderDeferred), with the same token
+     * order so far, the last one complete (as wholeOrderDeferred), with the same token
      * handling; `signal` stops it.
      */
     deferred: <T, V extends Record<string, unknown>>(document: TypedDocumentNode<T, V>, variables?: V, signal?: AbortSignal) =>

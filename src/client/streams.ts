@@ -37,18 +37,18 @@ export const isTransportFailure = (result: OrderResult<unknown>) =>
 
 const failure = (message: string): OrderResult<never> => ({ data: null, errors: [{ message }] });
 
-/** The answer so far with a payload added: a deferred part merged in at its path, a whole result in place of it. */
-function merged(answer: OrderResult<unknown>, payload: Payload): OrderResult<unknown> {
+/** The result so far with a payload added: a deferred part merged in at its path, a whole result in place of it. */
+function merged(result: OrderResult<unknown>, payload: Payload): OrderResult<unknown> {
   if (!payload.incremental) return { data: payload.data ?? null, errors: (payload.errors ?? []).map(apiError) };
-  const errors = [...answer.errors, ...(payload.errors ?? []).map(apiError)];
+  const errors = [...result.errors, ...(payload.errors ?? []).map(apiError)];
   for (const { data, items, path, errors: partErrors = [] } of payload.incremental) {
     errors.push(...partErrors.map(apiError));
-    let target: unknown = answer.data;
+    let target: unknown = result.data;
     for (const key of path) target = (target as Record<string | number, unknown> | null)?.[key];
     if (items && Array.isArray(target)) target.push(...items);
     else if (data && target && typeof target === 'object') deepAssign(target as Record<string, unknown>, data);
   }
-  return { data: answer.data, errors };
+  return { data: result.data, errors };
 }
 
 function deepAssign(target: Record<string, unknown>, source: Record<string, unknown>) {
@@ -60,7 +60,7 @@ function deepAssign(target: Record<string, unknown>, source: Record<string, unkn
   }
 }
 
-/** The payloads of an answer, by its content type: multipart parts, SSE events, or one JSON body. */
+/** The payloads of a response, by its content type: multipart parts, SSE events, or one JSON body. */
 async function* payloads(response: Response): AsyncGenerator<Payload> {
   const type = response.headers.get('content-type') ?? '';
   const boundary = /^multipart\/mixed\b.*\bboundary="?([^";]+)"?/i.exec(type)?.[1];
@@ -72,7 +72,7 @@ async function* payloads(response: Response): AsyncGenerator<Payload> {
 }
 
 export function createStreamTransport({ endpoint, fetch, print = printDocument, accessToken }: StreamTransport) {
-  /** Every result the operation sends: one for a plain answer, one per payload or event otherwise; a transport failure as a result without a code. */
+  /** Every result the operation sends: one for a plain response, one per payload or event otherwise; a transport failure as a result without a code. */
   return async function* stream<T, V extends Record<string, unknown>>(
     document: TypedDocumentNode<T, V>,
     variables: V | undefined,
@@ -82,7 +82,7 @@ export function createStreamTransport({ endpoint, fetch, print = printDocument, 
       (definition) => definition.kind === 'OperationDefinition' && definition.operation === 'subscription',
     );
     const token = accessToken();
-    let answer: OrderResult<unknown> = { data: null, errors: [] };
+    let result: OrderResult<unknown> = { data: null, errors: [] };
     try {
       // POST with a JSON body for subscriptions too: never a "simple" request the gateway's CSRF check refuses.
       const response = await fetch(endpoint, {
@@ -96,9 +96,9 @@ export function createStreamTransport({ endpoint, fetch, print = printDocument, 
         ...(signal ? { signal } : {}),
       });
       for await (const payload of payloads(response)) {
-        answer = merged(answer, payload);
-        // Each result is a copy: the answer keeps growing as deferred parts arrive.
-        yield structuredClone(answer) as OrderResult<T>;
+        result = merged(result, payload);
+        // Each result is a copy: the result keeps growing as deferred parts arrive.
+        yield structuredClone(result) as OrderResult<T>;
       }
     } catch (error) {
       if (signal?.aborted) return;

@@ -1,4 +1,4 @@
-// The SDK's HTTP side: a request and its answer, the streamed operations, and registered documents sent by their hash alone.
+// The SDK's HTTP side: a request and its response, the streamed operations, and registered documents sent by their hash alone.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print, type DocumentNode } from 'graphql';
 import { ClientError, GraphQLClient, type Variables } from 'graphql-request';
@@ -7,7 +7,7 @@ import { createStreamTransport } from './streams.js';
 
 type Hashed = { __meta__?: { hash?: string } };
 
-/** Sends a document with this access token (none: null) and reads its answer. */
+/** Sends a document with this access token (none: null) and reads its response. */
 export type Send = <T, V extends Variables>(
   document: TypedDocumentNode<T, V>,
   variables: V | undefined,
@@ -69,7 +69,7 @@ export function createTransport({ endpoint, fetch: fetchImpl, persistedDocuments
       const response = await client.rawRequest<T, V>(query, variables, headers);
       return { data: response.data ?? null, errors: (response.errors ?? []) as OrderGraphError[] };
     } catch (error) {
-      // A GraphQL answer with a non-2xx status (a refused document, say) still has errors to read.
+      // A GraphQL response with a non-2xx status (a refused document, say) still has errors to read.
       if (error instanceof ClientError) {
         return { data: (error.response.data as T) ?? null, errors: (error.response.errors ?? []) as OrderGraphError[] };
       }

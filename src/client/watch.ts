@@ -69,7 +69,7 @@ interface Watching {
   reported: Map<string, string>;
   /** Streams in a row that ended without an update: the wait before the next one doubles with them. */
   failures: number;
-  /** Refusals since the last answer: a renewed token refused again will not do better. */
+  /** Refusals since the last response: a renewed token refused again will not do better. */
   refusals: number;
 }
 

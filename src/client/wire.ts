@@ -1,4 +1,4 @@
-// How the streamed answers arrive on the wire: the parts of a multipart/mixed body (a deferred query) and the events of GraphQL over SSE (a subscription), read with fetch alone.
+// How the streamed responses arrive on the wire: the parts of a multipart/mixed body (a deferred query) and the events of GraphQL over SSE (a subscription), read with fetch alone.
 
 /** The body's text as it arrives, chunk by chunk (a reader, not async iteration: Safari's streams have none). */
 async function* texts(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
@@ -17,7 +17,7 @@ async function* texts(body: ReadableStream<Uint8Array>): AsyncGenerator<string> 
 }
 
 /**
- * The JSON body of each part of a multipart/mixed answer (RFC 2046): a part ends where a line
+ * The JSON body of each part of a multipart/mixed response (RFC 2046): a part ends where a line
  * starts with `--boundary`, and `--boundary--` ends them all. A JSON part holds no raw line
  * break, so a boundary inside one of its strings is never taken for a delimiter.
  */
@@ -41,7 +41,7 @@ export async function* multipartParts(body: ReadableStream<Uint8Array>, boundary
 }
 
 /**
- * The data of each `next` event of a GraphQL over SSE answer (distinct connections mode),
+ * The data of each `next` event of a GraphQL over SSE response (distinct connections mode),
  * until its `complete` event or its end. An event ends at a blank line; comments (the
  * gateway's keep-alives) and other events are skipped.
  */

@@ -172,7 +172,7 @@ describe('an answer larger than --max-answer-mb is cut off as it arrives', () =>
       expect(run.code, run.stderr).toBe(4);
       expect(run.stderr).toMatch(
         new RegExp(
-          `^order: the answer from Order Graph at .* is larger than ${mib} MiB, the most this command reads \\(--max-answer-mb\\); it was cut off\\n$`,
+          `^order: the response from Order Graph at .* is larger than ${mib} MiB, the most this command reads \\(--max-answer-mb\\); it was cut off\\n$`,
         ),
       );
       // It read that much, then let go: the rest is what the sockets' buffers took meanwhile.
