@@ -79,6 +79,21 @@ describe('--watch', () => {
     expect(ended.stdout.slice(summaryLines.length).trimEnd().split('\n')).toHaveLength(1);
   });
 
+  it('Ctrl-C again and again until it is gone (a repeat may come as late as it likes: npm passes the terminal’s on, slowly on a busy machine): each finds a handler, exit 0', async () => {
+    const run = startOrder(...liveAs('ready@demo.test', '--watch'));
+    await until(() => run.output.stderr, /watching your orders/);
+    let sent = 0;
+    // Up to the moment it has gone: its teardown included, after it had decided on 0.
+    while (run.child.exitCode === null && run.child.signalCode === null) {
+      run.child.kill('SIGINT');
+      sent++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const ended = await run.done;
+    expect(sent).toBeGreaterThan(1);
+    expect({ code: ended.code, signal: run.child.signalCode }).toEqual({ code: 0, signal: null });
+  });
+
   it('through npm run -s order, as docs/cli.md runs it: Ctrl-C (SIGINT to the whole process group, npm passing it on too) ends watching with exit 0', async () => {
     const { password } = demoCustomer(live.simulator, 'ready@demo.test');
     const args = ['run', '-s', 'order', '--', '--username', 'ready@demo.test', '--endpoint', live.endpoint, '--watch'];
