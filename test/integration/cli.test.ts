@@ -11,7 +11,7 @@ import { startSimulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { listen, startGateway, startHarness, type Harness } from '../helpers/harness.js';
 import { order, ROOT, startOrder, until, type Run } from '../helpers/order-cli.js';
-import { buildDist, PROJECT_PATH } from '../helpers/process.js';
+import { buildDist, interruptNpmRun, PROJECT_PATH } from '../helpers/process.js';
 
 /** Nothing listens on port 1, so connecting is refused at once. */
 const NOWHERE = 'http://127.0.0.1:1/graphql';
@@ -94,28 +94,12 @@ describe('--watch', () => {
     expect({ code: ended.code, signal: run.child.signalCode }).toEqual({ code: 0, signal: null });
   });
 
-  it('through npm run -s order, as docs/cli.md runs it: Ctrl-C (SIGINT to the whole process group, npm passing it on too) ends watching with exit 0', async () => {
+  it('through npm run -s order, as docs/cli.md runs it: Ctrl-C (SIGINT to the whole process group, npm passing it on too) ends watching with exit 0, nothing left running', async () => {
     const { password } = demoCustomer(live.simulator, 'ready@demo.test');
-    const args = ['run', '-s', 'order', '--', '--username', 'ready@demo.test', '--endpoint', live.endpoint, '--watch'];
-    // As a terminal runs it: in a process group of its own, which Ctrl-C signals whole.
+    const args = ['--username', 'ready@demo.test', '--endpoint', live.endpoint, '--watch'];
     for (const target of ['group', 'npm'] as const) {
-      const child = spawn('npm', args, {
-        cwd: ROOT,
-        env: { HOME: process.env.HOME ?? '', PATH: PROJECT_PATH, ORDER_GRAPH_PASSWORD: password },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      child.stdout.resume();
-      const code = new Promise<number | null>((resolve) => child.on('close', (exit) => resolve(exit)));
-      try {
-        await until(() => stderr, /watching your orders/);
-        process.kill(target === 'group' ? -child.pid! : child.pid!, 'SIGINT');
-        expect({ target, code: await code }).toEqual({ target, code: 0 });
-      } finally {
-        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
-      }
+      const ended = await interruptNpmRun('order', args, { ORDER_GRAPH_PASSWORD: password }, /watching your orders/, target);
+      expect({ target, code: ended.code, signal: ended.signal, left: ended.left }).toEqual({ target, code: 0, signal: null, left: [] });
     }
   }, 60_000);
 
