@@ -1,9 +1,62 @@
 // The development scripts as a developer runs them from a checkout, each a separate command:
-// `npm run simulator` (Ctrl-C through npm: exit 0, nothing left running).
+// `npm run dev` (the gateway from the sources: .env read as npm start reads it, started again
+// on a change to a source or to .env) and `npm run simulator` (Ctrl-C through npm: exit 0,
+// nothing left running).
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { interruptNpmRun, killStarted } from '../helpers/process.js';
+import { checkoutCopy, groupMembers, interruptNpmRun, killStarted, startProcess, type Started } from '../helpers/process.js';
 
 afterEach(killStarted);
+
+/** Makes a change until the output shows `shown` after what it held before; resolves with the output from there on. */
+async function afterChange(started: Started, change: (round: number) => void, shown: RegExp): Promise<string> {
+  const from = started.stdout().length;
+  // Node's watcher may not have taken a file yet when the banner shows (the process it runs
+  // reports each file it loads on its own time): a change it missed is made again.
+  for (let round = 0; ; round++) {
+    change(round);
+    for (let waited = 0; waited < 2000; waited += 50) {
+      const after = started.stdout().slice(from);
+      if (shown.test(after)) return after;
+      if (started.child.exitCode !== null) throw new Error(`npm run dev ended:\n${started.stdout()}\n${started.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (round > 30) throw new Error(`no ${shown} after ${round} changes:\n${started.stdout()}`);
+  }
+}
+
+describe('npm run dev', () => {
+  it('the gateway from the sources: reads .env as npm start does, starts again on a change to a source or to .env, and Ctrl-C stops it: exit 0, nothing left running', async () => {
+    const copy = checkoutCopy(mkdtempSync(join(tmpdir(), 'order-graph-dev-')));
+    try {
+      writeFileSync(join(copy, '.env'), '# local settings\nGRAPHIQL=off\nLOG_LEVEL=warn\n');
+      const started = startProcess('npm', ['run', 'dev'], { HOME: process.env.HOME ?? '' }, copy, { group: true });
+      await started.output(/GraphiQL is off \(GRAPHIQL=on turns it on\)/, 60_000);
+      // A source changed: the gateway again, with .env's settings again.
+      const again = await afterChange(
+        started,
+        (round) => appendFileSync(join(copy, 'src/server/serve.ts'), `\n// a change (${round})\n`),
+        /GraphiQL is off \(GRAPHIQL=on turns it on\)/,
+      );
+      expect(again).toMatch(/^Restarting 'src\/server\/main\.ts'$/m);
+      // .env changed: its new settings.
+      await afterChange(
+        started,
+        (round) => writeFileSync(join(copy, '.env'), `GRAPHIQL=on\nLOG_LEVEL=warn\n# ${round}\n`),
+        /GraphiQL: open/,
+      );
+      process.kill(-started.child.pid!, 'SIGINT');
+      expect(await started.exited).toBe(0);
+      expect(groupMembers(started.child.pid!)).toEqual([]);
+      expect(started.stderr()).not.toMatch(/Error/);
+    } finally {
+      killStarted();
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
 
 describe('npm run simulator', () => {
   it('Ctrl-C (SIGINT to the whole process group, npm passing it on too, or to npm alone) stops it: exit 0, nothing left running', async () => {
