@@ -199,20 +199,32 @@ export interface Interrupted {
   stderr: string;
 }
 
+/** What interruptNpmRun runs, and when and how it interrupts it. */
+export interface NpmRunInterruption {
+  script: string;
+  args?: readonly string[];
+  env?: Record<string, string>;
+  /** The checkout it runs in (this one by default). */
+  cwd?: string;
+  /** What its stdout or stderr shows once it is ready for the Ctrl-C. */
+  ready: RegExp;
+  /** `group`: SIGINT to the whole process group (a terminal's Ctrl-C; npm passes it on to the script as well, so the script has it twice); `npm`: to npm alone (a signal npm passes on). */
+  target: 'group' | 'npm';
+}
+
 /**
- * `npm run -s <script> -- <args>` as a terminal runs it, in a process group of its own, and
- * Ctrl-C once `ready` shows on its stdout or stderr: SIGINT to the whole group (the terminal's
- * Ctrl-C, which npm passes on to the script as well, so the script has it twice) or to npm
- * alone (a signal npm passes on). Whatever the group still runs afterwards is killed.
+ * `npm run -s <script> -- <args>` as a terminal runs it, in a process group of its own,
+ * interrupted once it is ready. Whatever the group still runs afterwards is killed.
  */
-export async function interruptNpmRun(
-  script: string,
-  args: readonly string[],
-  env: Record<string, string>,
-  ready: RegExp,
-  target: 'group' | 'npm',
-): Promise<Interrupted> {
-  const started = startProcess('npm', ['run', '-s', script, '--', ...args], { HOME: process.env.HOME ?? '', ...env }, ROOT, {
+export async function interruptNpmRun({
+  script,
+  args = [],
+  env = {},
+  cwd = ROOT,
+  ready,
+  target,
+}: NpmRunInterruption): Promise<Interrupted> {
+  const started = startProcess('npm', ['run', '-s', script, '--', ...args], { HOME: process.env.HOME ?? '', ...env }, cwd, {
     group: true,
   });
   const pid = started.child.pid!;

@@ -98,7 +98,13 @@ describe('--watch', () => {
     const { password } = demoCustomer(live.simulator, 'ready@demo.test');
     const args = ['--username', 'ready@demo.test', '--endpoint', live.endpoint, '--watch'];
     for (const target of ['group', 'npm'] as const) {
-      const ended = await interruptNpmRun('order', args, { ORDER_GRAPH_PASSWORD: password }, /watching your orders/, target);
+      const ended = await interruptNpmRun({
+        script: 'order',
+        args,
+        env: { ORDER_GRAPH_PASSWORD: password },
+        ready: /watching your orders/,
+        target,
+      });
       expect({ target, code: ended.code, signal: ended.signal, left: ended.left }).toEqual({ target, code: 0, signal: null, left: [] });
     }
   }, 60_000);

@@ -62,7 +62,7 @@ describe('npm run simulator', () => {
   it('Ctrl-C (SIGINT to the whole process group, npm passing it on too, or to npm alone) stops it: exit 0, nothing left running', async () => {
     for (const target of ['group', 'npm'] as const) {
       // The line it prints once it listens, its handlers in place.
-      const ended = await interruptNpmRun('simulator', [], { SIM_PORT: '0' }, /^\{"urls":/m, target);
+      const ended = await interruptNpmRun({ script: 'simulator', env: { SIM_PORT: '0' }, ready: /^\{"urls":/m, target });
       expect({ target, code: ended.code, signal: ended.signal, left: ended.left }, ended.stderr).toEqual({
         target,
         code: 0,
