@@ -4,10 +4,11 @@
 // what that dist/ is compiled from. A frontend elsewhere installs @order-graph/client instead.
 //
 // The development server (npm run tracker:dev) serves the page from its sources, with hot
-// reload, and passes what the page asks of the gateway to the gateway at GATEWAY_URL (npm
+// reload (React Fast Refresh), and passes what the page asks of the gateway to the gateway at GATEWAY_URL (npm
 // start's and npm run dev's address by default): its settings and the GraphQL endpoint, so
 // the page is on one origin with its API as when the gateway serves it.
 import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
 import { defineConfig, type ProxyOptions } from 'vite';
 
 /** The gateway's origin from GATEWAY_URL (its GraphQL URL as the start-up banner prints it will do: only the origin is kept). */
@@ -34,7 +35,9 @@ export default defineConfig(({ command }) => ({
   resolve: {
     alias: { '@order-graph/client': fileURLToPath(new URL('../../src/client/index.ts', import.meta.url)) },
   },
-  oxc: { jsx: { runtime: 'automatic' } },
+  // React's automatic JSX runtime, and in development Fast Refresh: a changed component is
+  // replaced in the open page, its state (the sign-in) kept.
+  plugins: [react()],
   server: command === 'serve' ? { proxy: gatewayProxy(gatewayOrigin(process.env.GATEWAY_URL)) } : {},
   build: {
     outDir: 'dist',

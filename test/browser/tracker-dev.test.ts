@@ -4,8 +4,9 @@
 // settings and everything it sends the gateway (the sign-in, the deferred query, the live
 // updates' stream) passed on, so a demo customer signs in, sees the order and a move of it
 // live; the page wired to Vite's hot reload (its client loaded, its socket connected), and a
-// change to its stylesheet shown in the open page without a reload; Ctrl-C leaves nothing.
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+// change to its stylesheet and to a component shown in the open page without a reload, still
+// signed in; Ctrl-C leaves nothing.
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -105,7 +106,7 @@ describe.skipIf(!haveBrowser)('npm run tracker:dev: the page from its sources, i
     await page.close();
   });
 
-  it("hot reload: Vite's client on the page, its socket connected; a change to the stylesheet shows at once, without a reload, still signed in", async () => {
+  it("hot reload: Vite's client on the page, its socket connected; a change to the stylesheet, then to a component, shows at once, without a reload, still signed in", async () => {
     const { page, problems, hmr } = await open();
     await expect.poll(() => hmr.connected).toBe(true);
     await signIn(page, 'ready@demo.test');
@@ -119,6 +120,14 @@ describe.skipIf(!haveBrowser)('npm run tracker:dev: the page from its sources, i
     expect(await spacing()).not.toBe('3px');
     appendFileSync(join(copy, 'examples/order-tracker/src/styles.css'), '\n.order h2 { letter-spacing: 3px; }\n');
     await expect.poll(spacing, { timeout: 30_000 }).toBe('3px');
+    // A component's module (React Fast Refresh: the component is replaced, its state kept).
+    const next = () => page.locator('.progress .next').first().innerText();
+    expect(await next()).toBe('Now: Ready for pickup. Next: Delivered.');
+    const card = join(copy, 'examples/order-tracker/src/order-card.tsx');
+    const source = readFileSync(card, 'utf8');
+    expect(source).toContain('. Next: ${stageName(next)}.');
+    writeFileSync(card, source.replace('. Next: ${stageName(next)}.', '. Then: ${stageName(next)}.'));
+    await expect.poll(next, { timeout: 30_000 }).toBe('Now: Ready for pickup. Then: Delivered.');
     // The same document, still signed in.
     expect(await page.evaluate(() => 'keptFromBefore' in window)).toBe(true);
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
