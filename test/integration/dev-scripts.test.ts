@@ -10,21 +10,31 @@ import { checkoutCopy, groupMembers, interruptNpmRun, killStarted, startProcess,
 
 afterEach(killStarted);
 
-/** Makes a change until the output shows `shown` after what it held before; resolves with the output from there on. */
+/** Resolves with the output after `from` once it matches, or null when it has not within `ms` (a backstop: each wait ends when the output shows up). */
+async function outputAfter(started: Started, from: number, pattern: RegExp, ms: number): Promise<string | null> {
+  for (let waited = 0; waited <= ms; waited += 50) {
+    const after = started.stdout().slice(from);
+    if (pattern.test(after)) return after;
+    if (started.child.exitCode !== null) throw new Error(`npm run dev ended:\n${started.stdout()}\n${started.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
+}
+
+/** Makes a change until Node's watcher starts the gateway again, then waits for `shown`; resolves with the output from the change on. */
 async function afterChange(started: Started, change: (round: number) => void, shown: RegExp): Promise<string> {
   const from = started.stdout().length;
-  // Node's watcher may not have taken a file yet when the banner shows (the process it runs
-  // reports each file it loads on its own time): a change it missed is made again.
+  // The watcher may not have taken a file yet when the banner shows (the process it runs
+  // reports each file it loads on its own time): a change it missed is made again. Once it
+  // restarts, no further change: each would cut the start it interrupts.
   for (let round = 0; ; round++) {
     change(round);
-    for (let waited = 0; waited < 2000; waited += 50) {
-      const after = started.stdout().slice(from);
-      if (shown.test(after)) return after;
-      if (started.child.exitCode !== null) throw new Error(`npm run dev ended:\n${started.stdout()}\n${started.stderr()}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    if (round > 30) throw new Error(`no ${shown} after ${round} changes:\n${started.stdout()}`);
+    if (await outputAfter(started, from, /^Restarting /m, 2000)) break;
+    if (round >= 30) throw new Error(`no restart after ${round + 1} changes:\n${started.stdout()}`);
   }
+  const after = await outputAfter(started, from, shown, 60_000);
+  if (!after) throw new Error(`no ${shown} after the restart:\n${started.stdout()}`);
+  return after;
 }
 
 describe('npm run dev', () => {
