@@ -201,9 +201,10 @@ function watchClient(options: Options, tokens: Tokens | null, stop: AbortControl
  * Ctrl-C reaches the command more than once: the terminal signals its whole process group,
  * and `npm run` passes the signal on to its script as well. The handlers stay for the rest of
  * the run, so a repeat finds one (without one, node would die of it, and npm would report
- * exit 130) and changes nothing: the first stops watching, and the command ends with 0. (The
- * `order` script execs node with tsx as a loader: a shell left in between dies of the signal,
- * and tsx's own launcher, given it twice, kills the command.)
+ * exit 130) and changes nothing: the first stops watching, and the command ends with 0. The
+ * run ends with process.exit (see the end of this file), so a repeat that comes late still
+ * finds them. (The `order` script execs node with tsx as a loader: a shell left in between
+ * dies of the signal, and tsx's own launcher, given it twice, kills the command.)
  */
 async function watch(options: Options, tokens: Tokens | null, orders: readonly WatchedStatus[], write: Writer): Promise<number> {
   const stop = new AbortController();
@@ -304,4 +305,13 @@ async function main(): Promise<void> {
   }
 }
 
+/** Resolves once everything written to the stream before has been handed to the system (or the stream has failed). */
+const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()));
+
 await main();
+// Ended here, once the output is written, rather than when the event loop empties: node's own
+// teardown puts the default action of SIGINT back before the process is gone, and a repeat of
+// Ctrl-C arriving then (npm's, which comes late on a busy machine) would kill a command that
+// had finished with 0, and npm would report 130.
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit();

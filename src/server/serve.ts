@@ -40,7 +40,7 @@ function trackerLine(origin: string, tracker: boolean): string {
   if (!tracker) return 'Order tracker is off (TRACKER=on turns it on).';
   return builtTrackerFolder()
     ? `Order tracker: open ${origin}${TRACKER_PATH} in a browser.`
-    : 'Order tracker: not built (npm run build builds it).';
+    : 'Order tracker: not built (npm run build builds it; npm run tracker:dev serves it from its sources, with hot reload).';
 }
 
 function banner(url: string, pages: { graphiql: boolean; tracker: boolean }, simulator: Simulator | undefined, upstream: string[]): string {

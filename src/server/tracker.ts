@@ -50,22 +50,26 @@ function pageFile(body: Uint8Array, type: string, headers: Record<string, string
   return { type, body: Uint8Array.from(body), gzipped: Uint8Array.from(gzipSync(body)), headers };
 }
 
-/** Every file of the built page by its path under /tracker/ (the only paths served: nothing from a request reaches the file system). */
-function readPage(folder: string, settings: unknown): Map<string, PageFile> {
+/**
+ * Every file of the built page by its path under /tracker/ (the only paths served: nothing
+ * from a request reaches the file system), and its settings, built or not: the page from its
+ * sources on Vite's development server (npm run tracker:dev) takes them from here.
+ */
+function readPage(folder: string | null, settings: unknown): Map<string, PageFile> {
   const files = new Map<string, PageFile>();
-  const walk = (dir: string) => {
+  const walk = (root: string, dir: string) => {
     for (const name of readdirSync(dir)) {
       const full = join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
+      if (statSync(full).isDirectory()) walk(root, full);
       else {
-        const path = relative(folder, full).split(sep).join('/');
+        const path = relative(root, full).split(sep).join('/');
         // Vite names every asset by its content's hash: a browser keeps them for good.
         const caching = path.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
         files.set(path, pageFile(readFileSync(full), TYPES[extname(name)] ?? 'application/octet-stream', { 'cache-control': caching }));
       }
     }
   };
-  walk(folder);
+  if (folder) walk(folder, folder);
   const index = files.get('index.html');
   if (index) {
     index.headers = {
@@ -84,7 +88,7 @@ function readPage(folder: string, settings: unknown): Map<string, PageFile> {
 }
 
 export interface TrackerPageOptions {
-  /** The built page's folder (builtTrackerFolder); null: not built, /tracker/ says so. */
+  /** The built page's folder (builtTrackerFolder); null: not built, /tracker/ says so (its settings are served all the same). */
   folder: string | null;
   /** The GraphQL endpoint's path, on this origin. */
   endpoint: string;
@@ -108,10 +112,9 @@ export function useTrackerPage({ folder, endpoint, demoLogins, pollIntervalMs, p
       const text = (status: number, message: string, headers: Record<string, string> = {}) =>
         endResponse(new fetchAPI.Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } }));
       if (request.method !== 'GET' && request.method !== 'HEAD') return text(405, 'Method not allowed\n', { allow: 'GET, HEAD' });
-      if (!folder) return text(404, 'The order-tracker page is not built: npm run build builds it.\n');
       files ??= readPage(folder, { endpoint, pollIntervalMs, persistedDocuments, demo: demoLogins });
       const file = files.get(url.pathname.slice(TRACKER_PATH.length));
-      if (!file) return text(404, 'Not found\n');
+      if (!file) return text(404, folder ? 'Not found\n' : 'The order-tracker page is not built: npm run build builds it.\n');
       const gzip = acceptsGzip(request);
       const body = request.method === 'HEAD' ? null : gzip ? file.gzipped : file.body;
       endResponse(

@@ -1,10 +1,12 @@
 /**
- * Standalone simulator process (`npm run simulator`, and the benchmark's): `tsx src/simulator/main.ts`.
+ * Standalone simulator process: `npm run simulator` (`node --import tsx src/simulator/main.ts`,
+ * node itself under npm with no shell or launcher between, so Ctrl-C through npm ends it with 0),
+ * and the benchmark's (its build, dist/src/simulator/main.js).
  * Environment: SIM_PORT (default 0), SIM_HOST (default 127.0.0.1), SIM_LATENCY_MS,
  * SIM_JITTER_MS, SIM_ADVANCE_EVERY_MS (default 60000: production@demo.test's order takes its
  * next stage every minute, as in `npm start`; 0: never). Prints one JSON line
  * `{"urls":{...},"customers":[...],"moving":{...}|null}` once listening; closes on
- * SIGTERM/SIGINT. Serves the stats endpoint (`GET /__simulator/stats`, calls per operation;
+ * SIGTERM/SIGINT (a repeat, such as npm's of Ctrl-C, changes nothing) and exits 0. Serves the stats endpoint (`GET /__simulator/stats`, calls per operation;
  * `POST /__simulator/stats/reset`) that the benchmark reads, and, while the order moves,
  * `POST /__simulator/advance` (moves it at once).
  */

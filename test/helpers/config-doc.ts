@@ -244,10 +244,11 @@ switch takes \`true\`, \`false\`, \`1\` and \`0\` too; sizes are written in byte
 settings that matter most in production are listed in
 [production.md](production.md#settings-that-matter-in-production).
 
-\`npm start\` in a checkout also reads them from a \`.env\` file in the checkout's folder when
-there is one (Node.js's own \`--env-file-if-exists\`: one \`NAME=value\` a line, \`#\` for a
-comment); a variable set in the environment wins over the file. \`.env\` is git-ignored. The
-production start (\`node src/tools/start.mjs\`, the image) reads no file.`;
+\`npm start\` and \`npm run dev\` in a checkout also read them from a \`.env\` file in the
+checkout's folder when there is one (Node.js's own \`--env-file-if-exists\`: one \`NAME=value\`
+a line, \`#\` for a comment); a variable set in the environment wins over the file, and
+\`npm run dev\` starts again when the file changes. \`.env\` is git-ignored. The production
+start (\`node src/tools/start.mjs\`, the image) reads no file.`;
 
 const TAIL = `## Read elsewhere
 

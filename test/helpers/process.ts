@@ -104,20 +104,39 @@ export function startProcess(command: string, args: string[], env: Record<string
   };
 }
 
-/** The process's children (pid and command line), from /proc. */
-export function childrenOf(pid: number): { pid: number; command: string }[] {
+/** Each process's state, parent and process group, from /proc/<pid>/stat (the fields after the command's name). */
+function processes(): { pid: number; state: string; ppid: number; pgid: number }[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .flatMap((name) => {
       try {
         const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        if (ppid !== pid) return [];
-        return [{ pid: Number(name), command: readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim() }];
+        const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return [{ pid: Number(name), state: state!, ppid: Number(ppid), pgid: Number(pgid) }];
       } catch {
         return []; // gone meanwhile
       }
     });
+}
+
+/** The process's children (pid and command line), from /proc. */
+export function childrenOf(pid: number): { pid: number; command: string }[] {
+  return processes()
+    .filter((found) => found.ppid === pid)
+    .flatMap((child) => {
+      try {
+        return [{ pid: child.pid, command: readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0').join(' ').trim() }];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+}
+
+/** The processes of a process group still running (a zombie counts as gone). */
+export function groupMembers(pgid: number): number[] {
+  return processes()
+    .filter((found) => found.pgid === pgid && found.state !== 'Z')
+    .map((found) => found.pid);
 }
 
 /** Whether a process still exists (a zombie counts as gone). */
@@ -168,3 +187,62 @@ export const npmStart = (env: Record<string, string>, options: { group?: boolean
 
 /** The banner's first line, with the URL it listens at. */
 export const LISTENING = /Order Graph is listening at (http:\/\/\S+)/;
+
+/** How `npm run` ended after a Ctrl-C (interruptNpmRun). */
+export interface Interrupted {
+  /** npm's exit code; null when a signal ended it. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The processes of its group still running once npm had exited (killed since). */
+  left: number[];
+  stdout: string;
+  stderr: string;
+}
+
+/** What interruptNpmRun runs, and when and how it interrupts it. */
+export interface NpmRunInterruption {
+  script: string;
+  args?: readonly string[];
+  env?: Record<string, string>;
+  /** The checkout it runs in (this one by default). */
+  cwd?: string;
+  /** What its stdout or stderr shows once it is ready for the Ctrl-C. */
+  ready: RegExp;
+  /** `group`: SIGINT to the whole process group (a terminal's Ctrl-C; npm passes it on to the script as well, so the script has it twice); `npm`: to npm alone (a signal npm passes on). */
+  target: 'group' | 'npm';
+}
+
+/**
+ * `npm run -s <script> -- <args>` as a terminal runs it, in a process group of its own,
+ * interrupted once it is ready. Whatever the group still runs afterwards is killed.
+ */
+export async function interruptNpmRun({
+  script,
+  args = [],
+  env = {},
+  cwd = ROOT,
+  ready,
+  target,
+}: NpmRunInterruption): Promise<Interrupted> {
+  const started = startProcess('npm', ['run', '-s', script, '--', ...args], { HOME: process.env.HOME ?? '', ...env }, cwd, {
+    group: true,
+  });
+  const pid = started.child.pid!;
+  try {
+    // The timeout is only a backstop: each wait ends when the output shows up.
+    for (let waited = 0; !ready.test(started.stdout() + started.stderr()); waited += 20) {
+      if (started.child.exitCode !== null || waited > 60_000)
+        throw new Error(`no ${ready} in the output:\n${started.stdout()}\n${started.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    process.kill(target === 'group' ? -pid : pid, 'SIGINT');
+    const code = await started.exited;
+    return { code, signal: started.child.signalCode, left: groupMembers(pid), stdout: started.stdout(), stderr: started.stderr() };
+  } finally {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  }
+}

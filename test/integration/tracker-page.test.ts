@@ -85,8 +85,15 @@ describe('the tracker page on the gateway', () => {
 
   it('is not there when TRACKER is off, and says it is not built when it is not', async () => {
     expect((await fetch(`${off.origin}/tracker/`)).status).toBe(404);
+    expect((await fetch(`${off.origin}/tracker/settings.json`)).status).toBe(404);
     const missing = await fetch(`${unbuilt.origin}/tracker/`);
     expect([missing.status, await missing.text()]).toEqual([404, 'The order-tracker page is not built: npm run build builds it.\n']);
+  });
+
+  it('not built, still tells its settings: to the page from its sources on the development server (npm run tracker:dev)', async () => {
+    const settings = await fetch(`${unbuilt.origin}/tracker/settings.json`);
+    expect(settings.status).toBe(200);
+    expect(await settings.json()).toMatchObject({ endpoint: '/graphql', demo: [] });
   });
 });
 
