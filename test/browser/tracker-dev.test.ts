@@ -10,7 +10,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
 import { demoOrders } from '../helpers/demo.js';
@@ -23,6 +23,8 @@ let copy: string;
 /** Where the development server serves the page. */
 let pageUrl: string;
 let browser: Browser;
+/** The development server's process: its output is shown when a test fails. */
+let dev: ReturnType<typeof startProcess>;
 
 beforeAll(async () => {
   if (!haveBrowser) return;
@@ -39,7 +41,7 @@ beforeAll(async () => {
   });
   copy = checkoutCopy(mkdtempSync(join(tmpdir(), 'tracker-dev-')));
   // GATEWAY_URL as the gateway's banner prints its address (the GraphQL URL: its origin is what counts).
-  const dev = startProcess('npm', ['run', 'tracker:dev'], { HOME: process.env.HOME ?? '', GATEWAY_URL: gateway.endpoint }, copy, {
+  dev = startProcess('npm', ['run', 'tracker:dev'], { HOME: process.env.HOME ?? '', GATEWAY_URL: gateway.endpoint }, copy, {
     group: true,
   });
   pageUrl = (await dev.output(/Local:\s+(http:\/\/\S+\/tracker\/)/, 60_000))[1]!;
@@ -108,6 +110,7 @@ describe.skipIf(!haveBrowser)('npm run tracker:dev: the page from its sources, i
 
   it("hot reload: Vite's client on the page, its socket connected; a change to the stylesheet, then to a component, shows at once, without a reload, still signed in", async () => {
     const { page, problems, hmr } = await open();
+    onTestFailed(() => console.info(`Vite's output:\n${dev.stdout()}${dev.stderr()}\nThe page's problems: ${problems.join('\n')}`));
     await expect.poll(() => hmr.connected).toBe(true);
     await signIn(page, 'ready@demo.test');
     // Gone with the document, were the page loaded again.
