@@ -1,6 +1,7 @@
 // Order history (Order.history): what the gateway records each time it reads a customer's
 // order list (a query's loader, a live poll), and the pages read from it. Where the histories
 // are kept is a HistoryStore: this process (history-memory.ts) or Redis (src/redis/history.ts).
+import { LRUCache } from 'lru-cache';
 import { BadUserInputError } from '../errors.js';
 import type { Order } from '../upstream/models.js';
 import { dropAged, fit, observe, parseHistory, type HistoryBounds, type CustomerHistory } from './customer-history.js';
@@ -59,17 +60,48 @@ export interface HistoryOptions {
   failed?: (error: unknown) => void;
 }
 
+// Every order list read checks its customer's kept history, whose text rarely changes between
+// reads: the last texts read are kept parsed beside them (the customers read most recently, up
+// to this many characters of text in all), so that one seen again skips JSON.parse and the zod
+// check. The text is still read from the store each time and compared: a history another
+// writer changed (a replica, over Redis) is parsed afresh.
+const PARSED_CUSTOMERS = 256;
+const PARSED_CHARS = 1024 * 1024;
+
+/** Freezes a parsed history all through: whatever reads it gets copies to change (dropAged), never the kept one. */
+function frozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) frozen(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /** The history over a store, within its bounds. */
 export function createHistory({ store, bounds, ignored, mixed, failed }: HistoryOptions): OrderHistory {
-  /** A kept text as a history within the age bound, and whether it had entries to drop (then it is written again without them). */
-  const read = (text: string | null): { history: CustomerHistory; dropped: boolean } => {
+  // By customer id: the text last read and its history, parsed and checked without a dropped entry.
+  const parsedTexts = new LRUCache<string, { text: string; history: CustomerHistory }>({
+    max: PARSED_CUSTOMERS,
+    maxSize: PARSED_CHARS,
+    sizeCalculation: ({ text }) => Math.max(1, text.length),
+  });
+
+  /**
+   * A customer's kept text as a history within the age bound, and whether it had entries to
+   * drop (then it is written again without them). A copy each time (dropAged makes new orders
+   * and event lists), which its caller may change.
+   */
+  const read = (customerId: string, text: string | null): { history: CustomerHistory; dropped: boolean } => {
     if (text === null) return { history: { orders: [] }, dropped: false };
+    const kept = parsedTexts.get(customerId);
+    if (kept?.text === text) return { history: dropAged(kept.history, Date.now(), bounds.maxAgeMs), dropped: false };
     const parsed = parseHistory(text);
     if (!parsed.ok) {
       ignored?.(parsed.reason);
       return { history: { orders: [] }, dropped: true };
     }
     if (parsed.dropped > 0) ignored?.(`${parsed.dropped} of its entries were not of their shape: dropped, the rest kept`);
+    else if (text.length <= PARSED_CHARS) parsedTexts.set(customerId, { text, history: frozen(parsed.history) });
     return { history: dropAged(parsed.history, Date.now(), bounds.maxAgeMs), dropped: parsed.dropped > 0 };
   };
 
@@ -77,7 +109,7 @@ export function createHistory({ store, bounds, ignored, mixed, failed }: History
   async function record(customerId: string, orders: readonly Order[], observedAt: string): Promise<Record<string, string>> {
     let since: Record<string, string> = {};
     await store.update(customerId, (current) => {
-      const { history, dropped } = read(current);
+      const { history, dropped } = read(customerId, current);
       const known = new Set(history.orders.map((order) => order.id));
       const observed = observe(history, orders, observedAt, bounds.eventsPerOrder);
       since = observed.since;
@@ -109,7 +141,7 @@ export function createHistory({ store, bounds, ignored, mixed, failed }: History
       const before = after == null ? Infinity : positionOf(after, orderId);
       const customerId = customerIdOf(order);
       if (customerId === null) return [];
-      const history = read(await store.read(customerId)).history.orders.find((candidate) => candidate.id === orderId);
+      const history = read(customerId, await store.read(customerId)).history.orders.find((candidate) => candidate.id === orderId);
       return (history?.events ?? [])
         .filter((event) => event.n < before)
         .slice(0, first)

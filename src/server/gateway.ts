@@ -37,6 +37,7 @@ import { hostAllowed, useAllowedHosts } from './guards/request.js';
 import { HEALTH_PATH, READY_PATH, useHealthEndpoints } from './health.js';
 import { useRequestLifecycle } from './lifecycle.js';
 import { LIMITS } from './limits.js';
+import { mergeHooks } from './merged-hooks.js';
 import { createCallers, useCallerLimits, type Callers } from './callers.js';
 import { createLoginThrottle } from './login-throttle.js';
 import type { RequestRecord } from './request-record.js';
@@ -197,7 +198,8 @@ function gatewayPlugins(
 ) {
   const { tracing, metricsPath } = config;
   const { policy, callers, ready, redis, metrics, responseCache } = parts;
-  return [
+  // The project's own plugins up to the pages, each phase's hooks run as one hook (merged-hooks.ts): in this order.
+  const own = [
     // First: every later hook finds the request's scope in the server context.
     useRequestLifecycle({
       logger: config.logger,
@@ -225,6 +227,9 @@ function gatewayPlugins(
           }),
         ]
       : []),
+  ];
+  return [
+    ...mergeHooks(own),
     useDeferStream(),
     useEventContexts((context: GraphQLContext, event) => context.forEvent(event as Parameters<GraphQLContext['forEvent']>[0])),
     useJitWhereItPays(parts.worthCompiling),

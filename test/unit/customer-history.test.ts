@@ -201,3 +201,49 @@ describe('createHistory: what the writer keeps is what the reader takes back', (
     ]);
   });
 });
+
+describe('createHistory: a history read again', () => {
+  const bounds = { eventsPerOrder: 100, maxAgeMs: 3650 * 86_400_000, customerBytes: 1_000_000 };
+  const statuses = async (history: ReturnType<typeof createHistory>) =>
+    (await history.events(order('o1', 'X'), 10, null)).map(
+      (event) => event.changes.find((change) => change.field === 'status')?.to ?? null,
+    );
+
+  it('is read from the store each time: a text another writer changed is taken as it is now, its foreign entries dropped', async () => {
+    const store = memoryHistoryStore(10_000_000);
+    const ignored: string[] = [];
+    const history = createHistory({ store, bounds, ignored: (reason) => ignored.push(reason) });
+    await history.observe([order('o1', 'RESERVED')], at(0));
+    await history.observe([order('o1', 'ORDER_CONFIRMED')], at(1));
+    // Read twice: the second from what the first parsed.
+    expect(await statuses(history)).toEqual(['ORDER_CONFIRMED', null]);
+    expect(await statuses(history)).toEqual(['ORDER_CONFIRMED', null]);
+    // Another writer (a replica, over Redis) moves the order on.
+    const other = createHistory({ store, bounds });
+    await other.observe([order('o1', 'IN_PRODUCTION')], at(2));
+    expect(await statuses(history)).toEqual(['IN_PRODUCTION', 'ORDER_CONFIRMED', null]);
+    // And a foreign entry written in its place is dropped on every read, as the first time.
+    const text = (await store.read('u1'))!;
+    const foreign = JSON.parse(text) as { orders: { events: unknown[] }[] };
+    foreign.orders[0]!.events.unshift({ n: 9, at: 'not a time', changes: [] });
+    await store.update('u1', () => JSON.stringify(foreign));
+    expect(await statuses(history)).toEqual(['IN_PRODUCTION', 'ORDER_CONFIRMED', null]);
+    expect(await statuses(history)).toEqual(['IN_PRODUCTION', 'ORDER_CONFIRMED', null]);
+    expect(ignored).toHaveLength(2);
+  });
+
+  it('hands out what no reader can change for the next: the changes of a read are frozen, and the next read is whole', async () => {
+    const store = memoryHistoryStore(10_000_000);
+    const history = createHistory({ store, bounds });
+    await history.observe([order('o1', 'RESERVED')], at(0));
+    await history.observe([order('o1', 'ORDER_CONFIRMED')], at(1));
+    await statuses(history);
+    const [newest] = await history.events(order('o1', 'X'), 10, null);
+    expect(() => (newest!.changes as unknown[]).push({ field: 'status', from: null, to: 'FORGED' })).toThrow(TypeError);
+    // An observation changes its own copy: what was kept, and the text written, are the observation's alone.
+    await history.observe([order('o1', 'ORDER_CONFIRMED')], at(2));
+    await history.observe([order('o1', 'IN_PRODUCTION')], at(3));
+    expect(await statuses(history)).toEqual(['IN_PRODUCTION', 'ORDER_CONFIRMED', null]);
+    expect(parseHistory((await store.read('u1'))!)).toMatchObject({ ok: true, dropped: 0 });
+  });
+});
