@@ -230,10 +230,10 @@ describe('orderUpdates', () => {
     await Promise.all(streams.map((stream) => stream.results.next()));
     for (const stream of streams) stream.stop();
     // The ends reach the gateway when a loaded machine gets to them: first two intervals without a poll,
-    for (let since = 0, round = 0; round < 40; round++) {
-      since = Date.now();
+    for (let round = 0; round < 40; round++) {
+      const from = Date.now();
       await new Promise((resolve) => setTimeout(resolve, POLL_MS * 2));
-      if (pollsAfter(simulator, since) === 0) break;
+      if (pollsAfter(simulator, from) === 0) break;
     }
     // then none in four more.
     const since = Date.now();
