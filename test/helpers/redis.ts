@@ -35,11 +35,19 @@ export interface RedisServer {
   resume(): void;
 }
 
+// Each Redis's folder, removed as the process exits: one listener for them all (a worker runs
+// many files, and a listener per server would pile up).
+const folders = new Set<string>();
+function removedAtExit(dir: string) {
+  if (folders.size === 0) process.once('exit', () => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
+  folders.add(dir);
+}
+
 export async function startRedis({ args = [] }: { args?: readonly string[] } = {}): Promise<RedisServer> {
   const port = await freePort();
   // Its own folder, kept across restarts: what the shipped arguments persist there comes back.
   const dir = mkdtempSync(join(tmpdir(), 'order-graph-redis-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  removedAtExit(dir);
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
