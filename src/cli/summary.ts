@@ -190,7 +190,9 @@ function tradeInLines(order: Order, errors: readonly OrderGraphError[], path: Pa
     );
   return [
     joined([tradeIn.status === 'UNKNOWN' ? 'status unknown' : words(tradeIn.status), car]),
-    ...(offer || tradeIn.netCredit ? [joined([offer, tradeIn.netCredit && `net credit ${formatMoney(tradeIn.netCredit)}`])] : []),
+    // On lines of their own: together they pass 80 columns.
+    ...(offer ? [offer] : []),
+    ...(tradeIn.netCredit ? [`net credit ${formatMoney(tradeIn.netCredit)}`] : []),
   ];
 }
 

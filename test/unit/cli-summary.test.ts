@@ -217,7 +217,14 @@ describe('money', () => {
     expect(section(text, 'Amount due')).toContain('9,007,199,254,740,993.05 USD (total 1,234,567.10 USD, paid 5,000.00 USD, estimate)');
     expect(section(text, 'Payments')).toContain('5,000.00 USD · succeeded · VISA ending 4242');
     expect(section(text, 'Trade-in')).toContain('offer accepted · 2018 Audi Q5');
-    expect(section(text, 'Trade-in')).toContain('offer 24,500.00 USD, valid until 2026-12-15 · net credit 18,500.00 USD');
+    expect(section(text, 'Trade-in')).toContain('offer 24,500.00 USD, valid until 2026-12-15\n');
+    expect(section(text, 'Trade-in')).toContain('net credit 18,500.00 USD');
+  });
+
+  it('the trade-in and the payments fit 80 columns', () => {
+    const text = summarize(result([readyOrder()]));
+    const lines = [section(text, 'Trade-in'), section(text, 'Payments')].join('\n').split('\n');
+    expect(lines.filter((line) => [...line].length > 80)).toEqual([]);
   });
 });
 
