@@ -35,6 +35,10 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /** The CLI on pipes: stdin a pipe, stdout and stderr captured. */
 export function startOrder(args: readonly string[], { env = {}, stdin = '' }: StartOptions = {}) {
   const child = spawn(CLI[0]!, [...CLI.slice(1), ...args], { cwd: ROOT, env: childEnv(env) });
+  // A command that exits without reading its stdin (a usage error) closes the pipe first: EPIPE, nothing to report.
+  child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   child.stdin.end(stdin);
   const output = { stdout: '', stderr: '' };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
