@@ -73,14 +73,11 @@ const logger = createLogger(
 );
 
 // Loaded only when it is needed: a gateway in front of the real service never carries it.
-const simulator = config.upstreamUrls
-  ? undefined
-  : await import('../simulator/server.js').then((s) => s.startSimulator({ host: '127.0.0.1', advanceEveryMs: s.DEMO_ADVANCE_EVERY_MS }));
+const simulating = config.upstreamUrls ? undefined : await import('../simulator/server.js');
+const simulator = await simulating?.startSimulator({ host: '127.0.0.1', advanceEveryMs: simulating.DEMO_ADVANCE_EVERY_MS });
 const upstreamUrls = config.upstreamUrls ?? simulator!.urls;
 // GraphiQL's sign-in bar offers the demo customers, the one with every part of an order first.
-const demoLogins = simulator?.customers
-  .map(({ username, password, description }) => ({ username, password, description }))
-  .sort((a, b) => Number(b.username === 'ready@demo.test') - Number(a.username === 'ready@demo.test'));
+const demoLogins = simulator && simulating?.offeredDemoLogins(simulator.customers);
 // Tracing's modules load only when it is configured: off, it costs nothing.
 const tracing = config.tracing
   ? (await import('../observability/tracing.js')).startTracing(config.tracing, [

@@ -45,6 +45,12 @@ export interface DemoCustomer {
   description: string;
 }
 
+/** The demo logins as the sign-in pages offer them: the customer whose order has every part first. */
+export const offeredDemoLogins = (customers: readonly DemoCustomer[]) =>
+  customers
+    .map(({ username, password, description }) => ({ username, password, description }))
+    .sort((a, b) => Number(b.username === 'ready@demo.test') - Number(a.username === 'ready@demo.test'));
+
 export interface RequestLogEntry {
   operation: OperationName | 'unknown';
   method: string;

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { offeredDemoLogins, startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/chromium.js';
 import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startGateway } from '../helpers/harness.js';
@@ -18,10 +18,11 @@ let browser: Browser;
 beforeAll(async () => {
   if (!haveBrowser) return;
   simulator = await startSimulator();
-  const demoLogins = simulator.customers
-    .map(({ username, password, description }) => ({ username, password, description }))
-    .sort((a, b) => Number(b.username === 'ready@demo.test') - Number(a.username === 'ready@demo.test'));
-  gateway = await startGateway({ upstreamUrls: simulator.urls, demoLogins, live: { pollIntervalMs: 300 } });
+  gateway = await startGateway({
+    upstreamUrls: simulator.urls,
+    demoLogins: offeredDemoLogins(simulator.customers),
+    live: { pollIntervalMs: 300 },
+  });
   browser = await launchChromium();
 }, 60_000);
 

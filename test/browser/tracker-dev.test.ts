@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { offeredDemoLogins, startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
 import { demoOrders } from '../helpers/demo.js';
 import { startGateway, type TestGateway } from '../helpers/harness.js';
@@ -30,11 +30,10 @@ beforeAll(async () => {
   if (!haveBrowser) return;
   // The demo's moving order, moved only when the test posts to its advance URL.
   simulator = await startSimulator({ advanceEveryMs: 3_600_000 });
-  const demoLogins = simulator.customers.map(({ username, password, description }) => ({ username, password, description }));
   // The page is not built: the development server needs no build, and the gateway tells the page its settings all the same.
   gateway = await startGateway({
     upstreamUrls: simulator.urls,
-    demoLogins,
+    demoLogins: offeredDemoLogins(simulator.customers),
     tracker: true,
     trackerFolder: null,
     live: { pollIntervalMs: 300 },

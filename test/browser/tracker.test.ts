@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { offeredDemoLogins, startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { hasReached, ORDER_STAGES } from '../../src/upstream/contract.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
 import { demoCustomer, demoOrders, DEMO_USERNAMES } from '../helpers/demo.js';
@@ -33,13 +33,9 @@ beforeAll(async () => {
   if (!haveBrowser) return;
   // The demo's moving order, moved only when the test posts to its advance URL (an hour is never reached).
   simulator = await startSimulator({ advanceEveryMs: 3_600_000 });
-  // Offered as serve.ts offers them: the customer whose order has every part first.
-  const demoLogins = simulator.customers
-    .map(({ username, password, description }) => ({ username, password, description }))
-    .sort((a, b) => Number(b.username === READY) - Number(a.username === READY));
   gateway = await startGateway({
     upstreamUrls: simulator.urls,
-    demoLogins,
+    demoLogins: offeredDemoLogins(simulator.customers),
     tracker: true,
     trackerFolder: folder,
     live: { pollIntervalMs: 300 },
