@@ -140,7 +140,7 @@ async function pickDemo(page: Page, username: string) {
 }
 
 describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
-  it('three actions from opening the page to the whole order: open, Sign in, run; the token stays in the page’s memory', async () => {
+  it('three actions from opening the page to the whole order: open, Sign in, run; the token stays in the page’s memory; the deferred query and the live updates run from their tabs', async () => {
     const { page, actions, offline, refused, act } = await open();
     expect(await selectedTab(page)).toBe('WholeOrder');
     // The demo customer with every part of an order is offered first.
@@ -164,18 +164,10 @@ describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.setViewportSize({ width: 1400, height: 900 });
     await page.screenshot({ path: new URL('graphiql-whole-order.png', SCREENSHOTS).pathname });
-    expect(offline).toEqual([]);
-    expect(refused).toEqual([]);
-    await page.close();
-  });
+    await page.setViewportSize({ width: 1400, height: 9000 });
 
-  it('the deferred query and the live updates run from their tabs', async () => {
-    const { page, refused } = await open();
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Signed in as/);
-
+    // The same page, signed in: the deferred query and the live updates from their tabs.
     await tab(page, 'WholeOrderDeferred', 'query');
-    const vin = simulator.data.vehicleDetails.find((v) => v.reservationId === 'OC-ACBDE')!.vin;
     await runUntil(page, `"vin":"${vin}"`);
 
     await tab(page, 'OrderUpdates', 'subscription');
@@ -188,17 +180,25 @@ describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
     } finally {
       order.status = was;
     }
+    expect(offline).toEqual([]);
     expect(refused).toEqual([]);
     await page.close();
   });
 
-  it('in front of a real upstream (no demo customers): typed credentials; a wrong password says why and signs nothing in', async () => {
+  it('in front of a real upstream (no demo customers), on a phone: typed credentials in fields that fit; a wrong password says why and signs nothing in', async () => {
     const real = await startGateway({ upstreamUrls: simulator.urls });
     try {
-      const page = await browser.newPage();
+      const context = await browser.newContext(PHONE);
+      const page = await context.newPage();
       await page.goto(real.endpoint, { waitUntil: 'load', timeout: 60_000 });
       await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
       expect(await page.locator('#order-graph-sign-in select').count()).toBe(0);
+      // The username and password fields fit beside each other or below.
+      const layout = await signInLayout(page);
+      expectFits(layout, PHONE.viewport!.width);
+      expect(layout.boxes.map(({ part }) => part)).toEqual(['h1', 'input', 'input', 'button', 'span.status']);
+      expect(await barViolations(page)).toEqual([]);
+
       const { password } = demoCustomer(simulator, 'two-orders@demo.test');
       await page.getByPlaceholder('Username').fill('two-orders@demo.test');
       await page.getByPlaceholder('Password').fill('wrong-password');
@@ -213,7 +213,7 @@ describe.skipIf(!haveBrowser)(`GraphiQL in Chromium (${CHROMIUM})`, () => {
       await page.getByRole('button', { name: 'Sign out' }).click();
       expect(await page.getByPlaceholder('Password').inputValue()).toBe('');
       expect(await page.getByRole('status').innerText()).toBe('Signed out: the token is forgotten.');
-      await page.close();
+      await context.close();
     } finally {
       await real.close();
     }
@@ -266,25 +266,47 @@ async function controlsOutOfView(page: Page) {
     .map((element) => (element.getAttribute('aria-label') || element.getAttribute('title') || element.textContent.trim() || element.tagName) + ' at ' + [...Object.values(element.getBoundingClientRect().toJSON())].map(Math.round).join(','))`);
 }
 
-describe.skipIf(!haveBrowser)('GraphiQL fits its window at 1280×800 and 390×844', () => {
+describe.skipIf(!haveBrowser)('GraphiQL on a phone (390×844) and at desktop width (1280×800)', () => {
   it.each([
     { size: 'desktop', options: DESKTOP },
     { size: 'phone', options: PHONE },
   ])(
-    '$size: the document is the window, every control is in view, a wheel scrolls nothing, a tab takes one click, axe-core finds nothing of the page’s',
+    '$size: the document is the window and every control in view, the sign-in bar fits, a wheel scrolls nothing, a tab takes one press, a picked demo customer signs in and a query runs; axe-core finds nothing of the page’s',
     async ({ size, options }) => {
       const context = await browser.newContext(options);
       const page = await context.newPage();
       await page.goto(gateway.endpoint, { waitUntil: 'load', timeout: 60_000 });
       await page.waitForSelector('.graphiql-container .graphiql-tab', { timeout: 30_000 });
       const { width, height } = options.viewport!;
-
       const extent = () =>
         page.evaluate<{ width: number; height: number; scrollY: number }>(
           '({ width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight, scrollY })',
         );
-      expect(await extent()).toEqual({ width, height, scrollY: 0 });
-      expect(await controlsOutOfView(page)).toEqual([]);
+      const inWindow = async () => {
+        expect(await extent()).toEqual({ width, height, scrollY: 0 });
+        expect(await controlsOutOfView(page)).toEqual([]);
+      };
+      await inWindow();
+
+      // The sign-in bar fits its width.
+      const before = await signInLayout(page);
+      expectFits(before, width);
+      expect(before.boxes.map(({ part }) => part)).toEqual(['h1', 'label', 'select', 'button', 'span.status']);
+      const box = (part: string) => before.boxes.find((candidate) => candidate.part === part)!;
+      if (size === 'desktop') {
+        // One line, as the bar always was at this width: every part overlaps every other vertically.
+        expect(Math.max(...before.boxes.map(({ y }) => y))).toBeLessThan(Math.min(...before.boxes.map(({ y, height }) => y + height)));
+      } else {
+        // The picker has a line of its own, wide enough to read the customer in it.
+        expect(box('select').width).toBeGreaterThan(width / 2);
+        expect(box('button').y).toBeGreaterThan(box('select').y + box('select').height - 1);
+      }
+      expect(await barViolations(page)).toEqual([]);
+      console.info(
+        `GraphiQL at ${width} px: the page is ${before.scrollWidth} px wide, the bar ${before.boxes.map(({ part, x, width: w }) => `${part} ${Math.round(x)}..${Math.round(x + w)}`).join(', ')}`,
+      );
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: new URL(`graphiql-${width}-sign-in.png`, SCREENSHOTS).pathname });
 
       // A wheel over the bar: the page has nowhere to go.
       const bar = (await page.locator('#order-graph-bar').boundingBox())!;
@@ -308,69 +330,12 @@ describe.skipIf(!haveBrowser)('GraphiQL fits its window at 1280×800 and 390×84
         if (!selected) missed.push(name);
       }
       expect(missed).toEqual([]);
-      expect(await extent()).toEqual({ width, height, scrollY: 0 });
-      expect(await controlsOutOfView(page)).toEqual([]);
+      await inWindow();
 
       // The bar is the page's banner with its heading; GraphiQL is its main content.
       expect(await page.getByRole('banner').getByRole('heading', { level: 1 }).innerText()).toBe('Order Graph');
       expect(await page.getByRole('main').locator('#graphiql-session').count()).toBe(1);
       const findings = [await pageFindings(page)];
-
-      // Signed in, with an answer in its pane: still the window, still nothing of the page's.
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Signed in as /);
-      await runUntil(page, '"data":{"me":{');
-      expect(await extent()).toEqual({ width, height, scrollY: 0 });
-      expect(await controlsOutOfView(page)).toEqual([]);
-      findings.push(await pageFindings(page));
-
-      // The settings, from the button at the foot of GraphiQL's sidebar, open in view.
-      await page.getByRole('button', { name: 'Open settings dialog' }).click();
-      const dialog = page.getByRole('dialog');
-      await dialog.waitFor();
-      const box = (await dialog.boundingBox())!;
-      expect([box.x >= 0, box.y >= 0, box.x + box.width <= width, box.y + box.height <= height]).toEqual([true, true, true, true]);
-      expect(await extent()).toEqual({ width, height, scrollY: 0 });
-      findings.push(await pageFindings(page));
-
-      expect(findings.flatMap(({ left }) => left)).toEqual([]);
-      const excused = [...new Set(findings.flatMap((found) => found.excused))];
-      console.info(`GraphiQL at ${width}×${height}: axe-core finds nothing of the page's; GraphiQL's own: ${excused.join(', ') || 'none'}`);
-      await context.close();
-    },
-  );
-});
-
-describe.skipIf(!haveBrowser)('GraphiQL on a phone (390×844) and at desktop width (1280×800)', () => {
-  it.each([
-    { size: 'phone', options: PHONE, width: 390 },
-    { size: 'desktop', options: DESKTOP, width: 1280 },
-  ])(
-    '$size: the page is as wide as the screen, the sign-in bar fits it, a picked demo customer signs in and a query runs',
-    async ({ size, options, width }) => {
-      const context = await browser.newContext(options);
-      const page = await context.newPage();
-      await page.goto(gateway.endpoint, { waitUntil: 'load', timeout: 60_000 });
-      await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
-
-      const before = await signInLayout(page);
-      expectFits(before, width);
-      expect(before.boxes.map(({ part }) => part)).toEqual(['h1', 'label', 'select', 'button', 'span.status']);
-      const box = (part: string) => before.boxes.find((candidate) => candidate.part === part)!;
-      if (size === 'desktop') {
-        // One line, as the bar always was at this width: every part overlaps every other vertically.
-        expect(Math.max(...before.boxes.map(({ y }) => y))).toBeLessThan(Math.min(...before.boxes.map(({ y, height }) => y + height)));
-      } else {
-        // The picker has a line of its own, wide enough to read the customer in it.
-        expect(box('select').width).toBeGreaterThan(width / 2);
-        expect(box('button').y).toBeGreaterThan(box('select').y + box('select').height - 1);
-      }
-      expect(await barViolations(page)).toEqual([]);
-      console.info(
-        `GraphiQL at ${width} px: the page is ${before.scrollWidth} px wide, the bar ${before.boxes.map(({ part, x, width: w }) => `${part} ${Math.round(x)}..${Math.round(x + w)}`).join(', ')}`,
-      );
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: new URL(`graphiql-${width}-sign-in.png`, SCREENSHOTS).pathname });
 
       await pickDemo(page, 'two-orders@demo.test');
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -384,13 +349,12 @@ describe.skipIf(!haveBrowser)('GraphiQL on a phone (390×844) and at desktop wid
       const answer = page.waitForResponse(
         (response) => response.request().method() === 'POST' && /\bquery WholeOrder\b/.test(response.request().postData() ?? ''),
       );
-      await page.locator('.graphiql-execute-button').click();
+      await runUntil(page, '{"data":{"me":{"id":');
       const body = await (await answer).text();
       expect(JSON.parse(body)).toMatchObject({ data: { me: { email: 'two-orders@demo.test' } } });
       expect(body).not.toContain('"errors"');
       for (const { reservationId } of demoOrders(simulator, 'two-orders@demo.test'))
         expect(body).toContain(`"reservationId":"${reservationId}"`);
-      await expect.poll(() => responseText(page), { timeout: 20_000 }).toMatch(/^\{"data":\{"me":\{"id":/);
       expectFits(await signInLayout(page), width);
       const editors = (await page.locator('.graphiql-editors').boundingBox())!;
       const response = (await page.locator('.graphiql-response').boundingBox())!;
@@ -402,24 +366,28 @@ describe.skipIf(!haveBrowser)('GraphiQL on a phone (390×844) and at desktop wid
         expect(response.width).toBeGreaterThanOrEqual(editors.width);
       }
       await page.screenshot({ path: new URL(`graphiql-${width}.png`, SCREENSHOTS).pathname });
+      // Signed in, with an answer in its pane: still the window, still nothing of the page's.
+      await inWindow();
+      findings.push(await pageFindings(page));
+
+      // The settings, from the button at the foot of GraphiQL's sidebar, open in view.
+      await page.getByRole('button', { name: 'Open settings dialog' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      const shown = (await dialog.boundingBox())!;
+      expect([shown.x >= 0, shown.y >= 0, shown.x + shown.width <= width, shown.y + shown.height <= height]).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
+      expect(await extent()).toEqual({ width, height, scrollY: 0 });
+      findings.push(await pageFindings(page));
+
+      expect(findings.flatMap(({ left }) => left)).toEqual([]);
+      const excused = [...new Set(findings.flatMap((found) => found.excused))];
+      console.info(`GraphiQL at ${width}×${height}: axe-core finds nothing of the page's; GraphiQL's own: ${excused.join(', ') || 'none'}`);
       await context.close();
     },
   );
-
-  it('phone, in front of a real upstream: the username and password fields fit beside each other or below', async () => {
-    const real = await startGateway({ upstreamUrls: simulator.urls });
-    try {
-      const context = await browser.newContext(PHONE);
-      const page = await context.newPage();
-      await page.goto(real.endpoint, { waitUntil: 'load', timeout: 60_000 });
-      await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
-      const layout = await signInLayout(page);
-      expectFits(layout, 390);
-      expect(layout.boxes.map(({ part }) => part)).toEqual(['h1', 'input', 'input', 'button', 'span.status']);
-      expect(await barViolations(page)).toEqual([]);
-      await context.close();
-    } finally {
-      await real.close();
-    }
-  });
 });
