@@ -253,8 +253,8 @@ describe('--watch notices a stream that went silent', () => {
     );
     try {
       await until(() => run.output.stderr, /watching your orders/);
-      // Three timeouts' worth of keep-alives.
-      await until(() => String(kept), /^(4[5-9]|[5-9]\d|\d{3,})$/);
+      // More than one timeout's worth of keep-alives (23 × 200 ms; a busy machine only spaces them further).
+      await until(() => String(kept), /^(2[3-9]|[3-9]\d|\d{3,})$/);
       expect(run.output.stderr).not.toContain('no word from Order Graph');
       expect(front.count('OrderUpdates')).toBe(1);
     } finally {
