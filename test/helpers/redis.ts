@@ -33,21 +33,14 @@ export interface RedisServer {
   stop(): void;
   /** SIGCONT: it answers again, the commands sent meanwhile first. */
   resume(): void;
-}
-
-// Each Redis's folder, removed as the process exits: one listener for them all (a worker runs
-// many files, and a listener per server would pile up).
-const folders = new Set<string>();
-function removedAtExit(dir: string) {
-  if (folders.size === 0) process.once('exit', () => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
-  folders.add(dir);
+  /** Killed, and its folder removed: for the end of the test that started it. */
+  close(): Promise<void>;
 }
 
 export async function startRedis({ args = [] }: { args?: readonly string[] } = {}): Promise<RedisServer> {
   const port = await freePort();
   // Its own folder, kept across restarts: what the shipped arguments persist there comes back.
   const dir = mkdtempSync(join(tmpdir(), 'order-graph-redis-'));
-  removedAtExit(dir);
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
@@ -88,6 +81,10 @@ export async function startRedis({ args = [] }: { args?: readonly string[] } = {
     start,
     stop: () => void (running() && child!.kill('SIGSTOP')),
     resume: () => void (running() && child!.kill('SIGCONT')),
+    async close() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -40,7 +40,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
   reader?.disconnect();
   await simulator?.close();
-  await redis?.kill();
+  await redis?.close();
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -46,7 +46,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
   writer?.disconnect();
   await simulator?.close();
-  await redis?.kill();
+  await redis?.close();
   // Each test's own: one that escaped is reported once, by the test it escaped from.
   expect(escaped.splice(0)).toEqual([]);
 });

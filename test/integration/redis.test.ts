@@ -26,7 +26,7 @@ beforeEach(async () => {
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
   await simulator?.close();
-  await redis?.kill();
+  await redis?.close();
 });
 
 /** Gateways sharing the Redis, each once its connection is up (before that it counts alone). */

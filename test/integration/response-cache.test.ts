@@ -138,7 +138,7 @@ describe.skipIf(!haveRedis)('the response cache in Redis, with the shipped Redis
     const total = Math.floor(maxmemory / ratio);
     const args = shipped.args.map((arg, i) => (shipped.args[i - 1] === '--maxmemory' ? String(maxmemory) : arg));
     const redis = await startRedis({ args });
-    cleanups.push(redis.kill);
+    cleanups.push(redis.close);
     const inspect = new Redis(redis.url);
     cleanups.push(() => inspect.disconnect());
 

@@ -131,7 +131,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const watcher of watchers) watcher.stop.abort();
   killStarted();
-  await redis?.kill();
+  await redis?.close();
   await simulator?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
