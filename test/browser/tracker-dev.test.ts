@@ -40,9 +40,14 @@ beforeAll(async () => {
   });
   copy = checkoutCopy(mkdtempSync(join(tmpdir(), 'tracker-dev-')));
   // GATEWAY_URL as the gateway's banner prints its address (the GraphQL URL: its origin is what counts).
-  dev = startProcess('npm', ['run', 'tracker:dev'], { HOME: process.env.HOME ?? '', GATEWAY_URL: gateway.endpoint }, copy, {
-    group: true,
-  });
+  // DEBUG: Vite's account of each update it sends, printed should a hot-reload test fail.
+  dev = startProcess(
+    'npm',
+    ['run', 'tracker:dev'],
+    { HOME: process.env.HOME ?? '', GATEWAY_URL: gateway.endpoint, DEBUG: 'vite:hmr' },
+    copy,
+    { group: true },
+  );
   pageUrl = (await dev.output(/Local:\s+(http:\/\/\S+\/tracker\/)/, 60_000))[1]!;
   browser = await launchChromium();
 }, 120_000);
@@ -60,7 +65,12 @@ async function open() {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const problems: string[] = [];
   const answers: string[] = [];
-  page.on('console', (message) => void (message.type() === 'error' && problems.push(message.text())));
+  // Vite's client says on the console what it applied ("[vite] hot updated: …").
+  const viteSaid: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+    else if (message.text().includes('[vite]')) viteSaid.push(message.text());
+  });
   page.on('pageerror', (error) => problems.push(error.message));
   page.on('response', (response) => {
     if (response.url() === new URL('/graphql', pageUrl).href) answers.push((response.headers()['content-type'] ?? '').split(';')[0]!);
@@ -74,7 +84,7 @@ async function open() {
   await page.goto(pageUrl, { waitUntil: 'load' });
   expect((await client).status()).toBe(200);
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
-  return { page, problems, answers, hmr };
+  return { page, problems, answers, hmr, viteSaid };
 }
 
 /** Signs in as a demo customer (the settings came through: the demo customers are offered) and waits for the order's heading. */
@@ -108,8 +118,12 @@ describe.skipIf(!haveBrowser)('npm run tracker:dev: the page from its sources, i
   });
 
   it("hot reload: Vite's client on the page, its socket connected; a change to the stylesheet, then to a component, shows at once, without a reload, still signed in", async () => {
-    const { page, problems, hmr } = await open();
-    onTestFailed(() => console.info(`Vite's output:\n${dev.stdout()}${dev.stderr()}\nThe page's problems: ${problems.join('\n')}`));
+    const { page, problems, hmr, viteSaid } = await open();
+    onTestFailed(() =>
+      console.info(
+        `Vite's output:\n${dev.stdout()}${dev.stderr()}\nThe page's problems: ${problems.join('\n')}\nVite's client: ${viteSaid.join('\n')}`,
+      ),
+    );
     await expect.poll(() => hmr.connected).toBe(true);
     await signIn(page, 'ready@demo.test');
     // Gone with the document, were the page loaded again.
