@@ -5,8 +5,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * The tests' scratch folders (installs of node_modules/, checkout copies, Redis's files: some
  * GB written and removed in a run) go to memory where the machine has room for them: on a
- * disk, writing and removing them took about 20 of some 220 CPU-seconds. A TMPDIR of the
- * caller's is kept; a small /dev/shm (a container's 64 MB) leaves the system's default.
+ * disk, writing and removing them took about 15 of some 215 CPU-seconds, and 8-10 s. A TMPDIR
+ * of the caller's is kept; a small /dev/shm (a container's 64 MB) leaves the system's default.
  */
 function scratchFolder(): string | undefined {
   if (process.env.TMPDIR) return process.env.TMPDIR;
@@ -35,10 +35,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'examples/order-tracker/test/**/*.test.tsx'],
     setupFiles: ['test/setup/no-secrets-in-logs.ts'],
     env: scratch ? { TMPDIR: scratch } : {},
-    // Four files at a time on two cores: most of the suite waits (on servers, child processes,
-    // timers), and four keep the cores busy (about 155 s against 200 s with two; six are no
-    // faster). Every test holds on a loaded machine (counts and order, never wall times),
-    // which this relies on.
+    // Four files at a time on two cores: most files wait in part (on servers, child processes,
+    // timers), and four keep the cores busy; five were no faster (120 against 123 s, one run
+    // each), six made socket tests fail under their own load. Every test holds on a loaded
+    // machine (counts and order, never wall times), which this relies on.
     maxWorkers: 4,
     // A worker keeps the modules it loaded from one file to the next (graphql, yoga, the
     // gateway's sources): loaded once per worker, not once per file, the suite takes about a
