@@ -6,7 +6,7 @@
 // live; the page wired to Vite's hot reload (its client loaded, its socket connected), and a
 // change to its stylesheet and to a component shown in the open page without a reload, still
 // signed in; Ctrl-C leaves nothing.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -142,7 +142,11 @@ describe.skipIf(!haveBrowser)('npm run tracker:dev: the page from its sources, i
     const card = join(copy, 'examples/order-tracker/src/order-card.tsx');
     const source = readFileSync(card, 'utf8');
     expect(source).toContain('. Next: ${stageName(next)}.');
-    writeFileSync(card, source.replace('. Next: ${stageName(next)}.', '. Then: ${stageName(next)}.'));
+    // Saved whole, as editors' safe write does: written in place, the file is empty for a moment,
+    // and on a loaded machine Vite has read it then (Fast Refresh: "export OrderParts removed").
+    const saved = join(copy, 'order-card.tsx.saving');
+    writeFileSync(saved, source.replace('. Next: ${stageName(next)}.', '. Then: ${stageName(next)}.'));
+    renameSync(saved, card);
     await expect.poll(next, { timeout: 30_000 }).toBe('Now: Ready for pickup. Then: Delivered.');
     // The same document, still signed in.
     expect(await page.evaluate(() => 'keptFromBefore' in window)).toBe(true);
