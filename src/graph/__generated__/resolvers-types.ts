@@ -203,7 +203,7 @@ export type Order = {
   __typename?: 'Order';
   /** All addresses of the order, of every type (same upstream call as `shippingAddress`); empty list when none. */
   addresses?: Maybe<Array<Address>>;
-  /** The parts of the order that exist only from a given stage (`vehicle`, `pickup`, `estimate`), each with that stage and whether the order has reached it. A part whose stage is not reached is null with no error: not yet is data, not a failure. From the order's status alone: no upstream call. */
+  /** The parts of the order that exist only from a given stage (one per `OrderPart`), each with that stage and whether the order has reached it. A part whose stage is not reached is null with no error: not yet is data, not a failure. From the order's status alone: no upstream call. */
   availability: Array<PartAvailability>;
   /** Deadline for editing the build configuration, in UTC (upstream `editBuildExpirationDate`); null when no deadline is set. */
   buildEditableUntil?: Maybe<Scalars['DateTime']['output']>;
