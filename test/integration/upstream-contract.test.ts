@@ -1,4 +1,4 @@
-// The ten upstream calls as the gateway makes them, against a stub upstream over real HTTP:
+// Every upstream call as the gateway makes it, against a stub upstream over real HTTP:
 // each host, path, parameter and bearer as the contract spells them; ids from the upstream's
 // own answers sent only where they can do no harm; bodies read tolerantly; and what each
 // upstream status becomes on the fields that needed the call.
@@ -54,7 +54,7 @@ async function setup(handler: InProcessStubHandler) {
 
 const find = (requests: StubRequest[], suffix: string) => requests.filter((r) => r.path.endsWith(suffix) || r.path.includes(suffix));
 
-describe('the ten upstream calls', () => {
+describe('every upstream call', () => {
   it('use each host with its path prefix, the contract parameter spellings and the caller bearer', async () => {
     const { stub, client } = await setup(upstream());
     const { errors } = await execute(client(TOKEN), WholeOrderDocument);

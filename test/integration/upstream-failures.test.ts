@@ -1,6 +1,6 @@
 // What each upstream failure becomes at the gateway, for every operation: each of the
-// simulator's faults (src/simulator/faults.ts) on each of the ten operations, and a refused
-// connection on each of the five hosts. The affected fields are null with their code
+// simulator's faults (src/simulator/faults.ts) on each operation, and a refused
+// connection on each host. The affected fields are null with their code
 // (test/helpers/faults.ts), their siblings intact, and no error holds an upstream address,
 // body, stack or token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
