@@ -75,6 +75,8 @@ const ordersOf = (username: string) => trackerOrders(gateway.endpoint, username,
 
 /** Waits until the page shows the whole of these orders: every part arrived, the history read, a card per stage-gated part each order's availability lists. */
 async function wholeOrders(page: Page, orders: readonly TrackerOrder[]) {
+  // No orders is an answer too: until it comes, the page says it is loading and shows no order either.
+  if (orders.length === 0) await expect.poll(() => page.locator('main').innerText(), { timeout: 30_000 }).toContain('No orders yet.');
   await expect.poll(() => page.locator('.part[aria-busy="true"], .timeline[aria-busy="true"]').count(), { timeout: 30_000 }).toBe(0);
   await expect.poll(() => page.locator('.order').count()).toBe(orders.length);
   await expect
