@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { offeredDemoLogins, startSimulator, type Simulator } from '../../src/simulator/server.js';
+import type { Simulator } from '../../src/simulator/server.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
 import { demoOrders } from '../helpers/demo.js';
-import { startGateway, type TestGateway } from '../helpers/harness.js';
+import type { TestGateway } from '../helpers/harness.js';
 import { checkoutCopy, interruptNpmRun, killStarted, startProcess } from '../helpers/process.js';
+import { startTrackerGateway } from '../helpers/tracker-page.js';
 
 let simulator: Simulator;
 let gateway: TestGateway;
@@ -28,16 +29,8 @@ let dev: ReturnType<typeof startProcess>;
 
 beforeAll(async () => {
   if (!haveBrowser) return;
-  // The demo's moving order, moved only when the test posts to its advance URL.
-  simulator = await startSimulator({ advanceEveryMs: 3_600_000 });
   // The page is not built: the development server needs no build, and the gateway tells the page its settings all the same.
-  gateway = await startGateway({
-    upstreamUrls: simulator.urls,
-    demoLogins: offeredDemoLogins(simulator.customers),
-    tracker: true,
-    trackerFolder: null,
-    live: { pollIntervalMs: 300 },
-  });
+  ({ simulator, gateway } = await startTrackerGateway(null));
   copy = checkoutCopy(mkdtempSync(join(tmpdir(), 'tracker-dev-')));
   // GATEWAY_URL as the gateway's banner prints its address (the GraphQL URL: its origin is what counts).
   // DEBUG: Vite's account of each update it sends, printed should a hot-reload test fail.

@@ -12,12 +12,19 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
-import { offeredDemoLogins, startSimulator, type Simulator } from '../../src/simulator/server.js';
+import type { Simulator } from '../../src/simulator/server.js';
 import { hasReached, ORDER_STAGES } from '../../src/upstream/contract.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
 import { demoCustomer, demoOrders, DEMO_USERNAMES } from '../helpers/demo.js';
-import { startGateway } from '../helpers/harness.js';
-import { buildTrackerPage, gatedField, trackerOrders, trackerScriptBytes, type TrackerOrder } from '../helpers/tracker-page.js';
+import type { TestGateway } from '../helpers/harness.js';
+import {
+  buildTrackerPage,
+  gatedField,
+  startTrackerGateway,
+  trackerOrders,
+  trackerScriptBytes,
+  type TrackerOrder,
+} from '../helpers/tracker-page.js';
 
 const SCREENSHOTS = new URL('../../test-results/', import.meta.url);
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -25,21 +32,13 @@ const READY = 'ready@demo.test';
 
 let folder: string;
 let simulator: Simulator;
-let gateway: Awaited<ReturnType<typeof startGateway>>;
+let gateway: TestGateway;
 let browser: Browser;
 
 beforeAll(async () => {
   folder = await buildTrackerPage(mkdtempSync(join(tmpdir(), 'tracker-page-')));
   if (!haveBrowser) return;
-  // The demo's moving order, moved only when the test posts to its advance URL (an hour is never reached).
-  simulator = await startSimulator({ advanceEveryMs: 3_600_000 });
-  gateway = await startGateway({
-    upstreamUrls: simulator.urls,
-    demoLogins: offeredDemoLogins(simulator.customers),
-    tracker: true,
-    trackerFolder: folder,
-    live: { pollIntervalMs: 300 },
-  });
+  ({ simulator, gateway } = await startTrackerGateway(folder));
   browser = await launchChromium();
 }, 120_000);
 

@@ -8,6 +8,8 @@ import { gzipSync } from 'node:zlib';
 import { TrackerOrderDocument, type TrackerOrderQuery } from '../../examples/order-tracker/src/gql/graphql.js';
 import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
 import { createOrderClient } from '../../src/client/index.js';
+import { offeredDemoLogins, startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { startGateway, type TestGateway } from './harness.js';
 import { ROOT } from './process.js';
 
 /** Builds the page with Vite (a process of its own: the build's modules stay out of the test's). */
@@ -50,4 +52,22 @@ export function gatedField(part: string): string {
   const field = Object.keys(AVAILABLE_FROM).find((candidate) => candidate.toUpperCase() === part);
   if (!field) throw new Error(`OrderPart ${part} names no stage-bound field of AVAILABLE_FROM`);
   return field;
+}
+
+/**
+ * The simulator, its demo's order moved only when a test posts to its advance URL (an hour is
+ * never reached), and a gateway in front of it serving the tracker page from `trackerFolder`
+ * (null: not built, its settings served all the same), offering the demo logins as npm start
+ * does, polling every 300 ms.
+ */
+export async function startTrackerGateway(trackerFolder: string | null): Promise<{ simulator: Simulator; gateway: TestGateway }> {
+  const simulator = await startSimulator({ advanceEveryMs: 3_600_000 });
+  const gateway = await startGateway({
+    upstreamUrls: simulator.urls,
+    demoLogins: offeredDemoLogins(simulator.customers),
+    tracker: true,
+    trackerFolder,
+    live: { pollIntervalMs: 300 },
+  });
+  return { simulator, gateway };
 }
