@@ -19,8 +19,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildASTSchema, GraphQLObjectType, parse } from 'graphql';
 import { loadTypeDefs } from '../src/graph/sdl.js';
-import { CONTRACT, type OperationName, type ParamSource, type UpstreamUrls } from '../src/upstream/contract.js';
+import { type OperationName, type ParamSource, type UpstreamUrls } from '../src/upstream/contract.js';
 import { SHAPES, type Leaf, type ModelName, type ObjectShape, type Shape } from '../src/upstream/models.js';
+import { responseShape } from '../src/upstream/shapes.js';
 import { callArguments, callOf, callTemplate, CUSTOMER_CALLS, PER_ORDER_CALLS, PER_ORDER_FIELDS } from './declarations.js';
 
 /** The peer's own package (bench/peers/tailcall), which `npm run bench` installs. */
@@ -49,7 +50,12 @@ export const tailcallEnv = (dir: string) => ({ TAILCALL_TRACKER: 'false', XDG_CA
 // The schema, written from the shapes of the answers
 
 const SCALARS: Record<Leaf, string> = {
+  id: 'String',
+  code: 'String',
   text: 'String',
+  token: 'String',
+  currency: 'String',
+  int: 'Int',
   number: 'Float',
   flag: 'Boolean',
   amount: 'JSON',
@@ -60,13 +66,6 @@ const capital = (name: string) => `${name[0]!.toUpperCase()}${name.slice(1)}`;
 const shapeOf = (name: ModelName): ObjectShape => SHAPES[name];
 /** The order record: the type the per-order calls are fields of. */
 const ORDER = shapeOf('order');
-
-/** A call's response: its model in the contract, or a list of one. */
-function responseOf(operation: OperationName): Shape {
-  const response: { model: string; list?: true } = CONTRACT[operation].response;
-  const shape = shapeOf(response.model as ModelName);
-  return response.list ? { list: shape } : shape;
-}
 
 /** A parameter in Tailcall's templates: a field of the order (its `value`), or an argument of the field. */
 const mustache = (source: ParamSource) => ('order' in source ? `{{.value.${source.order}}}` : `{{.args.${source.argument}}}`);
@@ -123,12 +122,12 @@ export function tailcallConfig(urls: UpstreamUrls, port: number): string {
   writer.addFields(ORDER, () =>
     PER_ORDER_CALLS.map((operation) => {
       const args = callArguments(operation).map((name) => `${name}: String!`);
-      const type = writer.typeOf(responseOf(operation), capital(operation));
+      const type = writer.typeOf(responseShape(operation), capital(operation));
       return `  ${operation}${args.length ? `(${args.join(', ')})` : ''}: ${type} ${http(urls, operation, mustache)}`;
     }),
   );
   const root = CUSTOMER_CALLS.map((operation) => {
-    const type = writer.typeOf(responseOf(operation), capital(operation));
+    const type = writer.typeOf(responseShape(operation), capital(operation));
     return `  ${operation}: ${type} ${http(urls, operation, (source) => {
       throw new Error(`${operation} takes ${JSON.stringify(source)}: a customer call has nothing to take it from`);
     })}`;
@@ -168,12 +167,14 @@ function selection(shape: Shape): string {
   if (typeof shape === 'string') return '';
   if ('list' in shape) return selection(shape.list);
   const fields = Object.entries(shape.fields).map(([field, inner]) => `${field}${selection(inner)}`);
-  const calls = shape === ORDER ? PER_ORDER_CALLS.map((call) => `${call}${wholeOrderArguments(call)}${selection(responseOf(call))}`) : [];
+  const calls =
+    shape === ORDER ? PER_ORDER_CALLS.map((call) => `${call}${wholeOrderArguments(call)}${selection(responseShape(call))}`) : [];
   return ` { ${[...fields, ...calls].join(' ')} }`;
 }
 
 /** The whole order over Tailcall's schema: every customer call, every per-order call of every order, every field. */
-export const tailcallQuery = () => `query WholeOrder {${CUSTOMER_CALLS.map((call) => ` ${call}${selection(responseOf(call))}`).join('')} }`;
+export const tailcallQuery = () =>
+  `query WholeOrder {${CUSTOMER_CALLS.map((call) => ` ${call}${selection(responseShape(call))}`).join('')} }`;
 
 // ---------------------------------------------------------------------------------------
 // What the answers share

@@ -33,6 +33,7 @@ import { useEventContexts } from './event-contexts.js';
 import { useJitWhereItPays } from './executor.js';
 import { useGraphiQLPage, type DemoLogin } from './graphiql.js';
 import { useHardening } from './guards/index.js';
+import { maskError } from './guards/quiet-errors.js';
 import { hostAllowed, useAllowedHosts } from './guards/request.js';
 import { HEALTH_PATH, READY_PATH, useHealthEndpoints } from './health.js';
 import { useRequestLifecycle } from './lifecycle.js';
@@ -313,9 +314,9 @@ export function createGateway(config: GatewayConfig): Gateway {
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     logging: config.logger ?? false,
-    // Unexpected errors become "Unexpected error." with no stack or original message, in
-    // every environment: the logs have the detail.
-    maskedErrors: { isDev: false },
+    // Unexpected errors become "Unexpected error." in every environment (the logs have the
+    // detail); a value a field cannot hold, that field's UPSTREAM_ERROR (guards/quiet-errors.ts).
+    maskedErrors: { isDev: false, maskError },
     // Enforced by useBodyLimit (guards/request.ts), which spares the common request yoga's stream.
     maxRequestBodySize: false,
     batching: false,

@@ -67,8 +67,12 @@ interface OperationSpec {
   auth: 'none' | 'access' | 'refresh';
   /** `x-active-from`: earlier stages answer 409 ORDER_STAGE_NOT_ELIGIBLE. */
   activeFrom?: OrderStage;
-  /** What its 200 carries: one of the models (SHAPES in models.ts, by name), or a list of them. */
-  response: { model: string; list?: true };
+  /**
+   * What its 200 carries: one of the models (SHAPES in models.ts, by name), or a list of at most
+   * `maxItems` of them (a longer list is the call's UPSTREAM_ERROR: nothing the upstream sends is
+   * copied at any length).
+   */
+  response: { model: string; list?: never } | { model: string; list: true; maxItems: number };
   /**
    * A per-order call's Order fields: the fields its response backs (each given this
    * operation's loader), in the order `Order.availability` lists the stage-bound ones.
@@ -96,7 +100,7 @@ export const CONTRACT = {
     checksOwner: true,
     stageRefusal: 'Vehicle production details are',
   },
-  orderDetails: { host: 'ORDER_URL', method: 'GET', path: '/v2/order/user', auth: 'access', response: { model: 'order', list: true } },
+  orderDetails: { host: 'ORDER_URL', method: 'GET', path: '/v2/order/user', auth: 'access', response: { model: 'order', list: true, maxItems: 10_000 } },
   nearestPickupCenter: {
     host: 'PRICE_CALCULATOR_URL',
     method: 'GET',
@@ -126,7 +130,7 @@ export const CONTRACT = {
     path: '/order-address/findAll/{order_id}',
     params: { order_id: { order: 'id' } },
     auth: 'access',
-    response: { model: 'address', list: true },
+    response: { model: 'address', list: true, maxItems: 100 },
     orderFields: ['shippingAddress', 'addresses'],
   },
   orderPayments: {
@@ -135,7 +139,7 @@ export const CONTRACT = {
     path: '/order-payments',
     params: { order_id: { order: 'id' }, fee_type: { argument: 'feeType', enum: ['ORDER_FEE'] } },
     auth: 'access',
-    response: { model: 'payment', list: true },
+    response: { model: 'payment', list: true, maxItems: 500 },
     orderFields: ['payments'],
   },
   tradeInDetails: {

@@ -21,15 +21,35 @@ export interface UpstreamErrorBody {
 }
 
 /**
- * A value of one kind: `text` a string, `number` a finite number, `flag` a boolean, `amount`
- * an amount toDecimal reads, `epoch` an expiry epochToDateTime reads (epoch seconds, or
- * milliseconds when above 1e12), `dateTime` a date-time toIsoDateTime reads (so a GraphQL
- * DateTime can take it as it is).
+ * A value of one kind. The strings come in kinds, each with its longest length
+ * (STRING_LENGTHS): `id` an identifier, `code` a short code or token of a few characters (a
+ * status, a country, a trim code, a phone number), `text` words a person reads (a name, a
+ * description, an address line), `token` a credential; `currency` an ISO 4217 code (three
+ * capital letters). `int` an integer a GraphQL Int holds (32 bits, signed), `number` a finite
+ * number, `flag` a boolean, `amount` an amount toDecimal reads, `epoch` an expiry
+ * epochToDateTime reads (epoch seconds, or milliseconds when above 1e12), `dateTime` a
+ * date-time toIsoDateTime reads (so a GraphQL DateTime can take it as it is).
  */
-export type Leaf = 'text' | 'number' | 'flag' | 'amount' | 'epoch' | 'dateTime';
+export type Leaf = StringKind | 'currency' | 'int' | 'number' | 'flag' | 'amount' | 'epoch' | 'dateTime';
 
-/** The shape of a value: a leaf, a list of one shape, or an object. */
-export type Shape = Leaf | { readonly list: Shape } | ObjectShape;
+/**
+ * The longest string of each kind, in UTF-16 code units. An upstream value is copied into
+ * answers (an order's currency into every amount, a name into every address), so none may
+ * arrive at any length: a longer one is its field's UPSTREAM_ERROR. Each is far past what the
+ * contract's examples and the real service's values need (an id of 36, a code of 2-17, a JWT of
+ * about 1 kB).
+ */
+export const STRING_LENGTHS = { id: 256, code: 64, text: 1_000, token: 16_384 } as const;
+export type StringKind = keyof typeof STRING_LENGTHS;
+
+/** The shape of a value: a leaf, a list of one shape (of at most `maxItems`), or an object. */
+export type Shape = Leaf | ListShape | ObjectShape;
+
+/** A list of one shape, with the most items it may have: a longer one is its field's UPSTREAM_ERROR. */
+export interface ListShape {
+  readonly list: Shape;
+  readonly maxItems: number;
+}
 
 /**
  * An object's fields, each with its shape; `required` are those without which the object is
@@ -42,8 +62,8 @@ export interface ObjectShape {
 }
 
 /** What a leaf's value is in TypeScript. */
-interface LeafValues {
-  text: string;
+interface LeafValues extends Record<StringKind | 'currency', string> {
+  int: number;
   number: number;
   flag: boolean;
   amount: UpstreamMoney;
@@ -53,7 +73,7 @@ interface LeafValues {
 
 type ValueOf<S> = S extends Leaf
   ? LeafValues[S]
-  : S extends { readonly list: infer Item }
+  : S extends { readonly list: infer Item; readonly maxItems: number }
     ? ValueOf<Item>[]
     : S extends ObjectShape
       ? ModelOf<S>
@@ -75,92 +95,95 @@ function object<const F extends ObjectShape['fields'], const R extends readonly 
   return required ? { fields, required } : { fields };
 }
 
-const POSTAL_ADDRESS = object({ address1: 'text', address2: 'text', city: 'text', region: 'text', zipcode: 'text', country: 'text' });
+const POSTAL_ADDRESS = object({ address1: 'text', address2: 'text', city: 'text', region: 'text', zipcode: 'code', country: 'text' });
 
 const ADDRESS = object({
   ...POSTAL_ADDRESS.fields,
-  id: 'text',
-  orderId: 'text',
+  id: 'id',
+  orderId: 'id',
   /** DELIVERY, BILLING, REGISTRATION; others may appear. */
-  addressType: 'text',
+  addressType: 'code',
   validated: 'flag',
   primary: 'flag',
   isActive: 'flag',
-  createdAt: 'text',
-  updatedAt: 'text',
+  createdAt: 'dateTime',
+  updatedAt: 'dateTime',
 });
 
 const PRODUCT = object({
-  id: 'text',
+  id: 'id',
   country: 'text',
   preorderFee: 'amount',
   msrp: 'amount',
   deliveryFees: 'amount',
-  currencyCode: 'text',
+  currencyCode: 'currency',
   model: 'text',
   trim: 'text',
 });
 
-const CONFIGURATION = object({ id: 'text', exterior: 'text', interior: 'text', wheel: 'text', trim: 'text' });
+const CONFIGURATION = object({ id: 'id', exterior: 'code', interior: 'code', wheel: 'code', trim: 'code' });
 
-const PRICE_LINE = object({ code: 'text', description: 'text', amount: 'amount' });
+const PRICE_LINE = object({ code: 'code', description: 'text', amount: 'amount' });
 
-const TAX_LINE = object({ code: 'text', description: 'text', rate: 'number', taxableAmount: 'amount', amount: 'amount' });
+const TAX_LINE = object({ code: 'code', description: 'text', rate: 'number', taxableAmount: 'amount', amount: 'amount' });
+
+/** The most lines of one kind an estimate may list (fees, taxes, credits): a real one has a handful. */
+const PRICE_LINES = 200;
 
 const TRADE_IN_VEHICLE = object({
-  vin: 'text',
-  year: 'number',
+  vin: 'code',
+  year: 'int',
   make: 'text',
   model: 'text',
   trim: 'text',
-  mileage: 'number',
+  mileage: 'int',
   /** mi or km. */
-  mileageUnit: 'text',
-  condition: 'text',
+  mileageUnit: 'code',
+  condition: 'code',
 });
 
 /** The model of each response the contract promises, by the name the contract table gives it, with what it cannot be without. */
 export const SHAPES = {
   tokenSet: object(
-    { accessToken: 'text', accessExpiration: 'epoch', idToken: 'text', idExpiration: 'epoch', refreshToken: 'text' },
+    { accessToken: 'token', accessExpiration: 'epoch', idToken: 'token', idExpiration: 'epoch', refreshToken: 'token' },
     ['accessToken', 'accessExpiration', 'refreshToken'],
   ),
   user: object(
     {
-      id: 'text',
+      id: 'id',
       email: 'text',
       emailVerified: 'flag',
       firstName: 'text',
       lastName: 'text',
-      phoneNumber: 'text',
-      country: 'text',
-      locale: 'text',
+      phoneNumber: 'code',
+      country: 'code',
+      locale: 'code',
       address: POSTAL_ADDRESS,
-      createdAt: 'text',
-      updatedAt: 'text',
+      createdAt: 'dateTime',
+      updatedAt: 'dateTime',
     },
     ['id'],
   ),
   order: object(
     {
-      id: 'text',
-      reservationId: 'text',
-      userId: 'text',
+      id: 'id',
+      reservationId: 'id',
+      userId: 'id',
       /** One of the stages, CANCELLED, or a value this contract does not know yet. */
-      status: 'text',
-      paymentId: 'text',
-      applicationSource: 'text',
-      editBuildExpirationDate: 'text',
-      editBuildQuarter: 'text',
-      createdAt: 'text',
-      updatedAt: 'text',
-      cancelledAt: 'text',
-      completedAt: 'text',
-      centerPlusLocationId: 'text',
-      tradeinId: 'text',
+      status: 'code',
+      paymentId: 'id',
+      applicationSource: 'code',
+      editBuildExpirationDate: 'dateTime',
+      editBuildQuarter: 'code',
+      createdAt: 'dateTime',
+      updatedAt: 'dateTime',
+      cancelledAt: 'dateTime',
+      completedAt: 'dateTime',
+      centerPlusLocationId: 'id',
+      tradeinId: 'id',
       vehicleDelivered: 'flag',
-      deliveryAddressId: 'text',
-      configurationId: 'text',
+      deliveryAddressId: 'id',
+      configurationId: 'id',
       product: PRODUCT,
       deliveryAddress: ADDRESS,
       configuration: CONFIGURATION,
@@ -169,93 +192,93 @@ export const SHAPES = {
   ),
   vehicle: object(
     {
-      orderId: 'text',
-      reservationId: 'text',
-      vin: 'text',
-      model: 'text',
-      exterior: 'text',
-      interior: 'text',
-      lastUpdatedAt: 'text',
+      orderId: 'id',
+      reservationId: 'id',
+      vin: 'code',
+      model: 'code',
+      exterior: 'code',
+      interior: 'code',
+      lastUpdatedAt: 'code',
       /** A string upstream, e.g. "2023". */
-      modelYear: 'text',
-      salesCountry: 'text',
-      trim: 'text',
-      wheel: 'text',
-      digitalId: 'text',
+      modelYear: 'code',
+      salesCountry: 'code',
+      trim: 'code',
+      wheel: 'code',
+      digitalId: 'id',
     },
     ['vin', 'model'],
   ),
   pickup: object(
     {
-      orderId: 'text',
-      centerPlusLocationId: 'text',
+      orderId: 'id',
+      centerPlusLocationId: 'id',
       name: 'text',
       address: POSTAL_ADDRESS,
       latitude: 'number',
       longitude: 'number',
-      timeZone: 'text',
-      distance: object({ value: 'number', unit: 'text' }),
-      phone: 'text',
+      timeZone: 'code',
+      distance: object({ value: 'number', unit: 'code' }),
+      phone: 'code',
       email: 'text',
       pickupAvailable: 'flag',
-      earliestPickupDate: 'text',
+      earliestPickupDate: 'code',
     },
     ['centerPlusLocationId', 'name'],
   ),
   estimate: object(
     {
-      orderId: 'text',
-      currencyCode: 'text',
+      orderId: 'id',
+      currencyCode: 'currency',
       vehiclePrice: 'amount',
       optionsTotal: 'amount',
-      fees: { list: PRICE_LINE },
+      fees: { list: PRICE_LINE, maxItems: PRICE_LINES },
       feesTotal: 'amount',
-      taxes: { list: TAX_LINE },
+      taxes: { list: TAX_LINE, maxItems: PRICE_LINES },
       taxTotal: 'amount',
-      credits: { list: PRICE_LINE },
+      credits: { list: PRICE_LINE, maxItems: PRICE_LINES },
       tradeInCredit: 'amount',
       total: 'amount',
       paidTotal: 'amount',
       amountDue: 'amount',
       isEstimate: 'flag',
-      calculatedAt: 'text',
+      calculatedAt: 'dateTime',
     },
     ['currencyCode', 'total', 'amountDue'],
   ),
   address: ADDRESS,
   payment: object(
     {
-      id: 'text',
-      orderId: 'text',
-      feeType: 'text',
+      id: 'id',
+      orderId: 'id',
+      feeType: 'code',
       amount: 'amount',
-      currencyCode: 'text',
+      currencyCode: 'currency',
       /** PENDING, SUCCEEDED, FAILED, REFUNDED; others may appear. */
-      status: 'text',
-      paymentMethod: 'text',
-      card: object({ brand: 'text', last4: 'text', expiryDate: 'text' }),
+      status: 'code',
+      paymentMethod: 'code',
+      card: object({ brand: 'code', last4: 'code', expiryDate: 'code' }),
       refundable: 'flag',
       /** Internal to the payment provider: never exposed by the gateway. */
-      transactionReference: 'text',
-      paidAt: 'text',
-      createdAt: 'text',
+      transactionReference: 'id',
+      paidAt: 'dateTime',
+      createdAt: 'dateTime',
     },
     ['id', 'feeType', 'amount', 'currencyCode', 'status'],
   ),
   tradeIn: object(
     {
-      id: 'text',
-      reservationId: 'text',
-      orderId: 'text',
+      id: 'id',
+      reservationId: 'id',
+      orderId: 'id',
       partner: 'text',
-      partnerReferenceId: 'text',
-      status: 'text',
+      partnerReferenceId: 'id',
+      status: 'code',
       vehicle: TRADE_IN_VEHICLE,
-      offer: object({ amount: 'amount', currencyCode: 'text', expiresAt: 'text' }),
+      offer: object({ amount: 'amount', currencyCode: 'currency', expiresAt: 'dateTime' }),
       payoff: object({ lienHolder: 'text', amount: 'amount' }),
       netCredit: 'amount',
-      createdAt: 'text',
-      updatedAt: 'text',
+      createdAt: 'dateTime',
+      updatedAt: 'dateTime',
     },
     ['id', 'status'],
   ),

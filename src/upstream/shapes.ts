@@ -4,7 +4,7 @@
 // `upstream/openapi.yaml` (test/integration/contract.test.ts checks them).
 import { UpstreamFailedError } from '../errors.js';
 import { CONTRACT, type OperationName } from './contract.js';
-import { SHAPES, type Leaf, type Model, type ModelName, type Shape } from './models.js';
+import { SHAPES, STRING_LENGTHS, type Leaf, type Model, type ModelName, type Shape, type StringKind } from './models.js';
 import { epochToDateTime, toDecimal, toIsoDateTime } from './values.js';
 
 /**
@@ -24,8 +24,21 @@ export function readable<T>(value: T): Exclude<T, UnreadableValue> {
   return value as Exclude<T, UnreadableValue>;
 }
 
+const stringOf = (kind: StringKind) => {
+  const longest = STRING_LENGTHS[kind];
+  return (value: unknown) => typeof value === 'string' && value.length <= longest;
+};
+/** The largest integer a GraphQL Int holds (32 bits, signed). */
+const MAX_INT = 2 ** 31 - 1;
+const CURRENCY = /^[A-Z]{3}$/;
+
 const LEAVES: Record<Leaf, (value: unknown) => boolean> = {
-  text: (value) => typeof value === 'string',
+  id: stringOf('id'),
+  code: stringOf('code'),
+  text: stringOf('text'),
+  token: stringOf('token'),
+  currency: (value) => typeof value === 'string' && CURRENCY.test(value),
+  int: (value) => Number.isInteger(value) && Math.abs(value as number) <= MAX_INT,
   number: (value) => typeof value === 'number' && Number.isFinite(value),
   flag: (value) => typeof value === 'boolean',
   amount: (value) => toDecimal(value) !== null,
@@ -35,7 +48,9 @@ const LEAVES: Record<Leaf, (value: unknown) => boolean> = {
 
 /** Where a reader is in a body: its keys and indexes, made into text only for an UnreadableValue. */
 type Path = Array<string | number>;
-const pathText = (path: Path) => path.reduce<string>((text, step) => (typeof step === 'number' ? `${text}[${step}]` : text ? `${text}.${step}` : step), '');
+/** A path as text, as error messages name a field: `orders[0].product.currencyCode`. */
+export const pathText = (path: readonly (string | number)[]) =>
+  path.reduce<string>((text, step) => (typeof step === 'number' ? `${text}[${step}]` : text ? `${text}.${step}` : step), '');
 
 /** What is not of its shape. */
 const NOT = Symbol('not of its shape');
@@ -54,7 +69,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 function readAs(shape: Shape, value: unknown, operation: OperationName, path: Path): unknown {
   if (typeof shape === 'string') return LEAVES[shape](value) ? value : NOT;
   if ('list' in shape) {
-    if (!Array.isArray(value)) return NOT;
+    if (!Array.isArray(value) || value.length > shape.maxItems) return NOT;
     const items: unknown[] = [];
     for (let i = 0; i < value.length; i++) {
       path.push(i);
@@ -98,8 +113,20 @@ export function readShape(operation: OperationName, shape: Shape, body: unknown)
   return read === NOT ? null : read;
 }
 
+/** The shape of an operation's response, as the contract's `response` says: its model, or a list of it. */
+export function responseShape(operation: OperationName): Shape {
+  const response: (typeof CONTRACT)[OperationName]['response'] = CONTRACT[operation].response;
+  const model = SHAPES[response.model];
+  return 'list' in response ? { list: model, maxItems: response.maxItems } : model;
+}
+
+/** The response shapes, worked out once: readResponse runs for every upstream call. */
+const RESPONSE_SHAPES = Object.fromEntries(Object.keys(CONTRACT).map((operation) => [operation, responseShape(operation as OperationName)])) as Record<
+  OperationName,
+  Shape
+>;
+
 /** An operation's response body read as the contract's `response` says; null when it is not one. */
 export function readResponse<O extends OperationName>(operation: O, body: unknown): ResponseOf<O> | null {
-  const { model, list } = CONTRACT[operation].response as { model: ModelName; list?: true };
-  return readShape(operation, list ? { list: SHAPES[model] } : SHAPES[model], body) as ResponseOf<O> | null;
+  return readShape(operation, RESPONSE_SHAPES[operation], body) as ResponseOf<O> | null;
 }

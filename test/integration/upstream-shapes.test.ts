@@ -14,6 +14,8 @@ import { parse as parseYaml } from 'yaml';
 import { LoginDocument, RefreshTokensDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import { OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
+import { STRING_LENGTHS, type Shape, type StringKind } from '../../src/upstream/models.js';
+import { responseShape } from '../../src/upstream/shapes.js';
 import { createSimulator, type InProcessSimulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { ORDER_FIELDS_OF } from '../helpers/faults.js';
@@ -88,6 +90,39 @@ const HOSTILE: { name: string; json: string; strict: boolean }[] = [
   { name: 'a 1 MB string', json: JSON.stringify('x'.repeat(1_000_000)), strict: false },
   { name: 'null', json: 'null', strict: false },
 ];
+
+/** The shape shapes.ts reads a field as (the contract's `response`, then the model's fields), by its path in the answer. */
+function shapeAt(operation: OperationName, path: Path): Shape | undefined {
+  let shape: Shape | undefined = responseShape(operation);
+  for (const step of path) {
+    if (shape === undefined || typeof shape === 'string') return undefined;
+    shape = typeof step === 'number' ? ('list' in shape ? shape.list : undefined) : 'fields' in shape ? shape.fields[step] : undefined;
+  }
+  return shape;
+}
+
+/**
+ * A value just past the format its field is held to (models.ts), as raw JSON: a string one
+ * longer than its kind allows, a currency that is no ISO 4217 code, an integer past a GraphQL
+ * Int, a list one item longer than its `maxItems` (of empty objects: every listed field's
+ * items have no required field), an amount or a date-time as text past the longest either can
+ * be. None for a field whose kind has no bound.
+ */
+function pastItsFormat(shape: Shape | undefined): string | undefined {
+  if (shape === undefined) return undefined;
+  if (typeof shape !== 'string')
+    return 'list' in shape
+      ? `[${Array(shape.maxItems + 1)
+          .fill('{}')
+          .join(',')}]`
+      : undefined;
+  if (shape in STRING_LENGTHS) return JSON.stringify('x'.repeat(STRING_LENGTHS[shape as StringKind] + 1));
+  if (shape === 'currency') return '"USDX"';
+  if (shape === 'int') return String(2 ** 31);
+  if (shape === 'amount') return JSON.stringify('1'.repeat(41));
+  if (shape === 'dateTime') return JSON.stringify(`2026-11-28T09:30:00.000Z${' '.repeat(41)}`);
+  return undefined;
+}
 
 interface Case {
   operation: OperationName;
@@ -261,9 +296,13 @@ describe('a hostile upstream, every field of every answer the contract lists', (
         baselines.set(documentFor(operation), answers[0]!.body.data);
       }
       const all: HostileCase[] = OPERATION_NAMES.flatMap((operation) => [
-        ...fieldPaths(ANSWERS.get(operation)!, resolved(ANSWERS.get(operation)!).items ? [0] : []).flatMap((path) =>
-          HOSTILE.map(({ name, json, strict }) => ({ operation, path, json, strict, name })),
-        ),
+        ...fieldPaths(ANSWERS.get(operation)!, resolved(ANSWERS.get(operation)!).items ? [0] : []).flatMap((path) => {
+          const past = pastItsFormat(shapeAt(operation, path));
+          return [
+            ...HOSTILE.map(({ name, json, strict }) => ({ operation, path, json, strict, name })),
+            ...(past === undefined ? [] : [{ operation, path, json: past, strict: true, name: 'just past its format' }]),
+          ];
+        }),
         ...objectPaths(operation).map((path) => ({
           operation,
           path,
