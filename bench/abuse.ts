@@ -24,6 +24,7 @@ import { WebSocket } from 'ws';
 import { WholeOrderDocument } from '../src/client/__generated__/graphql.js';
 import { createOrderClient } from '../src/client/index.js';
 import { startSimulator } from '../src/simulator/server.js';
+import { heapFlags } from '../src/tools/heap-flags.mjs';
 import { HOSTS, type UpstreamUrls } from '../src/upstream/contract.js';
 import type { Start } from './streams.js';
 
@@ -271,9 +272,6 @@ function deploymentLimitMib(): number {
 /** The settings: the Deployment's limit and the heap flags the launcher gives it (BENCH_ABUSE_S: each flood's length). */
 export async function abuseSettings(): Promise<AbuseSettings> {
   const limitMib = Number(process.env.BENCH_ABUSE_LIMIT_MIB ?? deploymentLimitMib());
-  const { heapFlags } = (await import('../src/tools/heap-flags.mjs' as string)) as {
-    heapFlags: (env: object, limit: number, machine: number) => string[];
-  };
   return { limitMib, heapFlags: heapFlags({}, limitMib * 2 ** 20, os.totalmem()), floodS: Number(process.env.BENCH_ABUSE_S ?? 20) };
 }
 

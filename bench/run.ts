@@ -23,6 +23,7 @@ import autocannon from 'autocannon';
 import { wholeOrderCalls } from '../src/graph/order-fields.js';
 import { HOSTS, operationUrl, type UpstreamUrls } from '../src/upstream/contract.js';
 import { abuseMarkdown, abuseSettings, measureAbuse, type AbuseResults } from './abuse.js';
+import { heapFlags } from '../src/tools/heap-flags.mjs';
 import { benchGatewayEnv, listening, measureStreams, streamsMarkdown, type StreamResults, type StreamSettings } from './streams.js';
 import { fixed, issue21Targets, issue31Targets, ISSUE_31, ratio, type Target } from './targets.js';
 import {
@@ -46,7 +47,6 @@ const CALLS_PER_QUERY = wholeOrderCalls(1);
 /** How a production start runs the gateway: the launcher, which execs node with the heap flags (same PID). */
 const GATEWAY_START = 'dist/src/tools/start.mjs';
 // Plain JavaScript without declarations: imported by a path the compiler does not follow.
-const HEAP_FLAGS = '../src/tools/heap-flags.mjs';
 
 function envInt(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name]?.trim();
@@ -66,7 +66,7 @@ const settings = {
   customer: CUSTOMER,
   gatewayNodeArgs: (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   /** What the launcher gives every gateway process here (NODE_HEAP_FLAGS, passed on, replaces them). */
-  gatewayHeapFlags: (await import(HEAP_FLAGS)).heapFlags(process.env, process.constrainedMemory(), os.totalmem()) as string[],
+  gatewayHeapFlags: heapFlags(process.env, process.constrainedMemory(), os.totalmem()),
 };
 const streamSettings: StreamSettings = {
   latencyMs: 50,

@@ -4,12 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { heapFlags } from '../../src/tools/heap-flags.mjs';
 import { PROJECT_NODE_BIN } from '../helpers/process.js';
-
-type HeapFlags = (env: Record<string, string | undefined>, limitBytes: number, machineBytes: number) => string[];
-// Plain JavaScript without declarations: imported by a path the compiler does not follow.
-const launcher = '../../src/tools/heap-flags.mjs';
-const { heapFlags } = (await import(launcher)) as { heapFlags: HeapFlags };
 
 const MIB = 2 ** 20;
 const MACHINE = 16 * 1024 * MIB;
