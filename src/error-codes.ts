@@ -23,6 +23,10 @@ export const FIELD_ERRORS = {
     'The upstream failed: a 5xx, a refused or reset connection, a body that is not the JSON its contract promises, or an id in it that no call may carry.',
   UPSTREAM_BUDGET_EXCEEDED:
     "The request had made its UPSTREAM_CALLS_PER_REQUEST upstream calls, so this field's was not made: ask for fewer orders at a time.",
+  ANSWER_TOO_LARGE:
+    'The upstream answers the request read and the answer built from them passed REQUEST_BYTES: the request ends, `data` null with this one error. Ask for fewer orders, or fewer fields, at a time. A live event past it is that event alone.',
+  OVERLOADED:
+    'The requests in flight hold as much memory as the gateway gives them (IN_FLIGHT_BYTES): a new request is refused before it runs (503 with `Retry-After`, `retryAfterSeconds`), and one holding far more than the others may end to make room (`data` null with this one error). Try again in a moment.',
   INTERNAL_SERVER_ERROR:
     'A bug (masked: "Unexpected error."), or the gateway short of resources (file handles), so the call could not be made (its message says so).',
 } as const satisfies Record<string, string>;

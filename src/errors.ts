@@ -41,6 +41,8 @@ export class RateLimitedError extends withCode('RATE_LIMITED') {}
 export class UpstreamTimeoutError extends withCode('UPSTREAM_TIMEOUT') {}
 export class UpstreamFailedError extends withCode('UPSTREAM_ERROR') {}
 export class UpstreamBudgetExceededError extends withCode('UPSTREAM_BUDGET_EXCEEDED') {}
+export class AnswerTooLargeError extends withCode('ANSWER_TOO_LARGE') {}
+export class OverloadedError extends withCode('OVERLOADED') {}
 export class InternalServerError extends withCode('INTERNAL_SERVER_ERROR') {}
 
 /** The request carried no bearer token: no upstream call is made. */
@@ -61,6 +63,8 @@ const MESSAGES: Record<ErrorCode, string> = {
   UPSTREAM_TIMEOUT: 'The upstream did not answer in time.',
   UPSTREAM_ERROR: 'The upstream failed.',
   UPSTREAM_BUDGET_EXCEEDED: 'This request reached its budget of upstream calls.',
+  ANSWER_TOO_LARGE: 'This request reached its budget of bytes: ask for fewer orders or fields at a time.',
+  OVERLOADED: 'The gateway is holding as much as it may for the requests in flight: try again in a moment.',
   INTERNAL_SERVER_ERROR: 'Unexpected error.',
 };
 

@@ -21,6 +21,8 @@ export interface Metrics {
 /** Where the shared-state gauges read from: the live hub, Redis when configured, the order histories kept in this process when they are. */
 export interface SharedStateSources {
   live: () => LiveStats;
+  /** The bytes the requests in flight hold (IN_FLIGHT_BYTES bounds them), and whether new work is being refused for want of room. */
+  heldBytes: () => { bytes: number; shedding: boolean };
   redisAvailable?: () => boolean;
   history?: () => { customers: number; bytes: number };
 }
@@ -176,8 +178,16 @@ function requestMetrics(
 }
 
 /** Live streams and polls, read from the hub's counts when scraped (nothing to update on the live path), and whether Redis answers. */
-function sharedStateMetrics(registry: Registry, { live, redisAvailable, history }: SharedStateSources): void {
+function sharedStateMetrics(registry: Registry, { live, heldBytes, redisAvailable, history }: SharedStateSources): void {
   const gauge = (name: string, help: string, read: () => number) => gaugeOf(registry, name, help, read);
+  gauge(
+    'order_graph_held_bytes',
+    'Bytes the requests in flight hold: upstream answers read and answers built (IN_FLIGHT_BYTES bounds them).',
+    () => heldBytes().bytes,
+  );
+  gauge('order_graph_shedding', 'Whether new requests are refused (1) for want of room under IN_FLIGHT_BYTES, or not (0).', () =>
+    heldBytes().shedding ? 1 : 0,
+  );
   const counter = (name: string, help: string, read: (stats: LiveStats) => number) => counterOf(registry, name, help, () => read(live()));
   gauge('order_graph_live_streams', 'Live order-update streams open in this process.', () => live().watchers);
   gauge('order_graph_live_customers', 'Customers whose orders this process follows for its live streams.', () => live().customers);

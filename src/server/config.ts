@@ -13,10 +13,12 @@
 // shapes in another form, while the bounds and messages name environment variables, which only
 // this file knows.
 import { isIP } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import { z } from 'zod';
 import type { LiveLimits } from '../live/orders-hub.js';
 import { SAMPLERS, type TracingSettings } from '../observability/settings.js';
 import type { BudgetLimits } from '../upstream/budget.js';
+import { SHED_FOR_MS } from '../upstream/bytes.js';
 import { HOSTS, type HostName, type UpstreamUrls } from '../upstream/contract.js';
 import type { ResponseCacheBytes } from '../redis/response-cache.js';
 import type { HistoryBounds } from '../graph/customer-history.js';
@@ -148,6 +150,29 @@ export const DEMO_LIVE_POLL_INTERVAL_MS = 5_000;
  */
 export const DEFAULT_UPSTREAM_CALLS = Math.ceil(wholeOrderCalls(defaultOrdersPage()) / 10) * 10;
 
+/**
+ * What a whole order of the default page holds, its upstream answers and its answer: the
+ * simulator's fullest customer's, about 186 kB (test/integration/byte-budgets.test.ts measures
+ * it, and holds this above it). A request holding more than this gives way to newcomers while
+ * the requests in flight have no room (upstream/bytes.ts).
+ */
+export const WHOLE_PAGE_BYTES = 200_000;
+
+/**
+ * REQUEST_BYTES when unset: what one request may hold. Twenty whole pages, rounded up to 4 MiB:
+ * room for one upstream answer at its 2 MB cap beside a page.
+ */
+export const DEFAULT_REQUEST_BYTES = 4 * MIB;
+
+/**
+ * IN_FLIGHT_BYTES when unset: this share of the V8 heap the process runs with (63 MB under the
+ * Deployment's 640 Mi). What a request holds in bytes takes some four times as much heap while it
+ * is read, copied and written (the text, the parsed JSON, the answer's text and its buffer), and
+ * the heap holds the documents, the cached answers, the live snapshots and the histories beside
+ * it (32 MiB each at most): an eighth keeps a crowd of large answers well inside the heap.
+ */
+export const IN_FLIGHT_SHARE_OF_HEAP = 1 / 8;
+
 /** The upstream URLs share one description: docs/configuration.md shows them as one row. */
 const UPSTREAM_URL =
   "The upstream's base URLs, one per host of the contract (`upstream/openapi.yaml` names each path's host in `x-base`): http or https, without query or fragment; a base may carry a path prefix, and the contract's path is appended to it. None set: the embedded simulator serves them (not in production, see `SIMULATOR`). Some but not all: the gateway refuses to start and names the missing ones.";
@@ -185,6 +210,18 @@ export const envSchema = z.object({
     .describe(
       'Upstream calls one request may make, retries included. The default is what a whole order of the default page of orders takes (each customer call once, each per-order call once per order), rounded up to the next ten. The fields past it are null with `UPSTREAM_BUDGET_EXCEEDED`.',
     ),
+  REQUEST_BYTES: integer('REQUEST_BYTES', 10_000, 1024 * MIB)
+    .default(DEFAULT_REQUEST_BYTES)
+    .describe(
+      'What one request may hold: the upstream answers it read (counted as they arrive) and the answer built from them (estimated before it is written); a live event has its own. Past it the request ends, `data` null with `ANSWER_TOO_LARGE`; other requests are untouched. The default is twenty times a whole order of the default page.',
+    ),
+  IN_FLIGHT_BYTES: integer('IN_FLIGHT_BYTES', 100_000, 64 * 1024 * MIB)
+    .optional()
+    .meta({
+      description:
+        'What all requests in flight may hold together, counted as `REQUEST_BYTES` counts. A request that needs more than is left makes room first: requests holding more than it would end with `OVERLOADED`, the largest first. When that is not room enough it ends itself, and for a second new requests are refused, `OVERLOADED` with HTTP status 503 and `Retry-After: 1` (`/readyz` says `"memory": "shedding"`).',
+      unset: 'an eighth of the V8 heap the process runs with (63 MB under the Deployment’s 640 Mi)',
+    }),
   UPSTREAM_CONCURRENCY_PER_REQUEST: integer('UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 256)
     .default(16)
     .describe('Upstream calls of one request in flight at once; the others wait their turn within the deadline.'),
@@ -563,6 +600,16 @@ function gatewaySettings(values: EnvValues) {
     requestDeadlineMs: values.REQUEST_DEADLINE_MS,
     /** What one request may make the upstream do (calls include retries). */
     upstreamBudget,
+    /**
+     * The bytes one request may hold (its upstream answers and its answer), all requests in
+     * flight together, and how long new work is refused once no room can be made for them.
+     */
+    bytes: {
+      request: values.REQUEST_BYTES,
+      inFlight: values.IN_FLIGHT_BYTES ?? Math.floor(getHeapStatistics().heap_size_limit * IN_FLIGHT_SHARE_OF_HEAP),
+      shedMs: SHED_FOR_MS,
+      smallBytes: WHOLE_PAGE_BYTES,
+    },
     /** What one caller (a verified customer, else an address) may have in flight at once, on every transport together. */
     callerLimits: {
       operations: values.CALLER_OPERATIONS_IN_FLIGHT,

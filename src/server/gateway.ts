@@ -25,6 +25,7 @@ import {
 } from '../upstream/http.js';
 import { createOperations } from '../upstream/operations.js';
 import { CallScope } from '../upstream/scope.js';
+import { ByteCeiling, type ByteBudget } from '../upstream/bytes.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { GatewaySettings, HttpServerSettings } from './config.js';
@@ -36,6 +37,7 @@ import { useHardening } from './guards/index.js';
 import { maskError } from './guards/quiet-errors.js';
 import { hostAllowed, useAllowedHosts } from './guards/request.js';
 import { HEALTH_PATH, READY_PATH, useHealthEndpoints } from './health.js';
+import { useHeldBytes } from './held-bytes.js';
 import { useRequestLifecycle } from './lifecycle.js';
 import { LIMITS } from './limits.js';
 import { mergeHooks } from './merged-hooks.js';
@@ -189,6 +191,7 @@ function gatewayPlugins(
   config: GatewayConfig,
   parts: {
     policy: ScopeSettings;
+    ceiling: ByteCeiling;
     callers: Callers;
     ready: () => boolean;
     redis?: RedisConnection;
@@ -198,7 +201,7 @@ function gatewayPlugins(
   },
 ) {
   const { tracing, metricsPath } = config;
-  const { policy, callers, ready, redis, metrics, responseCache } = parts;
+  const { policy, ceiling, callers, ready, redis, metrics, responseCache } = parts;
   // The project's own plugins up to the pages, each phase's hooks run as one hook (merged-hooks.ts): in this order.
   const own = [
     // First: every later hook finds the request's scope in the server context.
@@ -214,8 +217,13 @@ function gatewayPlugins(
     // answered before the request guards (a scraper sends no CSRF header).
     ...(metrics ? [metrics.plugin] : []),
     ...(tracing ? [tracing.plugin] : []),
-    useHealthEndpoints({ isReady: ready, readinessDetails: redis && (() => ({ redis: redis.state() })) }),
+    useHealthEndpoints({
+      isReady: ready,
+      readinessDetails: () => ({ ...(redis && { redis: redis.state() }), memory: ceiling.shedding() ? 'shedding' : 'ok' }),
+    }),
     ...useHardening({ introspection: config.introspection }),
+    // After the refusals that come before any work: a refused request holds nothing.
+    useHeldBytes(ceiling, policy),
     ...(config.graphiql ? [useGraphiQLPage(config.demoLogins ?? [])] : []),
     ...(config.tracker
       ? [
@@ -251,6 +259,16 @@ function gatewayPlugins(
   ];
 }
 
+/** A live poll's call, with a byte budget of its own (REQUEST_BYTES) given back when it is done. */
+async function polled<T>(policy: ScopeSettings, call: (bytes: ByteBudget) => Promise<T>): Promise<T> {
+  const bytes = policy.bytes();
+  try {
+    return await call(bytes);
+  } finally {
+    bytes.release();
+  }
+}
+
 /** The live order streams: polled with the gateway's upstream client, shared over Redis when there is one. */
 function ordersHub(
   config: GatewayConfig,
@@ -264,9 +282,13 @@ function ordersHub(
     limits: config.live,
     requestLimits: policy,
     logger: config.logger,
-    fetchOrders: (token, limits) => createOperations(http, CallScope.forPoll(token, limits, pollObserver)).orderDetails(),
-    checkToken: async (token, limits) =>
-      (await createOperations(http, CallScope.forPoll(token, limits, pollObserver)).customerDetails()).id,
+    fetchOrders: (token, limits) =>
+      polled(policy, (bytes) => createOperations(http, CallScope.forPoll(token, limits, bytes, pollObserver)).orderDetails()),
+    checkToken: (token, limits) =>
+      polled(
+        policy,
+        async (bytes) => (await createOperations(http, CallScope.forPoll(token, limits, bytes, pollObserver)).customerDetails()).id,
+      ),
     coordinator:
       redis &&
       redisPollCoordinator(redis, {
@@ -280,6 +302,20 @@ function ordersHub(
   });
 }
 
+/** How each request is scoped (its deadline, budgets, caller and watchers), and the ceiling their bytes share. */
+function requestPolicy(config: GatewayConfig, callers: Callers, observeCalls: ScopeSettings['observeCalls']) {
+  const ceiling = new ByteCeiling(config.bytes.inFlight, config.bytes);
+  const policy: ScopeSettings = {
+    deadlineMs: config.requestDeadlineMs,
+    budget: config.upstreamBudget,
+    trustProxy: trustedProxies(config.trustedProxies),
+    callers,
+    observeCalls,
+    bytes: () => ceiling.budget(config.bytes.request),
+  };
+  return { policy, ceiling };
+}
+
 /** Builds the gateway (schema, upstream clients, yoga); listening is the caller's business. */
 export function createGateway(config: GatewayConfig): Gateway {
   const metrics = config.metricsPath ? createMetrics({ path: config.metricsPath, knownOperations: registeredOperationNames() }) : undefined;
@@ -287,15 +323,14 @@ export function createGateway(config: GatewayConfig): Gateway {
   const { redis, loginThrottle, responseCache, history, memory } = sharedState(config);
   const callers = createCallers(config.callerLimits);
   const observeCalls = callObservers(metrics, config.tracing);
-  const policy: ScopeSettings = {
-    deadlineMs: config.requestDeadlineMs,
-    budget: config.upstreamBudget,
-    trustProxy: trustedProxies(config.trustedProxies),
-    callers,
-    observeCalls,
-  };
+  const { policy, ceiling } = requestPolicy(config, callers, observeCalls);
   const live = ordersHub(config, http, policy, callers, { redis, responseCache, history }, observeCalls());
-  metrics?.observeSharedState({ live: live.stats, redisAvailable: redis?.available, history: memory?.stats });
+  metrics?.observeSharedState({
+    live: live.stats,
+    heldBytes: () => ({ bytes: ceiling.held, shedding: ceiling.shedding() }),
+    redisAvailable: redis?.available,
+    history: memory?.stats,
+  });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
   const services: ContextServices = {
     http,
@@ -325,6 +360,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     graphiql: false,
     plugins: gatewayPlugins(config, {
       policy,
+      ceiling,
       callers,
       ready: () => ready,
       redis,

@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { readAuth } from '../upstream/auth.js';
 import type { BudgetLimits } from '../upstream/budget.js';
+import type { ByteBudget } from '../upstream/bytes.js';
 import type { CallObserver } from '../upstream/http.js';
 import { CallScope, type ScopeInit, type ScopeLimits } from '../upstream/scope.js';
 import type { Callers } from './callers.js';
@@ -23,6 +24,8 @@ export interface ScopeSettings {
   trustProxy: (address: string, hop: number) => boolean;
   /** The observer of one request's upstream calls (the metrics', the traces' over its record), when anything watches them. */
   observeCalls?: (record: RequestRecord) => CallObserver | undefined;
+  /** A byte budget for one request (REQUEST_BYTES, within the process's IN_FLIGHT_BYTES). */
+  bytes: () => ByteBudget;
 }
 
 /** A request as the server holds it: the call scope it lends the layers below, and its own record of it. */
@@ -74,14 +77,14 @@ export interface ServerContext extends Partial<StartedRequest> {
   req?: IncomingMessage;
 }
 
-/** What a call scope is made of besides its limits and observer, as read from a request or an upgrade. */
-type ScopeParts = Omit<ScopeInit, keyof ScopeLimits | 'observer'>;
+/** What a call scope is made of besides its limits, observer and byte budget, as read from a request or an upgrade. */
+type ScopeParts = Omit<ScopeInit, keyof ScopeLimits | 'observer' | 'bytes'>;
 
-/** A request's record, and its scope with the observer made over that record and limits starting now. */
+/** A request's record, and its scope with the observer made over that record, limits starting now and a byte budget of its own. */
 function startRequest(parts: ScopeParts, policy: ScopeSettings): StartedRequest {
   const record = new RequestRecord();
   const limits = CallScope.limits(policy.deadlineMs, policy.budget, policy.callers?.allowance(parts.auth, parts.clientAddress));
-  return { scope: new CallScope({ ...parts, ...limits, observer: policy.observeCalls?.(record) }), record };
+  return { scope: new CallScope({ ...parts, ...limits, observer: policy.observeCalls?.(record), bytes: policy.bytes() }), record };
 }
 
 /** Starts a request's scope and record on arrival (id from X-Request-Id when it is plain, the bearer read once); its deadline starts now. */

@@ -12,6 +12,7 @@ import {
   InternalServerError,
   type UpstreamErrorDetails,
 } from '../errors.js';
+import type { ByteBudget } from './bytes.js';
 import { operationSpec, type OperationName } from './contract.js';
 import type { UpstreamErrorBody } from './models.js';
 
@@ -31,6 +32,8 @@ export type CallFailure =
   | { kind: 'exhausted'; code: string }
   /** The request's upstream budget was spent: the call was not made. */
   | { kind: 'budget'; limit: number }
+  /** The request's byte budget ended (bytes.ts): the call was not made, or its answer was cut off. */
+  | { kind: 'bytes'; budget: ByteBudget }
   /** A parameter (an id from the upstream's own answer) that no call may carry: not made. */
   | { kind: 'unsendable' };
 
@@ -118,6 +121,8 @@ export function toGraphQLError(operation: OperationName, failure: CallFailure): 
         `This request reached its budget of ${failure.limit} upstream calls, so ${operation} was not asked: ask for fewer orders at a time (orders(first:, after:)).`,
         { operation },
       );
+    case 'bytes':
+      return failure.budget.error({ operation });
     case 'unsendable':
       return new UpstreamFailedError(`The upstream's answer named an id that cannot be sent back to it (${operation}).`, { operation });
     case 'cancelled':
@@ -158,3 +163,4 @@ export function toGraphQLError(operation: OperationName, failure: CallFailure): 
       return new UpstreamFailedError(message ?? `The upstream refused the request (${operation}, status ${status}).`, details);
   }
 }
+

@@ -4,7 +4,8 @@ import https from 'node:https';
 import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
-import { EXHAUSTED_CODES, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions } from './http.js';
+import { bytesFailure, EXHAUSTED_CODES, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
+import type { CallScope } from './scope.js';
 
 const AGENT_OPTIONS = { keepAlive: true, maxSockets: SOCKETS_PER_HOST };
 
@@ -36,7 +37,9 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
   const clients = Object.fromEntries(HOSTS.map((name) => [name, hostClient(urls[name], agents.get(name)!)])) as Record<HostName, Got>;
   return {
     async attempt(operation, { params, json }, scope, headers, timeoutMs) {
-      let oversized = false;
+      // Why the answer was cut off as it arrived: past the size cap, or past what the request may still hold.
+      let cut: 'oversized' | 'bytes' | undefined;
+      let taken = 0;
       // A URL built here: got's searchParams handling, and its character-by-character check of
       // a URL string, cost more than the call needs.
       const pending = clients[CONTRACT[operation].host](new URL(operationUrl(urls, operation, params)), {
@@ -49,20 +52,26 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
       pending.on('request', (request) => void (clientRequest = request));
       const untrack = scope.cancelOnAbort(() => clientRequest?.destroy(Object.assign(new Error('the client went away'), { code: 'ERR_CANCELLED' })));
       pending.on('downloadProgress', ({ transferred }) => {
-        if (transferred <= options.maxBodyBytes || oversized) return;
-        oversized = true;
-        clientRequest?.destroy(Object.assign(new Error('upstream answer too large'), { code: 'ERR_ANSWER_TOO_LARGE' }));
+        if (cut) return;
+        if (transferred > options.maxBodyBytes) cut = 'oversized';
+        else if (!scope.bytes.take(transferred - taken)) cut = 'bytes';
+        taken = transferred;
+        // No error given: one given to a request whose answer has just ended would be nobody's.
+        if (cut) clientRequest?.destroy();
       });
       try {
         const response = await pending;
+        // The last chunk can end the answer before the cut does: it is refused all the same.
+        if (cut) return cutOff(cut, scope);
         return wholeResult(response.statusCode, response.headers['retry-after'], response.body);
       } catch (error) {
         // A 4xx or 5xx is got's HTTPError: a whole response all the same.
-        if (error instanceof HTTPError && !oversized && !scope.signal?.aborted) {
+        if (error instanceof HTTPError && !cut && !scope.signal?.aborted) {
           const { statusCode, headers, body } = error.response;
           return wholeResult(statusCode, headers['retry-after'], typeof body === 'string' ? body : '');
         }
-        return { ok: false, failure: oversized ? { kind: 'oversized' } : scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
+        if (cut) return cutOff(cut, scope);
+        return { ok: false, failure: scope.signal?.aborted ? { kind: 'cancelled' } : describeFailure(error) };
       } finally {
         untrack();
       }
@@ -72,6 +81,12 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
     },
   };
 }
+
+/** An answer cut off as it arrived: past the size cap, or past what its request may still hold. */
+const cutOff = (cut: 'oversized' | 'bytes', scope: CallScope): UpstreamResult => ({
+  ok: false,
+  failure: cut === 'bytes' ? bytesFailure(scope.bytes) : { kind: 'oversized' },
+});
 
 function describeFailure(error: unknown): CallFailure {
   if (error instanceof TimeoutError) return { kind: 'timeout' };

@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { CONTRACT, HOSTS, type OperationName, type UpstreamUrls } from './contract.js';
+import type { ByteBudget } from './bytes.js';
 import type { CallFailure } from './failures.js';
 import type { CallScope } from './scope.js';
 
@@ -24,6 +25,9 @@ export function wholeResult(status: number, retryAfter: string | string[] | unde
   if (status < 400) return { ok: false, failure: { kind: 'malformed', status } };
   return { ok: false, failure: { kind: 'status', status, body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter } };
 }
+
+/** A call refused or cut off because its request's byte budget ended (bytes.ts). */
+export const bytesFailure = (budget: ByteBudget): CallFailure => ({ kind: 'bytes', budget });
 
 /** How a call ended, for whoever watches calls: the status (or the failure's kind), its retries, its time. */
 export interface CallOutcome {
@@ -97,7 +101,9 @@ export interface TransportOptions {
 
 /**
  * Makes one attempt of a call, over connections it keeps per host: no retry, no redirect,
- * cut off after `timeoutMs` or when the scope's client goes away.
+ * cut off after `timeoutMs` or when the scope's client goes away. Each chunk of the answer is
+ * taken from the scope's byte budget before it is kept (`scope.bytes.take`): the attempt is cut
+ * off (`bytesFailure`) when the budget refuses it.
  */
 export interface Transport {
   attempt(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: Record<string, string>, timeoutMs: number): Promise<UpstreamResult>;
@@ -186,6 +192,8 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, tim
   /** One call (with its retries), once the budget gave it a turn. */
   async function send(operation: OperationName, call: UpstreamCall, scope: CallScope): Promise<UpstreamResult> {
     if (scope.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
+    // The request ended while this call waited its turn: its bytes are spent, or were given up.
+    if (scope.bytes.ended) return { ok: false, failure: bytesFailure(scope.bytes) };
     const startedAt = Date.now();
     // What is left of the deadline: the time spent waiting for a turn is gone.
     const remaining = scope.deadline - startedAt;
@@ -205,6 +213,7 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, tim
   return {
     send(operation, call, scope) {
       if (scope.signal?.aborted) return Promise.resolve({ ok: false, failure: { kind: 'cancelled' } });
+      if (scope.bytes.ended) return Promise.resolve({ ok: false, failure: bytesFailure(scope.bytes) });
       if (call.params && !sendable(operation, call.params)) {
         scope.observer?.refused?.(operation, 'unsendable');
         return Promise.resolve({ ok: false, failure: { kind: 'unsendable' } });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Auth } from './auth.js';
 import { createCallBudget, type BudgetLimits, type CallBudget, type CallerAllowance } from './budget.js';
+import type { ByteBudget } from './bytes.js';
 import type { CallObserver } from './http.js';
 
 /** How long, and how many calls: a deadline (epoch ms) and an upstream budget. */
@@ -21,6 +22,8 @@ export interface ScopeInit extends ScopeLimits {
   clientAddress: string | null;
   signal?: AbortSignal;
   observer?: CallObserver;
+  /** The bytes its calls' answers may take (and the answer built from them): its execution's own. */
+  bytes: ByteBudget;
 }
 
 /**
@@ -87,6 +90,8 @@ export class CallScope implements ScopeLimits {
    * scopes (a renewed scope is another object) to look it up in.
    */
   readonly observer: CallObserver | undefined;
+  /** What the request holds: its upstream answers as they arrive, then its answer (bytes.ts). */
+  readonly bytes: ByteBudget;
   readonly #running: RunningCalls | undefined;
 
   constructor(init: ScopeInit, running?: RunningCalls) {
@@ -98,6 +103,7 @@ export class CallScope implements ScopeLimits {
     this.budget = init.budget;
     this.signal = init.signal;
     this.observer = init.observer;
+    this.bytes = init.bytes;
     this.#running = running ?? (init.signal && new RunningCalls(init.signal));
   }
 
@@ -107,14 +113,17 @@ export class CallScope implements ScopeLimits {
   }
 
   /** The scope of a live poll's own call: no client request carries it, the watcher's token does. */
-  static forPoll(token: string, limits: ScopeLimits, observer?: CallObserver): CallScope {
-    return new CallScope({ id: randomUUID(), auth: { ...ANONYMOUS, token }, acceptLanguage: null, clientAddress: null, observer, ...limits });
+  static forPoll(token: string, limits: ScopeLimits, bytes: ByteBudget, observer?: CallObserver): CallScope {
+    return new CallScope({ id: randomUUID(), auth: { ...ANONYMOUS, token }, acceptLanguage: null, clientAddress: null, observer, bytes, ...limits });
   }
 
-  /** The same request (caller, id, signal, running calls, observer) under other limits: a live event's. */
+  /**
+   * The same request (caller, id, signal, running calls, observer) under other limits, with a
+   * byte budget of its own: a live event's, whose execution releases it.
+   */
   renew(limits: ScopeLimits): CallScope {
     const { id, auth, acceptLanguage, clientAddress, signal, observer } = this;
-    return new CallScope({ id, auth, acceptLanguage, clientAddress, signal, observer, ...limits }, this.#running);
+    return new CallScope({ id, auth, acceptLanguage, clientAddress, signal, observer, bytes: this.bytes.renewed(), ...limits }, this.#running);
   }
 
   /** Runs `cancel` if the client goes away before the returned function is called. */

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import { CONTRACT, contractPath, HOSTS, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
-import { EXHAUSTED_CODES, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
+import { bytesFailure, EXHAUSTED_CODES, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
 import type { CallScope } from './scope.js';
 
 const POOL_OPTIONS: Pool.Options = {
@@ -18,7 +18,7 @@ const HEADERS = { 'user-agent': 'order-graph', accept: 'application/json' };
 const JSON_HEADERS = { ...HEADERS, 'content-type': 'application/json' };
 
 /** Why an attempt was ended before its response was read. */
-type Stop = 'timeout' | 'cancelled' | 'oversized';
+type Stop = 'timeout' | 'cancelled' | 'oversized' | 'bytes';
 
 // undici's timeouts, should one fire first: the attempt took too long all the same.
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -36,8 +36,8 @@ function describeError(error: unknown): CallFailure {
 
 /**
  * One attempt on a pool, settled exactly once: by its whole response, its error, its timer, the
- * client going away, or the body passing `maxBodyBytes` (counted as it arrives, so a body
- * without a length is cut off too). A dispatch handler of its own takes the response's chunks
+ * client going away, or the body passing `maxBodyBytes` or what the request may still hold
+ * (counted as it arrives, so a body without a length is cut off too). A dispatch handler of its own takes the response's chunks
  * straight from undici's parser: `Pool.request` would put each response through a readable
  * stream and an abort signal, for a body read whole anyway. A stopped attempt settles at once,
  * even while still queued for a connection; undici drops it when it would start.
@@ -54,7 +54,7 @@ function attemptOn(pool: Pool, options: Dispatcher.DispatchOptions, scope: CallS
       resolve(result);
     };
     const stop = (kind: Stop) => {
-      settle({ ok: false, failure: { kind } });
+      settle({ ok: false, failure: kind === 'bytes' ? bytesFailure(scope.bytes) : { kind } });
       controller?.abort(new Error(kind));
     };
     const timer = setTimeout(stop, timeoutMs, 'timeout');
@@ -76,6 +76,7 @@ function attemptOn(pool: Pool, options: Dispatcher.DispatchOptions, scope: CallS
       onResponseData(_controller, chunk) {
         bytes += chunk.length;
         if (bytes > maxBodyBytes) return stop('oversized');
+        if (!scope.bytes.take(chunk.length)) return stop('bytes');
         chunks.push(chunk);
       },
       onResponseEnd() {

@@ -37,7 +37,7 @@ const SECTIONS: readonly Section[] = [
   {
     title: 'Upstream calls',
     intro:
-      "Each request's calls to the REST service: how long they may take, retries, and the request's budget ([limits.md](limits.md#upstream-budgets)).",
+      "Each request's calls to the REST service: how long they may take, retries, the request's budget of calls ([limits.md](limits.md#upstream-budgets)), and the bytes a request, and all of them together, may hold ([limits.md](limits.md#what-requests-hold-in-bytes)).",
     variables: [
       'UPSTREAM_CLIENT',
       'UPSTREAM_TIMEOUT_MS',
@@ -45,6 +45,8 @@ const SECTIONS: readonly Section[] = [
       'UPSTREAM_RETRIES',
       'UPSTREAM_CALLS_PER_REQUEST',
       'UPSTREAM_CONCURRENCY_PER_REQUEST',
+      'REQUEST_BYTES',
+      'IN_FLIGHT_BYTES',
     ],
   },
   {

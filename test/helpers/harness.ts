@@ -44,8 +44,11 @@ export async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Settings a test gives: any of the gateway's, the live ones each on its own. */
-export type TestGatewayConfig = Partial<Omit<GatewayConfig, 'live'> & HttpServerOptions> & { live?: Partial<GatewayConfig['live']> };
+/** Settings a test gives: any of the gateway's, the live and byte ones each on its own. */
+export type TestGatewayConfig = Partial<Omit<GatewayConfig, 'live' | 'bytes'> & HttpServerOptions> & {
+  live?: Partial<GatewayConfig['live']>;
+  bytes?: Partial<GatewayConfig['bytes']>;
+};
 
 /** What a test's gateway is in front of: the upstream's URLs, or an in-process upstream (the simulator's or a stub's `handle`). */
 export type TestUpstream = Pick<GatewayConfig, 'upstreamUrls'> | { upstream: InProcessUpstream };
@@ -72,6 +75,7 @@ function testSettings(config: TestGatewayConfig & TestUpstream) {
     // In front of a test's simulator, as in front of the real service: the 30 s default (the
     // 5 s one is npm start's, in front of its embedded simulator).
     live: { ...defaults.live, pollIntervalMs: LIVE_POLL_INTERVAL_MS, ...config.live },
+    bytes: { ...defaults.bytes, ...config.bytes },
   };
 }
 

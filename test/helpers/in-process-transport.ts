@@ -12,7 +12,8 @@ import {
   type StreamedBody,
 } from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, operationUrl, type UpstreamUrls } from '../../src/upstream/contract.js';
-import { wholeResult, type TransportFactory, type UpstreamResult } from '../../src/upstream/http.js';
+import type { ByteBudget } from '../../src/upstream/bytes.js';
+import { bytesFailure, wholeResult, type TransportFactory, type UpstreamResult } from '../../src/upstream/http.js';
 import type { CallScope } from '../../src/upstream/scope.js';
 
 /** An upstream a gateway reaches in process: its hosts' URLs (on an origin nothing listens on), and what it replies to a request. */
@@ -33,13 +34,23 @@ const OVERSIZED: UpstreamResult = { ok: false, failure: { kind: 'oversized' } };
 const lowerCased = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 
-/** Reads a streamed body up to `maxBodyBytes`: its text, or null once it passed them. Ends early when `signal` aborts. */
-async function readStreamed(body: StreamedBody, signal: AbortSignal, maxBodyBytes: number): Promise<string | null> {
+/**
+ * Reads a streamed body up to `maxBodyBytes`, each chunk taken from the request's byte budget:
+ * its text, or the failure once it passed either. Ends early when `signal` aborts.
+ */
+async function readStreamed(
+  body: StreamedBody,
+  signal: AbortSignal,
+  maxBodyBytes: number,
+  budget: ByteBudget,
+): Promise<string | UpstreamResult> {
   let text = '';
   let bytes = 0;
   for await (const chunk of body(signal)) {
-    bytes += Buffer.byteLength(chunk);
-    if (bytes > maxBodyBytes) return null;
+    const size = Buffer.byteLength(chunk);
+    bytes += size;
+    if (bytes > maxBodyBytes) return OVERSIZED;
+    if (!budget.take(size)) return { ok: false, failure: bytesFailure(budget) };
     text += chunk;
   }
   return text;
@@ -49,14 +60,14 @@ async function readStreamed(body: StreamedBody, signal: AbortSignal, maxBodyByte
  * One attempt given to the upstream, settled exactly once, as undici's are
  * (undici-transport.ts, attemptOn): by the whole answer, its timer (`timeout`), the client
  * going away (`cancelled`, by the scope's cancelOnAbort), the answer passing `maxBodyBytes`
- * (`oversized`, counted as a streamed one arrives), or a dropped connection (`network`,
+ * (`oversized`, counted as a streamed one arrives) or the request's byte budget (`bytes`), or a dropped connection (`network`,
  * ECONNRESET). A hung call is no answer until one of those. Settling aborts the upstream's
  * side of the call: a hang stops waiting, a streamed body stops.
  */
 function attemptOn(
   upstream: InProcessUpstream,
   request: Omit<SimulatorRequest, 'signal'>,
-  scope: Pick<CallScope, 'cancelOnAbort'>,
+  scope: Pick<CallScope, 'cancelOnAbort' | 'bytes'>,
   timeoutMs: number,
   maxBodyBytes: number,
 ): Promise<UpstreamResult> {
@@ -76,10 +87,12 @@ function attemptOn(
     const read = ({ status, headers, body }: SimulatorResponse) => {
       const retryAfter = headers['retry-after'];
       if (typeof body === 'string') {
-        return settle(Buffer.byteLength(body) > maxBodyBytes ? OVERSIZED : wholeResult(status, retryAfter, body));
+        const size = Buffer.byteLength(body);
+        if (size > maxBodyBytes) return settle(OVERSIZED);
+        return settle(scope.bytes.take(size) ? wholeResult(status, retryAfter, body) : { ok: false, failure: bytesFailure(scope.bytes) });
       }
-      readStreamed(body, caller.signal, maxBodyBytes).then(
-        (text) => settle(text === null ? OVERSIZED : wholeResult(status, retryAfter, text)),
+      readStreamed(body, caller.signal, maxBodyBytes, scope.bytes).then(
+        (text) => settle(typeof text === 'string' ? wholeResult(status, retryAfter, text) : text),
         // A body that failed before its end: the connection went (once settled, nobody reads it).
         () => settle(RESET),
       );

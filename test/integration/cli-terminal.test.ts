@@ -101,14 +101,13 @@ describe('text from upstream reaches the terminal inert', () => {
       const before = polls();
       await until(() => String(polls() - before), /^([2-9]|\d{2,})$/);
       const summary = run.output.stdout;
-      moving.status = `BUILD_\u001b[1A\u001b[2KLOCKED\r\n2030-01-01 00:00  ${moving.reservationId}  status: delivered`;
+      // A forged line within the 64 characters a status may have (upstream/models.ts).
+      moving.status = `BUILD_\u001b[1A\u001b[2KLOCKED\r\n${moving.reservationId}  status: delivered`;
       await until(() => run.output.stdout.slice(summary.length), /rawStatus.*\n$/);
       const added = run.output.stdout.slice(summary.length);
       expect(added).not.toMatch(ACTS_ON);
       expect(added.trimEnd().split('\n')).toHaveLength(1);
-      expect(added).toContain(
-        `rawStatus: ORDER_CONFIRMED → BUILD_[1A[2KLOCKED  2030-01-01 00:00  ${moving.reservationId}  status: delivered`,
-      );
+      expect(added).toContain(`rawStatus: ORDER_CONFIRMED → BUILD_[1A[2KLOCKED  ${moving.reservationId}  status: delivered`);
     } finally {
       moving.status = saved;
       run.child.kill('SIGINT');

@@ -4,6 +4,7 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { STRING_LENGTHS } from '../../src/upstream/models.js';
 import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
 
@@ -12,15 +13,19 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-// 16 orders whose model names are 90 kB each: 1.4 MB from the upstream, inside its answer cap.
-const BIG = 'x'.repeat(90_000);
-const ORDERS = Array.from({ length: 16 }, (_, i) => ({
+// 100 orders whose product names are as long as the upstream may send them (models.ts): 300 kB
+// from the upstream, inside its answer cap.
+const NAME = 'x'.repeat(STRING_LENGTHS.text);
+const ORDERS = Array.from({ length: 100 }, (_, i) => ({
   id: `o${i}`,
   reservationId: `R${i}`,
   userId: 'u',
   status: 'BOOKED',
-  product: { model: BIG, currencyCode: 'USD' },
+  product: { model: NAME, trim: NAME, country: NAME, currencyCode: 'USD' },
 }));
+/** What one answer is made of: every alias repeats every order's names. */
+const PRODUCT = 'product { model trim country }';
+const ANSWER_BYTES = 20 * ORDERS.length * 3 * NAME.length;
 
 async function gatewayWithBigOrders(config: TestGatewayConfig = {}) {
   const stub = await startStubUpstream((req, res) => {
@@ -29,16 +34,17 @@ async function gatewayWithBigOrders(config: TestGatewayConfig = {}) {
     json(res, 404, { code: 'NOT_FOUND' });
   });
   cleanups.push(stub.close);
-  const gateway = await startGateway({ upstreamUrls: stub.urls, ...config });
+  // Answers far past a request's default byte budget: the connections, not the budget, are the subject.
+  const gateway = await startGateway({ upstreamUrls: stub.urls, bytes: { request: 256 * 1024 * 1024, inFlight: 1024 ** 3 }, ...config });
   cleanups.push(gateway.close);
   return gateway;
 }
 
-// Each alias repeats the 16 big orders: about 29 MB of answer from one upstream call.
+// Each alias repeats the 100 orders: about 6 MB of answer from one upstream call.
 const aliases = (field: (i: number) => string) => Array.from({ length: 20 }, (_, i) => field(i)).join(' ');
-const PLAIN = `{ ${aliases((i) => `a${i}: orders { product { model } }`)} }`;
-const DEFERRED = `{ orders(first: 1) { id } ... @defer { ${aliases((i) => `a${i}: orders { product { model } }`)} } }`;
-const SUBSCRIPTION = `subscription { orderUpdates { order { id ${aliases((i) => `m${i}: product { model }`)} } } }`;
+const PLAIN = `{ ${aliases((i) => `a${i}: orders(first: 100) { ${PRODUCT} }`)} }`;
+const DEFERRED = `{ orders(first: 1) { id } ... @defer { ${aliases((i) => `a${i}: orders(first: 100) { ${PRODUCT} }`)} } }`;
+const SUBSCRIPTION = `subscription { orderUpdates { order { id ${aliases((i) => `m${i}: ${PRODUCT}`)} } } }`;
 
 /**
  * A raw client that sends one request and reads nothing of the answer. `drain()` then reads
@@ -94,9 +100,9 @@ describe('slow readers', () => {
     ];
     // Each is cut once its unsent data has stayed over the limit (or not shrunk) for a second.
     await untilMetric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}', 3);
-    // What had reached them when they were cut is far from the 29 MB of each answer, and the connection is closed.
+    // What had reached them when they were cut is far from the 6 MB of each answer, and the connection is closed.
     const received = await Promise.all(clients.map((client) => client.drain()));
-    for (const bytes of received) expect(bytes).toBeLessThan(20 * 1024 * 1024);
+    for (const bytes of received) expect(bytes).toBeLessThan(ANSWER_BYTES * 0.7);
     expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}')).toBe(3);
   }, 60_000);
 
@@ -111,17 +117,17 @@ describe('slow readers', () => {
     });
     const body = (await response.json()) as { data: Record<string, { product: { model: string } }[]> };
     expect(Object.keys(body.data)).toHaveLength(20);
-    expect(Object.values(body.data).every((orders) => orders.length === 16 && orders.every((order) => order.product.model === BIG))).toBe(
-      true,
-    );
+    expect(
+      Object.values(body.data).every((orders) => orders.length === ORDERS.length && orders.every((order) => order.product.model === NAME)),
+    ).toBe(true);
     expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}')).toBe(0);
   }, 60_000);
 });
 
 describe('unsent data per client address', () => {
   it('one address’s connections together hold at most SLOW_READER_BYTES_PER_ADDRESS: those holding the most are cut until the rest fit; another address is not touched', async () => {
-    const perAddress = 40 * 1024 * 1024;
-    // Each answer is about 29 MB; no one connection is past its own limit, none is cut for time.
+    const perAddress = 8 * 1024 * 1024;
+    // Each answer is about 6 MB; no one connection is past its own limit, none is cut for time.
     const gateway = await gatewayWithBigOrders({
       slowReader: { maxUnsentBytes: 1024 ** 3, timeoutMs: 600_000, maxUnsentBytesPerAddress: perAddress },
     });
@@ -133,7 +139,7 @@ describe('unsent data per client address', () => {
     // The one left, and the other address's, get their whole answers once they read.
     const received = await Promise.all([...sameAddress, other].map((client) => client.drain()));
     expect(
-      received.filter((bytes) => bytes > 28_000_000),
+      received.filter((bytes) => bytes > ANSWER_BYTES),
       String(received),
     ).toHaveLength(2);
   }, 60_000);

@@ -152,7 +152,7 @@ describe.skipIf(!haveRedis)('with REDIS_URL', () => {
     const token = await signIn(a!.endpoint, 'ready@demo.test');
     const streams = [watch(a!.endpoint, token), watch(b!.endpoint, token)];
     await until(() => streams.every((stream) => stream.events.length >= 1));
-    expect(await readiness(a!.origin)).toEqual({ status: 'ready', redis: 'available' });
+    expect(await readiness(a!.origin)).toEqual({ status: 'ready', redis: 'available', memory: 'ok' });
 
     await redis.kill();
     await until(async () => (await readiness(a!.origin)).redis === 'unavailable');

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
+import { STRING_LENGTHS } from '../../src/upstream/models.js';
 import { demoOrders, demoToken } from '../helpers/demo.js';
 import { inProcessGateway, startGateway, type TestGateway } from '../helpers/harness.js';
 import { argument, haveRedis, redisBytes, shippedRedis, startRedis } from '../helpers/redis.js';
@@ -47,17 +48,23 @@ const heapAfterGc = () => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A customer with `count` orders of about `bytes` each (a long model name): one whole page is one large answer. */
+/**
+ * A customer with `count` orders whose product names take `bytes` of a page's answer (each
+ * order's model, trim and country as long as the upstream may send them, shown under each of
+ * PAGE's aliases): one whole page is one large answer.
+ */
 async function customerWithLargeOrders(count: number, bytes: number) {
   const simulator = createSimulator({ latencyMs: 0 });
   cleanups.push(simulator.close);
   const [template] = demoOrders(simulator, 'ready@demo.test');
+  const length = Math.min(STRING_LENGTHS.text, Math.ceil(bytes / 3 / PRODUCT_ALIASES));
   for (let i = 0; i < count; i++) {
+    const name = (field: string) => `${field}${i}`.padEnd(length, 'x');
     simulator.data.orders.push({
       ...template!,
       id: `large-${i}`,
       reservationId: `OC-L${i}`,
-      product: { ...template!.product, model: `M${i}`.padEnd(bytes, 'x') },
+      product: { ...template!.product, model: name('M'), trim: name('T'), country: name('C') },
     });
   }
   const token = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
@@ -65,7 +72,11 @@ async function customerWithLargeOrders(count: number, bytes: number) {
 }
 
 // One document (the parse and validation caches hold it once); each $id makes another answer.
-const PAGE = 'query Page($id: ID!) { orders(first: 100) { id reservationId product { model } } order(id: $id) { id } }';
+const PRODUCT_ALIASES = 4;
+const PAGE = `query Page($id: ID!) { orders(first: 100) { id reservationId ${Array.from(
+  { length: PRODUCT_ALIASES },
+  (_, i) => `p${i}: product { model trim country }`,
+).join(' ')} } order(id: $id) { id } }`;
 
 async function page(gateway: TestGateway, token: string, id: string) {
   const result = await gateway.client(token).rawRequest<{ orders: unknown[] }>(PAGE, { id });
@@ -86,7 +97,7 @@ async function hits(simulator: Simulator, gateway: TestGateway, token: string, i
 
 describe('the response cache in memory', () => {
   it('40 distinct answers of about 1 MB: only the newest that fit in RESPONSE_CACHE_BYTES are kept, and the heap holds no more than that', async () => {
-    const { simulator, token } = await customerWithLargeOrders(99, 10_000);
+    const { simulator, token } = await customerWithLargeOrders(99, 12_000);
     const total = 6 * MIB;
     const gateway = inProcessGateway({
       upstream: simulator,
@@ -111,7 +122,7 @@ describe('the response cache in memory', () => {
   });
 
   it.skipIf(!gc)('expired answers leave the heap at their ttl, though no request asks for them again', async () => {
-    const { simulator, token } = await customerWithLargeOrders(99, 10_000);
+    const { simulator, token } = await customerWithLargeOrders(99, 12_000);
     const ttlMs = 1500;
     const gateway = inProcessGateway({
       upstream: simulator,
@@ -142,7 +153,7 @@ describe.skipIf(!haveRedis)('the response cache in Redis, with the shipped Redis
     const inspect = new Redis(redis.url);
     cleanups.push(() => inspect.disconnect());
 
-    const { simulator, token } = await customerWithLargeOrders(50, 10_000);
+    const { simulator, token } = await customerWithLargeOrders(50, 12_000);
     // With Redis the gateway is on a real socket, as in production; its upstream in process.
     const gateway = await startGateway({
       upstream: simulator,

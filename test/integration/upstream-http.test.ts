@@ -9,6 +9,7 @@ import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { startSimulator } from '../../src/simulator/server.js';
 import { gotTransport } from '../../src/upstream/got-transport.js';
 import { createUpstreamHttp, type UpstreamHttpOptions } from '../../src/upstream/http.js';
+import { ByteCeiling } from '../../src/upstream/bytes.js';
 import { CallScope } from '../../src/upstream/scope.js';
 import { undiciTransport } from '../../src/upstream/undici-transport.js';
 import { demoToken } from '../helpers/demo.js';
@@ -24,16 +25,22 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-/** A request's scope: a deadline 5 s off and the default budget, unless given. */
-const scope = (signal?: AbortSignal, limits = CallScope.limits(5000, { calls: 100, concurrency: 16, retries: 4 })) =>
+/** A request's scope: a deadline 5 s off, the default budget and 4 MiB to hold, unless given. */
+const scope = (
+  signal?: AbortSignal,
+  limits = CallScope.limits(5000, { calls: 100, concurrency: 16, retries: 4 }),
+  bytes = new ByteCeiling(64 * MIB).budget(4 * MIB),
+) =>
   new CallScope({
     id: 'req-1',
     auth: { token: 'token-1', expired: false, expiresAt: null },
     acceptLanguage: 'de-DE',
     clientAddress: '203.0.113.7',
     signal,
+    bytes,
     ...limits,
   });
+const MIB = 2 ** 20;
 
 const estimate = { params: { orderID: 'ord-1' }, bearer: 'token-1' };
 
@@ -147,6 +154,26 @@ describe.each([
           ok: false,
           failure: { kind: 'oversized' },
         });
+      }
+    });
+
+    it("an answer past what its request may still hold is cut off as it arrives (with or without a length), and the request's next calls are not made", async () => {
+      const big = 'x'.repeat(60_000);
+      const { stub, http } = await setup((request, res) => {
+        if (request.query.orderID !== 'chunked') return json(res, 200, { big });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (let i = 0; i < 6; i++) res.write('x'.repeat(10_000));
+        res.end();
+      });
+      for (const orderID of ['sized', 'chunked']) {
+        // 100 kB for the request: a first answer of 60 kB is held, a second passes it.
+        const request = scope(undefined, undefined, new ByteCeiling(MIB).budget(100_000));
+        expect(await http.send('priceEstimate', { params: { orderID: 'sized' }, bearer: 't' }, request)).toMatchObject({ ok: true });
+        const ended = { ok: false, failure: { kind: 'bytes', budget: { ended: 'ANSWER_TOO_LARGE', limit: 100_000 } } };
+        expect(await http.send('priceEstimate', { params: { orderID }, bearer: 't' }, request)).toMatchObject(ended);
+        const sent = stub.requests.length;
+        expect(await http.send('priceEstimate', estimate, request)).toMatchObject(ended);
+        expect(stub.requests).toHaveLength(sent);
       }
     });
 

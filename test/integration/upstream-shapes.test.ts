@@ -202,7 +202,9 @@ beforeAll(async () => {
       return hostile ? poisoned(text, hostile) : text;
     },
   });
-  gateway = inProcessGateway({ upstream, upstreamTimeoutMs: 10_000 });
+  // A request carries six cases of up to a megabyte each: past the default REQUEST_BYTES, which
+  // byte-budgets.test.ts tries; the shapes are the subject here.
+  gateway = inProcessGateway({ upstream, upstreamTimeoutMs: 10_000, bytes: { request: 64 * 2 ** 20, inFlight: 2 ** 30 } });
   token = await demoToken(simulator, 'ready@demo.test');
 });
 
