@@ -1,0 +1,175 @@
+// Numbers in Redis the gateway did not write: each number it reads back and decides with (the
+// budgets' bytes, sizes and expiries) set by hand to what no replica writes (negative, NaN,
+// infinite, huge, a fraction, a key of another type), against a real redis-server. Whatever the
+// value, no good history is lost, the books come back to what is really in Redis, one warn line
+// per kind says so, and nothing ends the process.
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { connectRedis, type RedisConnection } from '../../src/redis/connection.js';
+import { redisHistoryStore } from '../../src/redis/history.js';
+import { redisResponseStore } from '../../src/redis/response-cache.js';
+import { captureLogger, capturedLogLines } from '../helpers/log-capture.js';
+import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+
+let redis: RedisServer;
+let writer: Redis;
+const cleanups: Array<() => unknown> = [];
+
+// The process must never end on what Redis holds: nothing may escape as an unhandled error.
+const escaped: unknown[] = [];
+const onEscape = (error: unknown) => escaped.push(error);
+beforeAll(() => {
+  process.on('unhandledRejection', onEscape);
+  process.on('uncaughtException', onEscape);
+});
+afterAll(() => {
+  process.off('unhandledRejection', onEscape);
+  process.off('uncaughtException', onEscape);
+});
+
+let linesBefore = 0;
+beforeEach(async () => {
+  linesBefore = capturedLogLines.length;
+  if (!haveRedis) return;
+  redis = await startRedis({ args: shippedRedis().args });
+  writer = new Redis(redis.url);
+});
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+  writer?.disconnect();
+  await redis?.close();
+  expect(escaped.splice(0)).toEqual([]);
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000) {
+  for (const started = Date.now(); !(await condition()); await sleep(20)) {
+    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
+  }
+}
+
+/** Warn lines, since the test began, saying a value of this kind read from Redis was ignored. */
+const ignoredLines = (kind: string) =>
+  capturedLogLines.slice(linesBefore).filter((line) => line.includes(`"kind":"${kind}"`) && line.includes('ignored'));
+
+async function connection(): Promise<RedisConnection> {
+  const connected = connectRedis(redis.url, { commandTimeoutMs: 2000, logger: captureLogger() });
+  cleanups.push(() => connected.close());
+  await until(() => connected.available());
+  return connected;
+}
+
+// The two kinds Redis keeps within a byte budget (src/redis/budget.ts): each writes one entry
+// of about 600 bytes per name, well within its budget, so that nothing has to be evicted.
+const KINDS = {
+  history: {
+    entries: 'order-graph:history:',
+    books: 'order-graph:history-budget:',
+    warning: 'history budget',
+    writer: (redisConnection: RedisConnection, totalBytes = 1_000_000) => {
+      const store = redisHistoryStore(redisConnection, { customerBytes: 10_000, totalBytes, maxAgeMs: 3_600_000 });
+      return { put: (name: string) => store.update(name, () => JSON.stringify({ orders: [], note: name.repeat(100) })) };
+    },
+  },
+  cache: {
+    entries: 'order-graph:cache:answer:',
+    books: 'order-graph:cache:',
+    warning: 'response cache budget',
+    writer: (redisConnection: RedisConnection, total = 1_000_000) => {
+      const store = redisResponseStore(redisConnection, { entry: 100_000, total });
+      return {
+        put: (name: string) => store.set(name, JSON.stringify({ note: name.repeat(100) }), [`Order:${name}`], 60_000),
+        forget: (names: string[]) => store.invalidate(names.map((name) => `Order:${name}`)),
+      };
+    },
+  },
+} as const;
+
+const NAMES = Array.from({ length: 23 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+const VICTIM = 'c05';
+
+type Hostile = readonly [what: string, write: (books: string) => Promise<unknown>, after: readonly string[]];
+// What is written after the hostile value: a new entry (the total and the expiries decide its
+// room), or the victim again (its old size is taken out of the total).
+const HOSTILE: readonly Hostile[] = [
+  ...['1e400', '-1e400', 'inf', '-5', 'nan', '1e30', '99999999999999999999', '1.5', ''].map((value): Hostile => [
+    `the bytes in all: "${value}"`,
+    (books) => writer.set(`${books}bytes`, value),
+    ['c23'],
+  ]),
+  // A whole number in range, but not the sum of the sizes: each write evicted one entry.
+  [`the bytes in all: "1000000", the whole budget`, (books) => writer.set(`${books}bytes`, '1000000'), ['c23', 'c24', 'c25']],
+  [`the bytes in all: a hash`, (books) => writer.del(`${books}bytes`).then(() => writer.hset(`${books}bytes`, 'n', '1')), ['c23']],
+  ...['1e400', '-1e400', '-5', 'nan', '1e30', '1.5', '0'].map((value): Hostile => [
+    `one entry's size: "${value}"`,
+    (books) => writer.hset(`${books}sizes`, VICTIM, value),
+    [VICTIM],
+  ]),
+  [`the sizes: a string`, (books) => writer.del(`${books}sizes`).then(() => writer.set(`${books}sizes`, '1')), [VICTIM]],
+  [`the time of the last check, with no expiry`, (books) => writer.set(`${books}checked`, '1'), ['c23']],
+  ...['+inf', '1e300', '-5', '1.5'].map((value): Hostile => [
+    `one entry's expiry: ${value}`,
+    (books) => writer.zadd(`${books}index`, value, VICTIM),
+    ['c23'],
+  ]),
+  [`the index: a list`, (books) => writer.del(`${books}index`).then(() => writer.rpush(`${books}index`, VICTIM)), ['c23']],
+];
+
+/** The books as they should be: one entry per key there, a whole size at least its text for each, their sum in all, each expiry the key's own. */
+async function booksAgainstKeys(entries: string, books: string) {
+  const keys = (await writer.keys(`${entries}*`)).sort();
+  const names = keys.map((key) => key.slice(entries.length));
+  const sizes = await writer.hgetall(`${books}sizes`);
+  const index = await writer.zrange(`${books}index`, 0, -1, 'WITHSCORES');
+  const expiries = Object.fromEntries(Array.from({ length: index.length / 2 }, (_, i) => [index[2 * i]!, Number(index[2 * i + 1])]));
+  const now = Number((await writer.time())[0]) * 1000;
+  const problems: string[] = [];
+  if (JSON.stringify(Object.keys(sizes).sort()) !== JSON.stringify(names))
+    problems.push('the sizes name other entries than the keys there');
+  if (JSON.stringify(Object.keys(expiries).sort()) !== JSON.stringify(names))
+    problems.push('the index names other entries than the keys there');
+  let sum = 0;
+  for (const [i, name] of names.entries()) {
+    const size = sizes[name];
+    if (!/^\d+$/.test(size ?? '') || Number(size) < (await writer.strlen(keys[i]!))) problems.push(`${name}: size ${size}`);
+    sum += Number(size);
+    const expiry = now + (await writer.pttl(keys[i]!));
+    if (!(Math.abs((expiries[name] ?? NaN) - expiry) < 2000)) problems.push(`${name}: expiry ${expiries[name]}, the key's ${expiry}`);
+  }
+  const total = await writer.get(`${books}bytes`);
+  if (total !== String(sum)) problems.push(`bytes in all ${total}, the sizes' sum ${sum}`);
+  return problems;
+}
+
+describe.skipIf(!haveRedis)('the budgets’ books (src/redis/budget.ts) holding numbers no replica writes', () => {
+  for (const [kind, { entries, books, warning, writer: makeWriter }] of Object.entries(KINDS)) {
+    it(`${kind}: with nothing written by hand, 60 writes past a budget of 20 entries and 23 rewrites: the books are the keys there, no warn line`, async () => {
+      const store: { put(name: string): Promise<void>; forget?(names: string[]): Promise<void> } = makeWriter(await connection(), 20_000);
+      const names = Array.from({ length: 60 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+      for (const name of names) await store.put(name);
+      for (const name of names.slice(-23)) await store.put(name);
+      await store.forget?.(['c59', 'c58']);
+      const kept = await writer.keys(`${entries}*`);
+      expect(kept.length).toBeGreaterThan(10);
+      expect(kept.length).toBeLessThan(40);
+      expect(await booksAgainstKeys(entries, books)).toEqual([]);
+      expect(ignoredLines(warning)).toEqual([]);
+    });
+
+    for (const [what, write, after] of HOSTILE) {
+      it(`${kind}: ${what}: no entry is lost, the books are counted again from the keys there, one warn line`, async () => {
+        const { put } = makeWriter(await connection());
+        for (const name of NAMES) await put(name);
+        expect(await booksAgainstKeys(entries, books)).toEqual([]);
+        await write(books);
+        for (const name of after) await put(name);
+        const kept = (await writer.keys(`${entries}*`)).length;
+        expect(kept, `entries kept of ${new Set([...NAMES, ...after]).size}`).toBe(new Set([...NAMES, ...after]).size);
+        expect(await booksAgainstKeys(entries, books)).toEqual([]);
+        expect(ignoredLines(warning)).toHaveLength(1);
+        // Nothing of the value in the line.
+        expect(ignoredLines(warning)[0]).not.toMatch(/1e400|99999999999999999999/);
+      });
+    }
+  }
+});
