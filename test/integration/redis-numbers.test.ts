@@ -1,5 +1,6 @@
 // Numbers in Redis the gateway did not write: each number it reads back and decides with (the
-// budgets' bytes, sizes and expiries) set by hand to what no replica writes (negative, NaN,
+// budgets' bytes, sizes and expiries, the login counters and their expiries, a cached answer's
+// time, a history's event numbers) set by hand to what no replica writes (negative, NaN,
 // infinite, huge, a fraction, a key of another type), against a real redis-server. Whatever the
 // value, no good history is lost, the books come back to what is really in Redis, one warn line
 // per kind says so, and nothing ends the process.
@@ -8,6 +9,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { connectRedis, type RedisConnection } from '../../src/redis/connection.js';
 import { redisHistoryStore } from '../../src/redis/history.js';
 import { redisResponseStore } from '../../src/redis/response-cache.js';
+import { usernameKey } from '../../src/server/login-throttle.js';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { demoCustomer } from '../helpers/demo.js';
+import { graphqlClient, startGateway } from '../helpers/harness.js';
 import { captureLogger, capturedLogLines } from '../helpers/log-capture.js';
 import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -171,5 +176,76 @@ describe.skipIf(!haveRedis)('the budgets’ books (src/redis/budget.ts) holding 
         expect(ignoredLines(warning)[0]).not.toMatch(/1e400|99999999999999999999/);
       });
     }
+  }
+});
+
+describe.skipIf(!haveRedis)('login counters (rate-limiter-flexible’s keys) holding numbers no replica writes', () => {
+  let simulator: Simulator;
+  beforeEach(async () => {
+    simulator = await startSimulator({ latencyMs: 0 });
+    cleanups.push(() => simulator.close());
+  });
+
+  const STRANGER = '203.0.113.66';
+  const OWNER = '198.51.100.7';
+  const TEN_YEARS_MS = 10 * 365 * 86_400_000;
+  // Every counter a failed login of ready@demo.test from STRANGER takes a point of.
+  const counterKeys = () => {
+    const user = usernameKey('ready@demo.test');
+    return [
+      `order-graph:login-failures:address:${STRANGER}`,
+      `order-graph:login-failures:username-address:${user}:${STRANGER}`,
+      `order-graph:login-delay:username-address:${user}:${STRANGER}`,
+      `order-graph:login-failures:username:${user}`,
+    ];
+  };
+  const set =
+    (value: string, ttlMs = 600_000) =>
+    async (key: string) =>
+      writer.set(key, value, 'PX', ttlMs);
+
+  for (const [what, write] of [
+    ['-1000000', set('-1000000')],
+    ['nan', set('nan')],
+    ['1.5', set('1.5')],
+    ['1e30', set('1e30')],
+    ['99999999999999999999 (past 64 bits)', set('99999999999999999999')],
+    ['9007199254740993 (past 2^53)', set('9007199254740993')],
+    ['a hash', (key: string) => writer.hset(key, 'n', '1')],
+    ['100, expiring in ten years', set('100', TEN_YEARS_MS)],
+  ] as const) {
+    it(`each counter at ${what}: counted again from 0 (5 failures in all across two replicas, then a delay of at most the window), the owner gets in, one warn line`, async () => {
+      for (const key of counterKeys()) await write(key);
+      const gateways = await Promise.all(
+        [0, 1].map(async () => {
+          const gateway = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, trustedProxies: ['loopback'] });
+          cleanups.push(gateway.close);
+          await until(async () => ((await (await fetch(`${gateway.origin}/readyz`)).json()) as { redis?: string }).redis === 'available');
+          return gateway;
+        }),
+      );
+      const login = async (i: number, from: string, password: string) =>
+        (
+          await graphqlClient(gateways[i % 2]!.endpoint).rawRequest<unknown>(
+            'mutation($p: String!) { login(username: "ready@demo.test", password: $p) { accessToken } }',
+            { p: password },
+            { 'x-forwarded-for': from },
+          )
+        ).errors?.[0]?.extensions ?? {};
+      const answers = [];
+      for (let i = 0; i < 8; i++) answers.push(await login(i, STRANGER, 'wrong-password'));
+      const logins = () => simulator.requestLog.filter((entry) => entry.operation === 'login').length;
+      const guesses = logins();
+      const owner = await login(1, OWNER, demoCustomer(simulator, 'ready@demo.test').password);
+      console.info(
+        `counters at ${what}: ${guesses} of 8 wrong passwords reached the upstream; refused: ${answers.filter((a) => a.code === 'RATE_LIMITED').length}, retry after at most ${Math.max(0, ...answers.map((a) => Number(a.retryAfterSeconds ?? 0)))} s; the owner: ${String(owner.code ?? 'signed in')} ${owner.retryAfterSeconds ?? ''}`,
+      );
+      expect(answers.map((extensions) => extensions.code)).toEqual([...Array(5).fill('UNAUTHENTICATED'), ...Array(3).fill('RATE_LIMITED')]);
+      for (const { retryAfterSeconds } of answers.slice(5)) expect(retryAfterSeconds).toBeLessThanOrEqual(900);
+      expect(guesses).toBe(5);
+      expect(owner).toEqual({});
+      expect(ignoredLines('login counter')).toHaveLength(1);
+      expect(ignoredLines('login counter')[0]).not.toMatch(/1000000|99999999999999999999|1e30/);
+    });
   }
 });
