@@ -206,12 +206,25 @@ function encodeEntry(key: string, result: ExecutionResult): string {
   });
 }
 
-/** The response under `key`, if `text` is one stored for that very caller; the headers the plugin sends with it are rebuilt. */
-function decodeEntry(key: string, text: string): { ok: true; result: ExecutionResult } | { ok: false; reason: string } {
+// How far the replicas' clocks may be apart: a time further ahead, or an answer older than the
+// ttl by more, is one no replica stored within the ttl.
+const CLOCK_SKEW_MS = 5000;
+// Last-Modified, which storedAt is, has whole seconds: an answer may look up to this much older.
+const LAST_MODIFIED_MS = 1000;
+
+/**
+ * The response under `key`, if `text` is one stored for that very caller within the last
+ * `ttlMs` (Redis's expiry of the key is the store's word on that, and a key may be made to live
+ * on); the headers the plugin sends with it are rebuilt.
+ */
+function decodeEntry(key: string, text: string, ttlMs: number): { ok: true; result: ExecutionResult } | { ok: false; reason: string } {
   const parsed = readJson(storedEntry, text, 'not a stored response');
   if (!parsed.ok) return parsed;
   const { caller: storedFor, storedAt, result } = parsed.value;
   if (callerOf(key) === null || storedFor !== callerOf(key)) return { ok: false, reason: 'stored for another caller than the key names' };
+  const age = Date.now() - storedAt;
+  if (age > ttlMs + LAST_MODIFIED_MS + CLOCK_SKEW_MS || age < -CLOCK_SKEW_MS)
+    return { ok: false, reason: 'stored at a time its ttl does not allow' };
   // The plugin's form (the key); useCallerlessEtags shows the caller its own.
   const headers = { ETag: key, 'Last-Modified': new Date(storedAt).toUTCString() };
   return { ok: true, result: { ...result, extensions: { http: { headers } } } as ExecutionResult };
@@ -220,8 +233,8 @@ function decodeEntry(key: string, text: string): { ok: true; result: ExecutionRe
 const entityNames = (entities: Iterable<{ typename: string; id?: string | number }>) =>
   [...entities].flatMap(({ typename, id }) => (id == null ? [] : [`${typename}:${id}`]));
 
-/** The plugin's cache over a store of texts: responses in, checked responses out. */
-function entryCache(store: ResponseStore, entryBytes: number, logger: Logger | undefined): Cache {
+/** The plugin's cache over a store of texts: responses in, checked responses out (stored within `ttlMs`). */
+function entryCache(store: ResponseStore, entryBytes: number, ttlMs: number, logger: Logger | undefined): Cache {
   const ignore = store.ignore ?? ignoredValues(logger);
   return {
     async set(key, result, entities, ttl) {
@@ -234,7 +247,7 @@ function entryCache(store: ResponseStore, entryBytes: number, logger: Logger | u
     async get(key) {
       const text = await store.get(key);
       if (text === null) return null;
-      const answer = decodeEntry(key, text);
+      const answer = decodeEntry(key, text, ttlMs);
       if (!answer.ok) return (ignore('cached answer', answer.reason), null);
       return answer.result;
     },
@@ -293,7 +306,7 @@ export function createResponseCache({
   store?: ResponseStore;
   logger?: Logger;
 }): ResponseCache {
-  const cache = entryCache(store ?? memoryResponseStore(bytes), bytes.entry, logger);
+  const cache = entryCache(store ?? memoryResponseStore(bytes), bytes.entry, ttlMs, logger);
   const responseCache = useResponseCache({
     ttl: ttlMs,
     cache,

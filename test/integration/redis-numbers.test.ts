@@ -1,6 +1,6 @@
 // Numbers in Redis the gateway did not write: each number it reads back and decides with (the
 // budgets' bytes, sizes and expiries, the login counters and their expiries, a cached answer's
-// time, a history's event numbers) set by hand to what no replica writes (negative, NaN,
+// time) set by hand to what no replica writes (negative, NaN,
 // infinite, huge, a fraction, a key of another type), against a real redis-server. Whatever the
 // value, no good history is lost, the books come back to what is really in Redis, one warn line
 // per kind says so, and nothing ends the process.
@@ -12,7 +12,9 @@ import { redisResponseStore } from '../../src/redis/response-cache.js';
 import { usernameKey } from '../../src/server/login-throttle.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer } from '../helpers/demo.js';
-import { graphqlClient, startGateway } from '../helpers/harness.js';
+import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
+import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { createOrderClient } from '../../src/client/index.js';
 import { captureLogger, capturedLogLines } from '../helpers/log-capture.js';
 import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -246,6 +248,36 @@ describe.skipIf(!haveRedis)('login counters (rate-limiter-flexible’s keys) hol
       expect(owner).toEqual({});
       expect(ignoredLines('login counter')).toHaveLength(1);
       expect(ignoredLines('login counter')[0]).not.toMatch(/1000000|99999999999999999999|1e30/);
+    });
+  }
+});
+
+describe.skipIf(!haveRedis)('a cached answer whose time is not one its ttl allows', () => {
+  for (const [what, storedAt, persist] of [
+    ['stored ten minutes ago, its key made to live on (PERSIST)', () => Date.now() - 600_000, true],
+    ['stored a year from now', () => Date.now() + 365 * 86_400_000, false],
+  ] as const) {
+    it(`${what}: not served (the caller's own answer, from the upstream), one warn line`, async () => {
+      const simulator = await startSimulator({ latencyMs: 0 });
+      cleanups.push(() => simulator.close());
+      const gateway = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, responseCacheTtlMs: 30_000 });
+      cleanups.push(gateway.close);
+      await until(async () => ((await (await fetch(`${gateway.origin}/readyz`)).json()) as { redis?: string }).redis === 'available');
+      const client = createOrderClient({ endpoint: gateway.endpoint });
+      await client.login('ready@demo.test', demoCustomer(simulator, 'ready@demo.test').password);
+      const token = client.tokens!.accessToken;
+      const own = await execute(graphqlClient(gateway.endpoint, token), WholeOrderDocument);
+      expect(own.errors).toEqual([]);
+      const [key] = await writer.keys('order-graph:cache:answer:*');
+      const entry = JSON.parse((await writer.get(key!))!) as { storedAt: number; result: { data: { me: { email: string } } } };
+      entry.storedAt = storedAt();
+      entry.result.data.me.email = 'stale@demo.test';
+      await (persist ? writer.set(key!, JSON.stringify(entry)) : writer.set(key!, JSON.stringify(entry), 'KEEPTTL'));
+      simulator.clearLog();
+      const again = await execute(graphqlClient(gateway.endpoint, token), WholeOrderDocument);
+      expect(again.data?.me?.email).toBe('ready@demo.test');
+      expect(simulator.requestLog.filter((entry) => entry.operation === 'orderDetails')).toHaveLength(1);
+      expect(ignoredLines('cached answer')).toHaveLength(1);
     });
   }
 });
