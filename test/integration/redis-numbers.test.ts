@@ -1,6 +1,6 @@
 // Numbers in Redis the gateway did not write: each number it reads back and decides with (the
 // budgets' bytes, sizes and expiries, the login counters and their expiries, a cached answer's
-// time) set by hand to what no replica writes (negative, NaN,
+// time, a history's event numbers) set by hand to what no replica writes (negative, NaN,
 // infinite, huge, a fraction, a key of another type), against a real redis-server. Whatever the
 // value, no good history is lost, the books come back to what is really in Redis, one warn line
 // per kind says so, and nothing ends the process.
@@ -11,7 +11,7 @@ import { redisHistoryStore } from '../../src/redis/history.js';
 import { redisResponseStore } from '../../src/redis/response-cache.js';
 import { usernameKey } from '../../src/server/login-throttle.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
-import { demoCustomer } from '../helpers/demo.js';
+import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { createOrderClient } from '../../src/client/index.js';
@@ -278,6 +278,65 @@ describe.skipIf(!haveRedis)('a cached answer whose time is not one its ttl allow
       expect(again.data?.me?.email).toBe('ready@demo.test');
       expect(simulator.requestLog.filter((entry) => entry.operation === 'orderDetails')).toHaveLength(1);
       expect(ignoredLines('cached answer')).toHaveLength(1);
+    });
+  }
+});
+
+describe.skipIf(!haveRedis)('a history whose event numbers or times are not ones the gateway writes', () => {
+  type StoredOrder = { next: number; events: { n: number; at: string }[] };
+  const PAGE = 'query($after: String) { orders { history(first: 1, after: $after) { observedAt cursor } } }';
+  const YEAR_AHEAD = new Date(Date.now() + 365 * 86_400_000).toISOString();
+
+  for (const [what, change, events] of [
+    // The next change is numbered as an event already there: one of the two is never on a page.
+    ['its next number not above its events', (order: StoredOrder) => void (order.next = 1), 3],
+    ['two events of one number', (order: StoredOrder) => void (order.events[0]!.n = 0), 1],
+    ['its events oldest first', (order: StoredOrder) => void order.events.reverse(), 2],
+    // A cursor holds at most 15 digits: past them, the page after that event was BAD_USER_INPUT.
+    ['an event numbered 10^15', (order: StoredOrder) => void (order.events[0]!.n = 1e15), 1],
+    ['an event dated a year ahead (it would never age out)', (order: StoredOrder) => void (order.events[0]!.at = YEAR_AHEAD), 1],
+  ] as const) {
+    it(`${what}: every event is on one page, no page is refused, one warn line`, async () => {
+      const simulator = await startSimulator({ latencyMs: 0 });
+      cleanups.push(() => simulator.close());
+      const gateway = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url });
+      cleanups.push(gateway.close);
+      await until(async () => ((await (await fetch(`${gateway.origin}/readyz`)).json()) as { redis?: string }).redis === 'available');
+      const token = await demoToken(simulator, 'ready@demo.test');
+      const client = graphqlClient(gateway.endpoint, token);
+      const [order] = demoOrders(simulator, 'ready@demo.test');
+      const advance = async (status: string) => {
+        order!.status = status;
+        order!.updatedAt = new Date(Date.parse(order!.updatedAt ?? '2026-01-01T00:00:00Z') + 60_000).toISOString();
+        await client.rawRequest(PAGE);
+      };
+      await client.rawRequest(PAGE);
+      await advance('DELIVERED');
+      // Two events now, n 1 and 0; the test rewrites them as no replica would.
+      const key = `order-graph:history:${demoCustomer(simulator, 'ready@demo.test').userId}`;
+      const stored = JSON.parse((await writer.get(key))!) as { orders: StoredOrder[] };
+      change(stored.orders[0]!);
+      await writer.set(key, JSON.stringify(stored), 'KEEPTTL');
+      if (events === 3) await advance('COMPLETED');
+
+      const seen: string[] = [];
+      const refused: unknown[] = [];
+      for (let after: string | null = null, page = 0; page < 10; page++) {
+        const result: { data?: { orders: null | { history: { observedAt: string; cursor: string }[] }[] }; errors?: unknown[] } =
+          await client
+            .rawRequest(PAGE, { after })
+            .catch((error: { response: { errors: unknown[] } }) => ({ errors: error.response.errors }));
+        if (result.errors) refused.push(...result.errors);
+        const [event] = result.data?.orders?.[0]?.history ?? [];
+        if (!event) break;
+        seen.push(event.cursor);
+        after = event.cursor;
+      }
+      console.info(`a history with ${what}: ${seen.length} events on pages of one, ${refused.length} refused`);
+      expect(refused).toEqual([]);
+      expect(seen).toHaveLength(events);
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(ignoredLines('order history')).toHaveLength(1);
     });
   }
 });
