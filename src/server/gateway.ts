@@ -12,6 +12,8 @@ import { connectRedis, KEY_PREFIX, warnOncePerKind, type RedisConnection } from 
 import { redisPollCoordinator } from '../redis/live-coordinator.js';
 import { redisResponseStore } from '../redis/response-cache.js';
 import { redisHistoryStore } from '../redis/history.js';
+import { GatewayError } from '../errors.js';
+import { bearerDigest } from '../upstream/auth.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
 import {
@@ -259,13 +261,22 @@ function ordersHub(
   { redis, responseCache, history }: Pick<ReturnType<typeof sharedState>, 'redis' | 'responseCache' | 'history'>,
   pollObserver: CallObserver | undefined,
 ) {
+  // A token the upstream refused to a poll or a credential check: its caller's cached answers go too.
+  const refusing = async <T>(token: string, call: Promise<T>): Promise<T> => {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') await responseCache?.forgetCaller(bearerDigest(token));
+      throw error;
+    }
+  };
   return createOrdersHub({
     limits: config.live,
     requestLimits: policy,
     logger: config.logger,
-    fetchOrders: (token, limits) => createOperations(http, CallScope.forPoll(token, limits, pollObserver)).orderDetails(),
+    fetchOrders: (token, limits) => refusing(token, createOperations(http, CallScope.forPoll(token, limits, pollObserver)).orderDetails()),
     checkToken: async (token, limits) =>
-      (await createOperations(http, CallScope.forPoll(token, limits, pollObserver)).customerDetails()).id,
+      (await refusing(token, createOperations(http, CallScope.forPoll(token, limits, pollObserver)).customerDetails())).id,
     coordinator:
       redis &&
       redisPollCoordinator(redis, {
