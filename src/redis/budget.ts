@@ -9,7 +9,8 @@
 // whole number as the scripts write it, in its range; an expiry its key's own); when one is not,
 // the books are counted again from the keys really under the kind's prefix, and the script
 // says why (one warn line per kind). A wrong number never deletes an entry: with `bytes in all`
-// at 1e400 the next history write deleted every other customer's history.
+// at 1e400 the next history write deleted every other customer's history. A recount reads every
+// key of the kind (150–230 ms in Redis for 20,000 histories): it is for books found wrong only.
 //
 // The scripts name keys they compute (the ones they evict, the ones a recount finds): a
 // cluster-mode Redis, whose keys of one script must share a slot, is not supported.
@@ -21,9 +22,9 @@
 export const budgetKeys = (prefix: string) => [`${prefix}index`, `${prefix}sizes`, `${prefix}bytes`, `${prefix}checked`];
 
 // How often at most the bytes in all are checked against the sum of the sizes (all of them
-// read: a few ms for 20,000 entries) before an eviction. A total can be a whole number in range
-// and still wrong (a script cut short, a hand): one at the budget made every write evict one
-// entry, for good.
+// read: 9 ms in Redis for 20,000 entries) before an eviction. A total can be a whole number
+// in range and still wrong (a script cut short, a hand): one at the budget made every write
+// evict one entry, for good.
 const SUM_CHECK_MS = 60_000;
 
 /**
