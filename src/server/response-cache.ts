@@ -11,7 +11,7 @@ import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ignoredValues } from '../redis/connection.js';
+import { CLOCK_SKEW_MS, ignoredValues } from '../redis/connection.js';
 import { readJson } from '../graph/read-json.js';
 import { ERROR_CODES } from '../error-codes.js';
 import { ERROR_DETAILS } from '../redis/poll-messages.js';
@@ -209,9 +209,6 @@ function encodeEntry(key: string, result: ExecutionResult): string {
   });
 }
 
-// How far the replicas' clocks may be apart: a time further ahead, or an answer older than the
-// ttl by more, is one no replica stored within the ttl.
-const CLOCK_SKEW_MS = 5000;
 // Last-Modified, which storedAt is, has whole seconds: an answer may look up to this much older.
 const LAST_MODIFIED_MS = 1000;
 

@@ -13,7 +13,8 @@ import { usernameKey } from '../../src/server/login-throttle.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, startGateway } from '../helpers/harness.js';
-import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
+import { createStreamTransport } from '../../src/client/streams.js';
 import { createOrderClient } from '../../src/client/index.js';
 import { captureLogger, capturedLogLines } from '../helpers/log-capture.js';
 import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
@@ -337,6 +338,41 @@ describe.skipIf(!haveRedis)('a history whose event numbers or times are not ones
       expect(seen).toHaveLength(events);
       expect(new Set(seen).size).toBe(seen.length);
       expect(ignoredLines('order history')).toHaveLength(1);
+    });
+  }
+});
+
+describe.skipIf(!haveRedis)('a live snapshot whose time its keeping does not allow', () => {
+  const POLL_MS = 300;
+  for (const [what, observedAt] of [
+    ['observed an hour ago, its key made to live on (PERSIST)', () => new Date(Date.now() - 3_600_000).toISOString()],
+    ['observed a year from now', () => new Date(Date.now() + 365 * 86_400_000).toISOString()],
+  ] as const) {
+    it(`${what}: a new stream's current state is its own poll's, not that snapshot; one warn line`, async () => {
+      const simulator = await startSimulator({ latencyMs: 0 });
+      cleanups.push(() => simulator.close());
+      const [order] = demoOrders(simulator, 'ready@demo.test');
+      const stale = order!.status === 'DELIVERED' ? 'RESERVED' : 'DELIVERED';
+      const snapshot = { observedAt: observedAt(), orders: [{ ...order, status: stale }], fields: {}, changes: {} };
+      await writer.set(`order-graph:live:last:${demoCustomer(simulator, 'ready@demo.test').userId}`, JSON.stringify(snapshot));
+      const gateway = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, live: { pollIntervalMs: POLL_MS } });
+      cleanups.push(gateway.close);
+      await until(async () => ((await (await fetch(`${gateway.origin}/readyz`)).json()) as { redis?: string }).redis === 'available');
+      const abort = new AbortController();
+      cleanups.push(() => abort.abort());
+      const statuses: unknown[] = [];
+      const token = await demoToken(simulator, 'ready@demo.test');
+      void (async () => {
+        for await (const event of createStreamTransport({ endpoint: gateway.endpoint, fetch, accessToken: () => token })(
+          OrderUpdatesDocument,
+          {},
+          abort.signal,
+        ))
+          statuses.push((event as { data?: { orderUpdates: { order: { status: string } } } }).data?.orderUpdates.order.status);
+      })().catch(() => undefined);
+      await until(() => statuses.length >= 1);
+      expect(statuses[0]).toBe(order!.status);
+      expect(ignoredLines('live snapshot')).toHaveLength(1);
     });
   }
 });
