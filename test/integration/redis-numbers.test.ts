@@ -1,9 +1,10 @@
 // Numbers in Redis the gateway did not write: each number it reads back and decides with (the
 // budgets' bytes, sizes and expiries, the login counters and their expiries, a cached answer's
-// time, a history's event numbers) set by hand to what no replica writes (negative, NaN,
-// infinite, huge, a fraction, a key of another type), against a real redis-server. Whatever the
-// value, no good history is lost, the books come back to what is really in Redis, one warn line
-// per kind says so, and nothing ends the process.
+// time, a history's event numbers and times, a live snapshot's time) set by hand to what no
+// replica writes (negative, NaN, infinite, huge, a fraction, a key of another type, a time out
+// of its keeping), against a real redis-server. Whatever the value, no good history is lost,
+// what is counted comes back to what is really in Redis, one warn line per kind says so, and
+// nothing ends the process.
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisConnection } from '../../src/redis/connection.js';
