@@ -61,7 +61,7 @@ export type ReadHistory = { ok: true; history: CustomerHistory; dropped: number 
 /**
  * Parses and checks a history's text; an entry not of its shape is dropped, never thrown. An
  * order's events are its cursors: newest first, one per number, each below the order's next
- * number (a later one would repeat a number), none dated ahead of this clock by more than another's may be.
+ * number (else a new event would repeat one), none dated more than CLOCK_AHEAD_MS ahead.
  */
 export function parseHistory(json: string, now = Date.now()): ReadHistory {
   const read = readJson(historySchema, json);

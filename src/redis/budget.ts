@@ -117,8 +117,9 @@ local function open(kind_prefix, kind_budget, kind_largest, kind_keep)
     redis.call('DEL', checked)
   end
   local counted = redis.call('GET', total)
-  used = whole(counted, 0, budget) or 0
-  if counted and not whole(counted, 0, budget) then note('bytes in all that are not a whole number from 0 to the budget') end
+  used = whole(counted, 0, budget)
+  if counted and not used then note('bytes in all that are not a whole number from 0 to the budget') end
+  used = used or 0
   local entries = redis.call('ZCARD', index)
   if entries ~= redis.call('HLEN', sizes) then note('an index and sizes of different entries') end
   if (counted and used > 0) ~= (entries > 0) then note('bytes in all that do not go with the entries') end
