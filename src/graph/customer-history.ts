@@ -40,19 +40,30 @@ export interface CustomerHistory {
 
 // A history is checked entry by entry: an order or an event not of its shape is dropped alone,
 // and the rest of the history stands.
-const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+/** The largest number an event is given: what its cursor holds (15 digits). */
+export const MAX_EVENT_NUMBER = 999_999_999_999_999;
+// How far another replica's clock may be ahead of this one: an event dated later than that was
+// recorded by none (and would never age out).
+const CLOCK_AHEAD_MS = 3_600_000;
+
+const count = z.number().int().nonnegative().max(MAX_EVENT_NUMBER);
 const eventSchema = z.object({ n: count, at: z.iso.datetime(), changes: z.array(storedFieldChange) });
 const orderSchema = z.object({ id: storedText, fields: storedFieldValues, next: count, events: z.array(z.unknown()) });
 const historySchema = z.object({ orders: z.array(z.unknown()) });
 
 /**
- * A history read back: its value and how many of its entries (orders, events) were dropped for
- * not being of their shape, or why it is no history at all (the text is never part of the reason).
+ * A history read back: its value and how many of its entries (orders, events) were dropped or
+ * mended for not being of their shape, or why it is no history at all (the text is never part
+ * of the reason).
  */
 export type ReadHistory = { ok: true; history: CustomerHistory; dropped: number } | { ok: false; reason: string };
 
-/** Parses and checks a history's text; an entry not of its shape is dropped, never thrown. */
-export function parseHistory(json: string): ReadHistory {
+/**
+ * Parses and checks a history's text; an entry not of its shape is dropped, never thrown. An
+ * order's events are its cursors: newest first, one per number, each below the order's next
+ * number (else a new event would repeat one), none dated more than CLOCK_AHEAD_MS ahead.
+ */
+export function parseHistory(json: string, now = Date.now()): ReadHistory {
   const read = readJson(historySchema, json);
   if (!read.ok) return read;
   const orders: KeptOrder[] = [];
@@ -64,13 +75,19 @@ export function parseHistory(json: string): ReadHistory {
       dropped += 1;
       continue;
     }
-    const events = order.data.events.flatMap((event) => {
+    const byNumber = new Map<number, StoredEvent>();
+    for (const event of order.data.events) {
       const parsed = eventSchema.safeParse(event);
-      return parsed.success ? [parsed.data] : (dropped++, []);
-    });
+      if (!parsed.success || byNumber.has(parsed.data.n) || Date.parse(parsed.data.at) > now + CLOCK_AHEAD_MS) dropped += 1;
+      else byNumber.set(parsed.data.n, parsed.data);
+    }
+    const stored = [...byNumber.values()];
+    const events = [...stored].sort((a, b) => b.n - a.n);
     if (events.length === 0) continue;
+    const next = Math.max(order.data.next, events[0]!.n + 1);
+    if (next !== order.data.next || events.some((event, i) => event !== stored[i])) dropped += 1;
     ids.add(order.data.id);
-    orders.push({ ...order.data, events });
+    orders.push({ ...order.data, next, events });
   }
   return { ok: true, history: { orders }, dropped };
 }

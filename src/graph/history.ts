@@ -4,7 +4,7 @@
 import { LRUCache } from 'lru-cache';
 import { BadUserInputError } from '../errors.js';
 import type { Order } from '../upstream/models.js';
-import { dropAged, fit, observe, parseHistory, type HistoryBounds, type CustomerHistory } from './customer-history.js';
+import { dropAged, fit, MAX_EVENT_NUMBER, observe, parseHistory, type HistoryBounds, type CustomerHistory } from './customer-history.js';
 import { customerIdOf, customerOf } from './order-owner.js';
 import type { OrderHistory } from './context.js';
 
@@ -42,8 +42,11 @@ function checkPageSize(first: number): void {
 // another order is refused rather than read as a position in this one.
 const cursorOf = (orderId: string, n: number) => Buffer.from(`${n}:${orderId}`).toString('base64url');
 
+// An event's number (at most MAX_EVENT_NUMBER's digits) and its order's id.
+const CURSOR = new RegExp(`^(\\d{1,${String(MAX_EVENT_NUMBER).length}}):(.*)$`, 's');
+
 function positionOf(cursor: string, orderId: string): number {
-  const [, n, id] = /^(\d{1,15}):(.*)$/s.exec(Buffer.from(cursor, 'base64url').toString()) ?? [];
+  const [, n, id] = CURSOR.exec(Buffer.from(cursor, 'base64url').toString()) ?? [];
   if (n === undefined || id !== orderId || cursorOf(orderId, Number(n)) !== cursor)
     throw new BadUserInputError("after must be the cursor of one of this order's events.");
   return Number(n);
@@ -100,7 +103,7 @@ export function createHistory({ store, bounds, ignored, mixed, failed }: History
       ignored?.(parsed.reason);
       return { history: { orders: [] }, dropped: true };
     }
-    if (parsed.dropped > 0) ignored?.(`${parsed.dropped} of its entries were not of their shape: dropped, the rest kept`);
+    if (parsed.dropped > 0) ignored?.(`${parsed.dropped} of its entries were not of their shape: dropped or mended, the rest kept`);
     else if (text.length <= PARSED_CHARS) parsedTexts.set(customerId, { text, history: frozen(parsed.history) });
     return { history: dropAged(parsed.history, Date.now(), bounds.maxAgeMs), dropped: parsed.dropped > 0 };
   };

@@ -15,6 +15,13 @@ const loadIoredis = () => createRequire(import.meta.url)('ioredis') as typeof im
 export const KEY_PREFIX = 'order-graph:';
 
 /**
+ * How far apart the replicas' clocks may be: a time another replica wrote into Redis (a cached
+ * answer's, a live snapshot's) further ahead of this clock, or older than its keeping by more,
+ * is one no replica wrote within that keeping (a key made to live on, a hand).
+ */
+export const CLOCK_SKEW_MS = 5000;
+
+/**
  * `available`: connected, and its last answer came in time. `degraded`: connected, but a
  * command got no answer within the command timeout (a hung or overloaded Redis) and no PING
  * has answered since. `unavailable`: not connected.

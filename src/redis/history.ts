@@ -12,6 +12,7 @@
 import type { HistoryStore } from '../graph/history.js';
 import { BUDGET_LUA, budgetKeys } from './budget.js';
 import { KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
+import { MAX_CUSTOMER_ID_CHARS } from '../graph/order-owner.js';
 import type { Logger } from 'pino';
 
 // The key's token: its text's SHA-1 when it is a history-sized string, else what it is (none,
@@ -31,22 +32,25 @@ end`;
 const READ = `${TOKEN}
 return token(KEYS[1], tonumber(ARGV[1]))`;
 
-// KEYS[1..3] the budget's keys, KEYS[4] the history. ARGV: the bound, the token read, the new
-// text, its expiry in ms, the customer id, its bytes, the budget, the histories' key prefix.
-// 1: written (or, larger than the whole budget, dropped); 0: the key changed since.
+// KEYS[1..4] the budget's keys, KEYS[5] the history. ARGV: the bound, the token read, the new
+// text, its expiry in ms, the customer id, its bytes, the budget, the histories' key prefix,
+// the most bytes a history counts for. {1}: written (or, larger than the whole budget,
+// dropped); {0}: the key changed since; a second value says why the budget's books were wrong.
 const WRITE = `${TOKEN}
-if token(KEYS[4], tonumber(ARGV[1]))[1] ~= ARGV[2] then return 0 end
+if token(KEYS[5], tonumber(ARGV[1]))[1] ~= ARGV[2] then return {0} end
 ${BUDGET_LUA}
-local name, ttl, bytes, budget = ARGV[5], tonumber(ARGV[4]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local name, ttl, bytes = ARGV[5], tonumber(ARGV[4]), tonumber(ARGV[6])
+open(ARGV[8], tonumber(ARGV[7]), tonumber(ARGV[9]), ttl)
 if bytes > budget then
-  if redis.call('ZSCORE', index, name) then forget(name) redis.call('SET', total, used) end
-  redis.call('DEL', KEYS[4])
-  return 1
+  if redis.call('ZSCORE', index, name) then forget(name) end
+  redis.call('DEL', KEYS[5])
+else
+  make_room(name, bytes)
+  redis.call('SET', KEYS[5], ARGV[3], 'PX', ttl)
+  count_in(name, bytes, now + ttl)
 end
-make_room(name, bytes, budget, ARGV[8])
-redis.call('SET', KEYS[4], ARGV[3], 'PX', ttl)
-count_in(name, bytes, now + ttl, ttl)
-return 1`;
+close()
+return {1, wrong}`;
 
 /** How many times a write is tried against other replicas writing the same customer's history, and the most it waits before trying again. */
 const ATTEMPTS = 10;
@@ -65,6 +69,9 @@ export interface RedisHistoryOptions {
 /** The bytes a history is counted for: its text, its key, its name in the budget's index, and Redis's own keeping of them. */
 export const historyBytes = (customerId: string, text: string) => Buffer.byteLength(text) + 3 * Buffer.byteLength(customerId) + 200;
 
+/** The most bytes a history of `customerBytes` counts for: the longest customer id, in characters of three bytes each. */
+const largestHistory = (customerBytes: number) => customerBytes + historyBytes('\uffff'.repeat(MAX_CUSTOMER_ID_CHARS), '');
+
 const HISTORIES = `${KEY_PREFIX}history:`;
 const BOOKKEEPING = budgetKeys(`${KEY_PREFIX}history-budget:`);
 
@@ -74,6 +81,7 @@ export function redisHistoryStore(
 ): HistoryStore {
   const key = (customerId: string) => `${HISTORIES}${customerId}`;
   const warn = warnOncePerKind(logger);
+  const budget = [String(totalBytes), HISTORIES, String(largestHistory(customerBytes))];
 
   /** The history's text and token; a value that is no history-sized string reads as none (and is reported). */
   async function readWithToken(customerId: string): Promise<{ token: string; text: string | null } | null> {
@@ -107,16 +115,16 @@ export function redisHistoryStore(
         String(maxAgeMs),
         customerId,
         String(historyBytes(customerId, next)),
-        String(totalBytes),
-        HISTORIES,
+        ...budget,
       ];
       const keys = [...BOOKKEEPING, key(customerId)];
-      const written = await redis.attempt(
+      const reply = await redis.attempt(
         'history write',
-        (commands) => commands.eval(WRITE, keys.length, ...keys, ...args) as Promise<number>,
+        (commands) => commands.eval(WRITE, keys.length, ...keys, ...args) as Promise<[number, string | null]>,
         null,
       );
-      if (written !== 0) return;
+      if (typeof reply?.[1] === 'string') redis.ignore('history budget', `${reply[1]}: counted again from the histories there`);
+      if (reply?.[0] !== 0) return;
     }
     warn(
       'history contention',

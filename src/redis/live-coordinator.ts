@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { localCoordinator, type PollCoordinator, type PollMessage, type PollSnapshot } from '../live/coordinator.js';
-import { KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
+import { CLOCK_SKEW_MS, KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
 import { readEnvelope, readSnapshot, type Envelope } from './poll-messages.js';
 
 // Takes the lease when it is free, already this process's, or not a lease any holder
@@ -63,6 +63,8 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, s
   const lastKey = (customerId: string) => `${KEY_PREFIX}live:last:${customerId}`;
   const channel = (customerId: string) => `${KEY_PREFIX}live:${customerId}`;
   const longestHoldMs = LONGEST_BACKOFF_MS + pollIntervalMs;
+  // How long a customer's last snapshot is kept: a new poller or stream takes it as now.
+  const snapshotKeptMs = 3 * pollIntervalMs;
   const warn = warnOncePerKind(logger);
 
   async function claim(customerId: string, holdMs: number): Promise<boolean> {
@@ -76,16 +78,7 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, s
     return taken !== 0;
   }
 
-  async function last(customerId: string): Promise<PollSnapshot | null> {
-    const read = await redis.attempt('live snapshot read', (commands) => readBounded(commands, lastKey(customerId), snapshotBytes), {
-      value: null,
-    });
-    if ('refused' in read) return (redis.ignore('live snapshot', read.refused), null);
-    if (read.value === null) return null;
-    const snapshot = readSnapshot(read.value, snapshotBytes);
-    if (!snapshot.ok) return (redis.ignore('live snapshot', snapshot.reason), null);
-    return snapshot.value;
-  }
+  const last = (customerId: string) => lastSnapshot(redis, lastKey(customerId), snapshotBytes, snapshotKeptMs);
 
   async function share(customerId: string, message: PollMessage) {
     const text = JSON.stringify({ origin: self, message } satisfies Envelope);
@@ -99,7 +92,7 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, s
         );
       await redis.attempt(
         'live snapshot write',
-        (commands) => commands.set(lastKey(customerId), JSON.stringify(message.snapshot), 'PX', 3 * pollIntervalMs),
+        (commands) => commands.set(lastKey(customerId), JSON.stringify(message.snapshot), 'PX', snapshotKeptMs),
         null,
       );
     }
@@ -133,6 +126,24 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, s
       };
     },
   };
+}
+
+/**
+ * A customer's last snapshot, read from its key: none when there is none, nor when it is not
+ * one (a value of another shape, over `snapshotBytes`, observed longer ago than it is kept
+ * (its key made to live on) or ahead of this clock: it would be a new stream's current state
+ * while it is not), each reported.
+ */
+async function lastSnapshot(redis: RedisConnection, key: string, snapshotBytes: number, keptMs: number): Promise<PollSnapshot | null> {
+  const read = await redis.attempt('live snapshot read', (commands) => readBounded(commands, key, snapshotBytes), { value: null });
+  if ('refused' in read) return (redis.ignore('live snapshot', read.refused), null);
+  if (read.value === null) return null;
+  const snapshot = readSnapshot(read.value, snapshotBytes);
+  if (!snapshot.ok) return (redis.ignore('live snapshot', snapshot.reason), null);
+  const age = Date.now() - Date.parse(snapshot.value.observedAt);
+  if (age > keptMs + CLOCK_SKEW_MS || age < -CLOCK_SKEW_MS)
+    return (redis.ignore('live snapshot', 'observed at a time its keeping does not allow'), null);
+  return snapshot.value;
 }
 
 /** Redis pub/sub for envelopes: one SUBSCRIBE per channel however many listeners, every failure handled, every message checked. */

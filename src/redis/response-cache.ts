@@ -34,24 +34,31 @@ const CACHE = `${KEY_PREFIX}cache:`;
 const RESPONSE_KEY = `${CACHE}answer:`;
 const BOOKKEEPING = budgetKeys(CACHE);
 
-// KEYS[1..3] the budget's keys, KEYS[4] the response, KEYS[5..] its entity sets; ARGV: its
-// name, text, ttl ms, bytes, the budget, the responses' key prefix.
+// KEYS[1..4] the budget's keys, KEYS[5] the response, KEYS[6..] its entity sets; ARGV: its
+// name, text, ttl ms, bytes, the budget, the responses' key prefix. {kept (1 or 0), why the
+// budget's books were wrong, if they were}. An answer counts for at most the budget (a larger
+// one is not kept); the books live twice the ttl.
 const SET = `${BUDGET_LUA}
-local name, ttl, bytes, budget, prefix = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
-if bytes > budget then return 0 end
-make_room(name, bytes, budget, prefix)
-redis.call('SET', KEYS[4], ARGV[2], 'PX', ttl)
-count_in(name, bytes, now + ttl, 2 * ttl)
-for i = 5, #KEYS do
-  expect(KEYS[i], 'set')
+local name, ttl, bytes = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4])
+if bytes > tonumber(ARGV[5]) then return {0} end
+open(ARGV[6], tonumber(ARGV[5]), tonumber(ARGV[5]), 2 * ttl)
+make_room(name, bytes)
+redis.call('SET', KEYS[5], ARGV[2], 'PX', ttl)
+count_in(name, bytes, now + ttl)
+close()
+for i = 6, #KEYS do
+  if redis.call('TYPE', KEYS[i])['ok'] ~= 'set' then redis.call('DEL', KEYS[i]) end
   redis.call('SADD', KEYS[i], name)
   redis.call('PEXPIRE', KEYS[i], ttl)
 end
-return 1`;
+return {1, wrong}`;
 
-// KEYS[4..] entity sets; ARGV[1] the responses' key prefix.
+// KEYS[5..] entity sets; ARGV: the responses' key prefix, the budget. {1, why the books were
+// wrong, if they were}: it cannot count them again (it knows no ttl), so it drops their total
+// and the next SET does.
 const INVALIDATE = `${BUDGET_LUA}
-for i = 4, #KEYS do
+open(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[2]), nil)
+for i = 5, #KEYS do
   if redis.call('TYPE', KEYS[i])['ok'] == 'set' then
     for _, name in ipairs(redis.call('SMEMBERS', KEYS[i])) do
       forget(name)
@@ -60,8 +67,8 @@ for i = 4, #KEYS do
   end
   redis.call('DEL', KEYS[i])
 end
-if redis.call('EXISTS', total) == 1 then redis.call('SET', total, math.max(used, 0), 'KEEPTTL') end
-return 1`;
+close()
+return {1, wrong}`;
 
 /** The bytes of one response, and of all of them together (RESPONSE_CACHE_ENTRY_BYTES, RESPONSE_CACHE_BYTES). */
 export interface ResponseCacheBytes {
@@ -77,16 +84,23 @@ export interface ResponseCacheBytes {
  */
 export function redisResponseStore(redis: RedisConnection, { entry: entryBytes, total: totalBytes }: ResponseCacheBytes): ResponseStore {
   const entityKey = (entity: string) => `${CACHE}entity:${entity}`;
+  const booksWrong = (reply: [number, string | null] | null) => {
+    if (typeof reply?.[1] === 'string') redis.ignore('response cache budget', `${reply[1]}: counted again from the answers there`);
+  };
   return {
     async set(key, text, entities, ttlMs) {
       const bytes = storedBytes(key, text, entities);
       if (Buffer.byteLength(text) > entryBytes || bytes > totalBytes) return;
       const keys = [...BOOKKEEPING, `${RESPONSE_KEY}${key}`, ...entities.map(entityKey)];
-      await redis.attempt(
+      const reply = await redis.attempt(
         'response cache write',
-        (commands) => commands.eval(SET, keys.length, ...keys, key, text, String(ttlMs), String(bytes), String(totalBytes), RESPONSE_KEY),
+        (commands) =>
+          commands.eval(SET, keys.length, ...keys, key, text, String(ttlMs), String(bytes), String(totalBytes), RESPONSE_KEY) as Promise<
+            [number, string | null]
+          >,
         null,
       );
+      booksWrong(reply);
     },
     async get(key) {
       const read = await redis.attempt('response cache read', (commands) => readBounded(commands, `${RESPONSE_KEY}${key}`, entryBytes), {
@@ -98,7 +112,12 @@ export function redisResponseStore(redis: RedisConnection, { entry: entryBytes, 
     async invalidate(entities) {
       if (entities.length === 0) return;
       const keys = [...BOOKKEEPING, ...entities.map(entityKey)];
-      await redis.attempt('response cache invalidation', (commands) => commands.eval(INVALIDATE, keys.length, ...keys, RESPONSE_KEY), null);
+      const reply = await redis.attempt(
+        'response cache invalidation',
+        (commands) => commands.eval(INVALIDATE, keys.length, ...keys, RESPONSE_KEY, String(totalBytes)) as Promise<[number, string | null]>,
+        null,
+      );
+      booksWrong(reply);
     },
     ignore: redis.ignore,
   };

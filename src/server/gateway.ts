@@ -12,6 +12,8 @@ import { connectRedis, KEY_PREFIX, warnOncePerKind, type RedisConnection } from 
 import { redisPollCoordinator } from '../redis/live-coordinator.js';
 import { redisResponseStore } from '../redis/response-cache.js';
 import { redisHistoryStore } from '../redis/history.js';
+import { GatewayError } from '../errors.js';
+import { bearerDigest } from '../upstream/auth.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
 import {
@@ -259,16 +261,6 @@ function gatewayPlugins(
   ];
 }
 
-/** A live poll's call, with a byte budget of its own (REQUEST_BYTES) given back when it is done. */
-async function polled<T>(policy: ScopeSettings, call: (bytes: ByteBudget) => Promise<T>): Promise<T> {
-  const bytes = policy.bytes();
-  try {
-    return await call(bytes);
-  } finally {
-    bytes.release();
-  }
-}
-
 /** The live order streams: polled with the gateway's upstream client, shared over Redis when there is one. */
 function ordersHub(
   config: GatewayConfig,
@@ -278,17 +270,27 @@ function ordersHub(
   { redis, responseCache, history }: Pick<ReturnType<typeof sharedState>, 'redis' | 'responseCache' | 'history'>,
   pollObserver: CallObserver | undefined,
 ) {
+  // A poll's call (or a credential check), with a byte budget of its own given back when it is
+  // done; a token the upstream refused has its caller's cached answers go too.
+  const polled = async <T>(token: string, call: (bytes: ByteBudget) => Promise<T>): Promise<T> => {
+    const bytes = policy.bytes();
+    try {
+      return await call(bytes);
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') await responseCache?.forgetCaller(bearerDigest(token));
+      throw error;
+    } finally {
+      bytes.release();
+    }
+  };
   return createOrdersHub({
     limits: config.live,
     requestLimits: policy,
     logger: config.logger,
     fetchOrders: (token, limits) =>
-      polled(policy, (bytes) => createOperations(http, CallScope.forPoll(token, limits, bytes, pollObserver)).orderDetails()),
-    checkToken: (token, limits) =>
-      polled(
-        policy,
-        async (bytes) => (await createOperations(http, CallScope.forPoll(token, limits, bytes, pollObserver)).customerDetails()).id,
-      ),
+      polled(token, (bytes) => createOperations(http, CallScope.forPoll(token, limits, bytes, pollObserver)).orderDetails()),
+    checkToken: async (token, limits) =>
+      (await polled(token, (bytes) => createOperations(http, CallScope.forPoll(token, limits, bytes, pollObserver)).customerDetails())).id,
     coordinator:
       redis &&
       redisPollCoordinator(redis, {

@@ -21,6 +21,50 @@ type Limits = { login: Config['loginThrottle']; refresh: Config['refreshThrottle
 type Shared = { redis: RedisConnection; keyPrefix: string };
 type LimiterOptions = { keyPrefix: string; points: number; duration: number };
 
+// What a counter's increment answers, instead of a count, when its key holds what no counter writes.
+const WRONG_COUNTER = 'WRONG_COUNTER';
+
+/**
+ * rate-limiter-flexible's increment (its incrTtlLuaScript: ARGV[1] points, ARGV[2] seconds;
+ * {count, ms left}), with what the key holds checked first. Anyone who can write to Redis can
+ * write a counter, and its numbers decide a lock: at -1000000 every guess went through; a count
+ * past 2^53 read back as another; one expiring in ten years locked the owner out for ten years.
+ * A key that is not a count as the scripts write one (digits, at most 15), or that lives longer
+ * than `longestMs` (the longest window or delay), is deleted and the script answers
+ * WRONG_COUNTER with why; the counter then takes its point again, from zero. A point given back
+ * to a key that has gone (expired, cleared) is not written: no count goes below zero.
+ */
+const checkedIncrement = (longestMs: number) => `
+local key, points, seconds = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
+local kind = redis.call('TYPE', key)['ok']
+local wrong = kind ~= 'none' and kind ~= 'string' and 'a key of type ' .. kind
+if kind == 'string' then
+  local count, ttl = redis.call('GET', key), redis.call('PTTL', key)
+  if #count > 15 or not string.find(count, '^%d+$') then wrong = 'a count that is not a whole number from 0 to 10^15'
+  elseif ttl > ${longestMs} then wrong = 'a count that expires later than any window' end
+end
+if wrong then
+  redis.call('DEL', key)
+  return redis.error_reply('${WRONG_COUNTER} ' .. wrong)
+end
+if kind == 'none' and points < 0 then return {0, 0} end
+redis.call('SET', key, 0, 'EX', seconds, 'NX')
+local consumed = redis.call('INCRBY', key, points)
+if consumed < 0 then
+  redis.call('SET', key, 0, 'KEEPTTL')
+  consumed = 0
+end
+local ttl = redis.call('PTTL', key)
+if ttl == -1 then
+  redis.call('EXPIRE', key, seconds)
+  ttl = 1000 * seconds
+end
+return {consumed, ttl}`;
+
+/** Why the increment refused what a counter's key held, when that is what failed; else null. */
+const wrongCounter = (error: unknown) =>
+  error instanceof Error && error.message.startsWith(`${WRONG_COUNTER} `) ? error.message.slice(WRONG_COUNTER.length + 1) : null;
+
 /** A point taken: how many the key holds now (this one included); given back where it was taken. */
 type Taken = { consumed: number; reward(): Promise<unknown> };
 
@@ -38,7 +82,7 @@ interface Counters {
  * or times out, this process's own count instead (the limits hold per process), at once:
  * no attempt waits on a Redis that is known not to answer.
  */
-function counters(options: LimiterOptions, shared: Shared | undefined): Counters {
+function counters(options: LimiterOptions, shared: (Shared & { longestMs: number }) | undefined): Counters {
   let stores: { local: RateLimiterMemory; remote: RateLimiterRedis | undefined } | undefined;
   const made = () =>
     (stores ??= {
@@ -50,18 +94,26 @@ function counters(options: LimiterOptions, shared: Shared | undefined): Counters
           keyPrefix: `${shared.keyPrefix}${options.keyPrefix}`,
           storeClient: shared.redis.commands,
           rejectIfRedisNotReady: true,
+          // One script for every counter of the client (the library defines it once on it, by name).
+          customIncrTtlLuaScript: checkedIncrement(shared.longestMs),
         }),
     });
-  const failed = (error: unknown) => shared?.redis.failed('login counter', error);
+  const failed = (error: unknown) => {
+    const wrong = wrongCounter(error);
+    if (wrong === null) shared?.redis.failed('login counter', error);
+    else shared?.redis.ignore('login counter', `${wrong}: deleted, counted again from 0`);
+  };
   const onStore = async <T>(run: (limiter: RateLimiterMemory | RateLimiterRedis) => Promise<T>): Promise<T> => {
     const { local, remote } = made();
-    if (remote && shared!.redis.available()) {
+    // A key found wrong is deleted by the attempt that finds it: the second counts afresh.
+    for (let attempt = 0; remote && attempt < 2 && shared!.redis.available(); attempt += 1) {
       try {
         return await run(remote);
       } catch (error) {
         // A refusal is the counter's answer; anything else is Redis failing.
         if (isRefusal(error)) throw error;
         failed(error);
+        if (wrongCounter(error) === null) break;
       }
     }
     return run(local);
@@ -193,7 +245,10 @@ async function attemptLogin<T>(
  * succeeds also clears its username-and-address count. Past a limit: RATE_LIMITED with
  * retryAfterSeconds, without an upstream call.
  */
-export function createLoginThrottle({ login: limits, refresh: refreshLimits }: Limits, shared?: Shared): LoginThrottle {
+export function createLoginThrottle({ login: limits, refresh: refreshLimits }: Limits, sharedState?: Shared): LoginThrottle {
+  // No counter lives longer than its window, nor a gate longer than a delay (at most the login window).
+  const longestMs = 1000 * Math.max(limits.windowSeconds, refreshLimits.windowSeconds, GATE_SECONDS);
+  const shared = sharedState && { ...sharedState, longestMs };
   const window = { duration: limits.windowSeconds };
   const logins: LoginCounters = {
     byAddress: counters({ keyPrefix: 'login-failures:address', points: limits.perAddress, ...window }, shared),

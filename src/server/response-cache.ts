@@ -11,18 +11,21 @@ import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ignoredValues } from '../redis/connection.js';
+import { CLOCK_SKEW_MS, ignoredValues } from '../redis/connection.js';
 import { readJson } from '../graph/read-json.js';
 import { ERROR_CODES } from '../error-codes.js';
 import { ERROR_DETAILS } from '../redis/poll-messages.js';
 import { storedBytes, type ResponseStore, type ResponseCacheBytes } from '../redis/response-cache.js';
 import { tokenDigest } from '../upstream/auth.js';
+import { operationSpec, OPERATION_NAMES } from '../upstream/contract.js';
 import type { CallScope } from '../upstream/scope.js';
 
 export interface ResponseCache {
   plugins: Plugin[];
   /** Forgets every response that holds one of these orders. */
   forgetOrders(orderIds: readonly string[]): Promise<void>;
+  /** Forgets every response of the caller with this bearer digest (bearerDigest): the upstream refused its token. */
+  forgetCaller(digest: string): Promise<void>;
 }
 
 // The field the plugin adds to find each entity's id. It removes it again only when the id
@@ -51,7 +54,7 @@ function useNoCacheIdsInResponses(): Plugin {
  * The caller's key, from the request's scope (the server context and the GraphQL context
  * both carry it): a hash of its bearer, for a bearer that has not expired; none otherwise.
  */
-function caller(_request: Request, context: { scope?: CallScope }): string | null {
+function caller(_request: Request | undefined, context: { scope?: CallScope }): string | null {
   const auth = context.scope?.auth;
   return auth && !auth.expired ? tokenDigest(auth) : null;
 }
@@ -206,12 +209,22 @@ function encodeEntry(key: string, result: ExecutionResult): string {
   });
 }
 
-/** The response under `key`, if `text` is one stored for that very caller; the headers the plugin sends with it are rebuilt. */
-function decodeEntry(key: string, text: string): { ok: true; result: ExecutionResult } | { ok: false; reason: string } {
+// Last-Modified, which storedAt is, has whole seconds: an answer may look up to this much older.
+const LAST_MODIFIED_MS = 1000;
+
+/**
+ * The response under `key`, if `text` is one stored for that very caller within the last
+ * `ttlMs` (Redis's expiry of the key is the store's word on that, and a key may be made to live
+ * on); the headers the plugin sends with it are rebuilt.
+ */
+function decodeEntry(key: string, text: string, ttlMs: number): { ok: true; result: ExecutionResult } | { ok: false; reason: string } {
   const parsed = readJson(storedEntry, text, 'not a stored response');
   if (!parsed.ok) return parsed;
   const { caller: storedFor, storedAt, result } = parsed.value;
   if (callerOf(key) === null || storedFor !== callerOf(key)) return { ok: false, reason: 'stored for another caller than the key names' };
+  const age = Date.now() - storedAt;
+  if (age > ttlMs + LAST_MODIFIED_MS + CLOCK_SKEW_MS || age < -CLOCK_SKEW_MS)
+    return { ok: false, reason: 'stored at a time its ttl does not allow' };
   // The plugin's form (the key); useCallerlessEtags shows the caller its own.
   const headers = { ETag: key, 'Last-Modified': new Date(storedAt).toUTCString() };
   return { ok: true, result: { ...result, extensions: { http: { headers } } } as ExecutionResult };
@@ -220,8 +233,36 @@ function decodeEntry(key: string, text: string): { ok: true; result: ExecutionRe
 const entityNames = (entities: Iterable<{ typename: string; id?: string | number }>) =>
   [...entities].flatMap(({ typename, id }) => (id == null ? [] : [`${typename}:${id}`]));
 
-/** The plugin's cache over a store of texts: responses in, checked responses out. */
-function entryCache(store: ResponseStore, entryBytes: number, logger: Logger | undefined): Cache {
+// Every response is also linked to its caller, as to an entity: all of a caller's go at once.
+const callerEntity = (digest: string) => ({ typename: 'Caller', id: digest });
+
+// The operations the caller's bearer is sent to: their UNAUTHENTICATED is the upstream refusing that token.
+const BEARER_OPERATIONS = new Set<string>(OPERATION_NAMES.filter((operation) => operationSpec(operation).auth === 'access'));
+
+/**
+ * A request whose bearer the upstream refused (UNAUTHENTICATED from an operation that sent it:
+ * revoked, signed out) has its caller's cached responses forgotten before it is answered, on
+ * every replica where they are shared: another query of that token no longer comes from the
+ * cache. (Until something asks the upstream, a revoked token's responses are served for at
+ * most the ttl.)
+ */
+function useForgetRefusedCallers(forget: (digest: string) => Promise<void>): Plugin {
+  return {
+    onExecute: ({ args }) => ({
+      async onExecuteDone({ result }) {
+        if (Symbol.asyncIterator in result) return;
+        const refused = result.errors?.some(
+          ({ extensions }) => extensions?.code === 'UNAUTHENTICATED' && BEARER_OPERATIONS.has(String(extensions.operation)),
+        );
+        const who = refused ? caller(undefined, args.contextValue as { scope?: CallScope }) : null;
+        if (who !== null) await forget(who);
+      },
+    }),
+  };
+}
+
+/** The plugin's cache over a store of texts: responses in, checked responses out (stored within `ttlMs`). */
+function entryCache(store: ResponseStore, entryBytes: number, ttlMs: number, logger: Logger | undefined): Cache {
   const ignore = store.ignore ?? ignoredValues(logger);
   return {
     async set(key, result, entities, ttl) {
@@ -229,12 +270,13 @@ function entryCache(store: ResponseStore, entryBytes: number, logger: Logger | u
       const text = encodeEntry(key, result);
       // Answered, not kept: one response may not take more than its share.
       if (Buffer.byteLength(text) > entryBytes) return;
-      await store.set(key, text, entityNames(entities), ttl);
+      const who = callerOf(key);
+      await store.set(key, text, entityNames(who === null ? entities : [...entities, callerEntity(who)]), ttl);
     },
     async get(key) {
       const text = await store.get(key);
       if (text === null) return null;
-      const answer = decodeEntry(key, text);
+      const answer = decodeEntry(key, text, ttlMs);
       if (!answer.ok) return (ignore('cached answer', answer.reason), null);
       return answer.result;
     },
@@ -293,7 +335,10 @@ export function createResponseCache({
   store?: ResponseStore;
   logger?: Logger;
 }): ResponseCache {
-  const cache = entryCache(store ?? memoryResponseStore(bytes), bytes.entry, logger);
+  const cache = entryCache(store ?? memoryResponseStore(bytes), bytes.entry, ttlMs, logger);
+  const forgetCaller = async (digest: string) => {
+    await cache.invalidate([callerEntity(digest)]);
+  };
   const responseCache = useResponseCache({
     ttl: ttlMs,
     cache,
@@ -314,9 +359,11 @@ export function createResponseCache({
       { ...responseCache, onRequest: undefined },
       useNoCacheIdsInResponses(),
       useCallerlessEtags(),
+      useForgetRefusedCallers(forgetCaller),
     ],
     forgetOrders: async (orderIds) => {
       await cache.invalidate(orderIds.map((id) => ({ typename: 'Order', id })));
     },
+    forgetCaller,
   };
 }

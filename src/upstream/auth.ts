@@ -30,6 +30,9 @@ export function readAuth(header: string | null, nowMs = Date.now()): Auth {
 
 const digests = new WeakMap<Auth, string>();
 
+/** A bearer's SHA-256 (base64url): what tokenDigest gives for a request carrying it. */
+export const bearerDigest = (token: string) => hash('sha256', token, 'base64url');
+
 /**
  * The bearer's SHA-256 (base64url), where a caller must be recognised again without its token
  * being kept (the caller limits, the response cache): computed once per Auth, that is once per
@@ -38,6 +41,6 @@ const digests = new WeakMap<Auth, string>();
 export function tokenDigest(auth: Auth): string | null {
   if (!auth.token) return null;
   let found = digests.get(auth);
-  if (found === undefined) digests.set(auth, (found = hash('sha256', auth.token, 'base64url')));
+  if (found === undefined) digests.set(auth, (found = bearerDigest(auth.token)));
   return found;
 }

@@ -1,8 +1,9 @@
 // Debian's redis-server (.ci/run installs it), started by a test on a free port, loopback
-// only, in a folder of its own: no persistence unless the test's arguments turn it on (the
-// shipped ones do), with any further arguments a test gives. It can be killed and started
-// again on the same port and folder, or stopped (SIGSTOP: connected but answering nothing,
-// as a hung Redis is) and resumed.
+// only, in a folder of its own (or one the test made): no persistence unless the test's
+// arguments turn it on (the shipped ones do), with any further arguments a test gives, as this
+// process's user or (run as root) as a user and groups the test names, as a pod's
+// securityContext would run it. It can be killed and started again on the same port and
+// folder, or stopped (SIGSTOP: connected but answering nothing, as a hung Redis is) and resumed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
+const SETPRIV = '/usr/bin/setpriv';
 /** Present here, or required (CI=true): the tests that need it are skipped only on a machine without it. */
 export const haveRedis = existsSync(REDIS_SERVER) || !!process.env.CI;
 
@@ -37,18 +39,40 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-export async function startRedis({ args = [] }: { args?: readonly string[] } = {}): Promise<RedisServer> {
+/** Who redis-server runs as: its uid and gid, and its supplementary groups (a pod's fsGroup is one). */
+export interface RedisUser {
+  uid: number;
+  gid: number;
+  groups: readonly number[];
+}
+
+/** Whether this process may start redis-server as another user (setpriv needs root). */
+export const canRunAsOtherUsers = process.getuid?.() === 0 && existsSync(SETPRIV);
+
+export async function startRedis({
+  args = [],
+  dir = mkdtempSync(join(tmpdir(), 'order-graph-redis-')),
+  user,
+}: { args?: readonly string[]; dir?: string; user?: RedisUser } = {}): Promise<RedisServer> {
   const port = await freePort();
-  // Its own folder, kept across restarts: what the shipped arguments persist there comes back.
-  const dir = mkdtempSync(join(tmpdir(), 'order-graph-redis-'));
+  // The folder is kept across restarts: what the shipped arguments persist there comes back.
+  const asUser = user
+    ? [
+        SETPRIV,
+        `--reuid=${user.uid}`,
+        `--regid=${user.gid}`,
+        user.groups.length > 0 ? `--groups=${user.groups.join(',')}` : '--clear-groups',
+      ]
+    : [];
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const proc = spawn(
+      const [command, ...commandArgs] = [
+        ...asUser,
         REDIS_SERVER,
-        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
-      );
+        ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args],
+      ];
+      const proc = spawn(command!, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
       child = proc;
       let output = '';
       const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${port}:\n${output}`)), 10_000);

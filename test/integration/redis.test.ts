@@ -7,7 +7,7 @@ import { OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__gen
 import { createOrderClient, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
-import { demoCustomer, demoOrders } from '../helpers/demo.js';
+import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { execute, graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { overIntervals } from '../helpers/intervals.js';
@@ -255,4 +255,47 @@ describe.skipIf(!haveRedis)('the response cache (RESPONSE_CACHE_TTL_MS)', () => 
     // order before a stage has no error, so its answer is kept too).
     expect(simulator.requestLog).toEqual([]);
   });
+
+  for (const route of ['a query of its own', 'the poll of its stream', 'the credential check of its stream'] as const) {
+    it(`a revoked token's cached answer is served until a replica hears the upstream refuse it (${route}); then it is gone from every replica`, async () => {
+      const [a, b] = await gateways(2, { responseCacheTtlMs: 30_000 });
+      const inspector = new Redis(redis.url);
+      cleanups.push(() => inspector.quit());
+      const token = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
+      const other = await signIn(a!.endpoint, 'two-orders@demo.test');
+      for (const caller of [token, other])
+        expect((await execute(graphqlClient(a!.endpoint, caller), WholeOrderDocument)).errors).toEqual([]);
+      await until(async () => (await inspector.keys('order-graph:cache:answer:*')).length === 2);
+      // The checks skip the token the poll is made with: another stream of the customer, with a
+      // token that lasts longer, takes the poll.
+      if (route === 'the credential check of its stream') {
+        const longer = watch(b!.endpoint, await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 7200 }));
+        await until(() => longer.events.length >= 1);
+      }
+      const stream = route === 'a query of its own' ? undefined : watch(b!.endpoint, token);
+      if (stream) await until(() => stream.events.length >= 1);
+
+      simulator.revokeAccessToken(token);
+      // Nothing has asked the upstream about the token yet: the answer is served (for at most the ttl).
+      simulator.clearLog();
+      expect((await execute(graphqlClient(b!.endpoint, token), WholeOrderDocument)).data?.me?.email).toBe('ready@demo.test');
+      expect(simulator.requestLog).toEqual([]);
+
+      if (stream)
+        await until(() => stream.events.some((event) => event.errors.some((error) => error.extensions?.code === 'UNAUTHENTICATED')));
+      else {
+        const refused = await graphqlClient(b!.endpoint, token).rawRequest<unknown>('{ me { email } }');
+        expect(refused.errors?.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+      }
+      // Forgotten before the refusal is answered (or the stream ended): the other caller's alone is left.
+      expect(await inspector.keys('order-graph:cache:answer:*')).toHaveLength(1);
+      const after = await execute(graphqlClient(a!.endpoint, token), WholeOrderDocument);
+      expect(after.data?.me ?? null).toBeNull();
+      expect(after.errors.map((error) => error.extensions?.code)).toContain('UNAUTHENTICATED');
+      // Another caller's answer stays.
+      simulator.clearLog();
+      expect((await execute(graphqlClient(a!.endpoint, other), WholeOrderDocument)).data?.me?.email).toBe('two-orders@demo.test');
+      expect(simulator.requestLog).toEqual([]);
+    });
+  }
 });

@@ -4,17 +4,18 @@
 // grace period, the objects point at each other, only the GraphQL endpoint is public (the
 // probes and /metrics reach the pods directly), and the image is the one `npm run image` builds.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { checkManifests, MANIFESTS, readManifests, schemaProblems, type KubernetesObject } from '../../deploy/check.js';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/server/config.js';
 import { HEALTH_PATH, READY_PATH } from '../../src/server/health.js';
 import { TRACKER_PATH } from '../../src/server/tracker.js';
 import { PROJECT_PATH, ROOT } from '../helpers/process.js';
-import { argument, redisBytes, shippedRedis } from '../helpers/redis.js';
+import { argument, canRunAsOtherUsers, haveRedis, redisBytes, shippedRedis, startRedis } from '../helpers/redis.js';
 
 // The gateway's endpoint (createGateway's graphqlEndpoint), the one path the public side serves.
 const GRAPHQL_PATH = '/graphql';
@@ -243,6 +244,49 @@ describe('deploy/kubernetes', () => {
     expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
     expect(redis.spec.strategy.type).toBe('Recreate');
   });
+
+  // A volume is created root-owned (most provisioners); Redis runs as uid 999 and cannot create
+  // its append-only file there unless the kubelet gives the volume to the pod's fsGroup.
+  const redisPod = () => find('Deployment', 'order-graph-redis').spec.template.spec;
+
+  it('Redis can write its volume: the pod’s fsGroup is the group it runs as, the volume changed only when its root does not match (a restart does not walk the files)', () => {
+    const { securityContext } = redisPod();
+    expect(securityContext).toMatchObject({ runAsUser: 999, fsGroup: securityContext.runAsGroup, fsGroupChangePolicy: 'OnRootMismatch' });
+  });
+
+  it.skipIf(!haveRedis || !canRunAsOtherUsers)(
+    'proved with redis-server and the shipped arguments as the pod’s user on a root-owned folder: refused without fsGroup; with the group as the kubelet sets it, it writes its append-only file and reads it back after a restart',
+    async () => {
+      const { runAsUser: uid, runAsGroup: gid, fsGroup } = redisPod().securityContext;
+      const volume = mkdtempSync(join(tmpdir(), 'order-graph-redis-volume-'));
+      try {
+        chmodSync(volume, 0o755);
+        const withoutGroup = startRedis({ args: shippedRedis().args, dir: volume, user: { uid, gid, groups: [] } });
+        await expect(withoutGroup).rejects.toThrow(/append-only dir appendonlydir: Permission denied/);
+        expect(fsGroup, 'the Redis pod’s fsGroup').toEqual(expect.any(Number));
+        // What fsGroup does to the volume's root (the kubelet's SetVolumeOwnership): its group, group rwx, setgid.
+        chownSync(volume, 0, fsGroup);
+        chmodSync(volume, 0o2775);
+        const redis = await startRedis({ args: shippedRedis().args, dir: volume, user: { uid, gid, groups: [fsGroup] } });
+        try {
+          const client = new Redis(redis.url);
+          await client.set('order-graph:history:kept', 'a history');
+          client.disconnect();
+          expect(readdirSync(join(volume, 'appendonlydir')).some((name) => name.endsWith('.incr.aof'))).toBe(true);
+          await redis.kill();
+          await redis.start();
+          const again = new Redis(redis.url);
+          expect(await again.get('order-graph:history:kept')).toBe('a history');
+          again.disconnect();
+        } finally {
+          await redis.close();
+        }
+      } finally {
+        if (existsSync(volume)) rmSync(volume, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
 
   it('the pod runs the image’s command (the launcher), which gives V8 three quarters of the memory limit', async () => {
     expect([container.command, container.args]).toEqual([undefined, undefined]);
