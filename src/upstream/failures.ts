@@ -82,11 +82,14 @@ function upstreamCode(body: string): string | undefined {
   }
 }
 
+/** The longest wait an upstream's Retry-After may ask of a client: a day. */
+const LONGEST_RETRY_AFTER_S = 86_400;
+
 function retryAfterSeconds(header: string | undefined): number | undefined {
   if (!header) return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim());
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  const text = header.trim();
+  const seconds = /^\d+$/.test(text) ? Number(text) : Math.ceil((Date.parse(text) - Date.now()) / 1000);
+  return Number.isNaN(seconds) ? undefined : Math.min(LONGEST_RETRY_AFTER_S, Math.max(0, seconds));
 }
 
 /**

@@ -53,6 +53,14 @@ describe('toGraphQLError', () => {
     expect(seconds).toBeLessThanOrEqual(10);
     expect(toGraphQLError('login', { kind: 'status', status: 429, body: '' }).extensions).not.toHaveProperty('retryAfterSeconds');
   });
+
+  it('holds a Retry-After to a day: past a safe integer or years ahead, the upstream cannot make a client wait longer', () => {
+    const after = (retryAfter: string) =>
+      toGraphQLError('login', { kind: 'status', status: 429, body: '', retryAfter }).extensions.retryAfterSeconds;
+    expect(after('99999999999999999999999')).toBe(86_400);
+    expect(after(new Date(Date.now() + 10 * 365 * 86_400_000).toUTCString())).toBe(86_400);
+    expect(after('86399')).toBe(86_399);
+  });
 });
 
 describe('isAbsence: the failures a per-order lookup answers with null and no error', () => {
