@@ -7,7 +7,9 @@
  * - non-reading clients: 16 addresses × 256 connections (MAX_CONNECTIONS), each sending one
  *   whole-order query of 20 aliases (about 200 kB of answer) with a customer's token, and
  *   reading nothing;
- * - a WebSocket flood: one socket, one customer's token, 3,000 whole-order operations at once.
+ * - a WebSocket flood: one socket, one customer's token, 3,000 whole-order operations at once;
+ * - an amplified estimate, and a crowd of large fields, from a hostile upstream (issue 39's items
+ *   1 and 3: test/helpers/hostile-upstream.ts, which test/integration/memory-bounds.test.ts asserts).
  * `npm run bench:abuse` runs it alone; `npm run bench` runs it after the load benchmark.
  */
 import { spawn } from 'node:child_process';
@@ -17,7 +19,6 @@ import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseAllDocuments } from 'yaml';
 import { print } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
@@ -26,6 +27,7 @@ import { createOrderClient } from '../src/client/index.js';
 import { startSimulator } from '../src/simulator/server.js';
 import { heapFlags } from '../src/tools/heap-flags.mjs';
 import { HOSTS, type UpstreamUrls } from '../src/upstream/contract.js';
+import { amplifiedEstimate, crowdOfLargeFields, deploymentMemoryLimit, hostileUpstream, tally } from '../test/helpers/hostile-upstream.js';
 import type { Start } from './streams.js';
 
 export interface AbuseSettings {
@@ -193,13 +195,12 @@ export async function measureAbuse(
   settings: AbuseSettings,
   log: (line: string) => void,
 ): Promise<AbuseResults> {
-  const upstream = Object.fromEntries(HOSTS.map((name) => [name, simulator.urls[name]]));
-  const gateway = (name: string) =>
+  const gateway = (name: string, urls: UpstreamUrls) =>
     start(
       name,
       'dist/src/tools/start.mjs',
       {
-        ...upstream,
+        ...Object.fromEntries(HOSTS.map((host) => [host, urls[host]])),
         PORT: '0',
         HOST: '0.0.0.0',
         LOG_LEVEL: 'error',
@@ -215,14 +216,16 @@ export async function measureAbuse(
   const login = async (endpoint: string, { username, password } = ready) =>
     (await createOrderClient({ endpoint }).login(username, password)).accessToken;
   const probes: ProbeResult[] = [];
-  const run = async (name: string, what: string, flood: (endpoint: string) => Promise<string>) => {
+  // The floods of a hostile upstream's answers go to a stub of their own (test/helpers/hostile-upstream.ts).
+  const hostile = await hostileUpstream();
+  const run = async (name: string, what: string, flood: (endpoint: string) => Promise<string>, urls = simulator.urls) => {
     log(`memory under abuse: ${name}`);
-    const { pid, value: endpoint } = await gateway(`abuse-${name}`);
+    const { pid, value: endpoint } = await gateway(`abuse-${name}`, urls);
     probes.push({ name, what, ...(await peakDuring(pid, () => flood(endpoint))) });
     process.kill(pid, 'SIGKILL');
   };
   const only = process.env.BENCH_ABUSE_ONLY;
-  const floods: [string, string, (endpoint: string) => Promise<string>][] = [
+  const floods: [string, string, (endpoint: string) => Promise<string>, UpstreamUrls?][] = [
     [
       'document flood',
       'distinct documents without a token, 64 at once, half twice',
@@ -235,8 +238,27 @@ export async function measureAbuse(
         nonReaders(endpoint, await Promise.all(simulator.customers.map((customer) => login(endpoint, customer))), settings.floodS),
     ],
     ['WebSocket flood', 'one socket, 3,000 whole orders at once', async (endpoint) => webSocketFlood(endpoint, await login(endpoint))],
+    [
+      'amplified estimate',
+      'an estimate of 1 MB whose 10,000-character currency 30,000 fee lines would copy, two customers at once',
+      async (endpoint) => {
+        const { answers, other } = await amplifiedEstimate(endpoint);
+        return `${JSON.stringify(tally(answers))}; another customer's whole order: ${JSON.stringify(tally([other]))}`;
+      },
+      hostile.urls,
+    ],
+    [
+      'crowd of large fields',
+      '20 addresses at once, 3 rounds, every upstream answer carrying a 1.9 MB field',
+      async (endpoint) => {
+        const { answers, other } = await crowdOfLargeFields(endpoint);
+        return `${JSON.stringify(tally(answers))}; another customer's whole order: ${JSON.stringify(tally([other]))}`;
+      },
+      hostile.urls,
+    ],
   ];
-  for (const [name, what, flood] of floods) if (!only || name.startsWith(only)) await run(name, what, flood);
+  for (const [name, what, flood, urls] of floods) if (!only || name.startsWith(only)) await run(name, what, flood, urls);
+  await hostile.close();
   return { settings, probes };
 }
 
@@ -260,18 +282,9 @@ export function abuseMarkdown({ settings, probes }: AbuseResults): string[] {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The Deployment's memory limit, in MiB. */
-function deploymentLimitMib(): number {
-  const text = readFileSync(new URL('../deploy/kubernetes/deployment.yaml', import.meta.url), 'utf8');
-  const deployment = parseAllDocuments(text)[0]!.toJS() as {
-    spec: { template: { spec: { containers: { resources: { limits: { memory: string } } }[] } } };
-  };
-  return Number(/^(\d+)Mi$/.exec(deployment.spec.template.spec.containers[0]!.resources.limits.memory)![1]);
-}
-
 /** The settings: the Deployment's limit and the heap flags the launcher gives it (BENCH_ABUSE_S: each flood's length). */
 export async function abuseSettings(): Promise<AbuseSettings> {
-  const limitMib = Number(process.env.BENCH_ABUSE_LIMIT_MIB ?? deploymentLimitMib());
+  const limitMib = Number(process.env.BENCH_ABUSE_LIMIT_MIB ?? deploymentMemoryLimit() / 2 ** 20);
   return { limitMib, heapFlags: heapFlags({}, limitMib * 2 ** 20, os.totalmem()), floodS: Number(process.env.BENCH_ABUSE_S ?? 20) };
 }
 
