@@ -233,6 +233,8 @@ function operationRunner(options: WebSocketOptions, sockets: Map<WebSocket, Map<
         { upgrade: request, authorization: authorization(ctx.connectionParams), signal: controller.signal },
         options.policy,
       );
+      // Its bytes are given back when it completes or its socket closes (both abort it).
+      controller.signal.addEventListener('abort', () => scope.bytes.release(), { once: true });
       const envelope = options.yoga.getEnveloped({ req: request, socket, params, scope, record } as Parameters<
         typeof options.yoga.getEnveloped
       >[0]);

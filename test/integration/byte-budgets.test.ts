@@ -185,6 +185,45 @@ describe('a live event within REQUEST_BYTES of its own', () => {
 });
 
 describe('all requests within IN_FLIGHT_BYTES', () => {
+  it('every transport gives its bytes back: once whole orders over HTTP, multipart and a WebSocket and a live stream are done, nothing is held', async () => {
+    const stub = upstream();
+    const gateway = await startGateway({ upstream: stub });
+    cleanups.push(gateway.close, stub.close);
+    const held = async () => Number(/^order_graph_held_bytes (\d+)/m.exec(await (await gateway.fetch('/metrics')).text())?.[1]);
+    const post = (accept: string, query: string) =>
+      gateway.fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: 'Bearer mid:2' },
+        body: JSON.stringify({ query }),
+      });
+    expect((await (await post('application/json', WHOLE_ORDER)).json()) as object).not.toHaveProperty('errors');
+    const deferred = await post('multipart/mixed', `{ me { id ... @defer { orders { id estimate { fees { description } } } } } }`);
+    expect(await deferred.text()).toContain('description');
+    const socket = createClient({
+      url: gateway.endpoint.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: 'Bearer mid:2' },
+      retryAttempts: 0,
+    });
+    cleanups.push(() => socket.dispose());
+    const overSocket = await new Promise<{ errors?: unknown }>((resolve, reject) =>
+      socket.subscribe<unknown>({ query: WHOLE_ORDER }, { next: resolve, error: reject, complete: () => undefined }),
+    );
+    expect(overSocket.errors).toBeUndefined();
+    const stream = await subscribeSse(
+      cleanups,
+      gateway.endpoint,
+      'mid:2',
+      'subscription { orderUpdates { order { id estimate { fees { code } } } } }',
+    );
+    expect(await stream.readUntil(() => stream.updates.length >= 2)).toBe(true);
+    await cleanups.pop()!();
+    await socket.dispose();
+    // Each gave back what it held: its upstream answers (the estimates, 20 kB each) and its answer.
+    for (let i = 0; (await held()) !== 0 && i < 100; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await held()).toBe(0);
+  });
+
   it('a request that needs room ends the larger one holding it (OVERLOADED, 503, Retry-After) and is answered whole', async () => {
     const gates: Array<() => void> = [];
     // The big customer's trade-in calls wait, so it holds its estimates meanwhile.
