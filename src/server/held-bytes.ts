@@ -71,15 +71,16 @@ async function* streamWithin(budget: ByteBudget, payloads: AsyncIterable<Executi
 }
 
 const scopeOf = (contextValue: unknown) => (contextValue as { scope?: CallScope }).scope;
-/** Answers written as they come (SSE, multipart): the request holds its bytes until the last is sent. */
-const STREAMED = /^(text\/event-stream|multipart\/mixed)/;
+/** The Node response of a request that came over a socket (yoga's node adapter puts it in the server context). */
+const responseOf = (serverContext: ServerContext) =>
+  (serverContext as { res?: { once(event: 'close', listener: () => void): unknown } }).res;
 
 /**
  * Byte budgets on every transport: a query, mutation or subscription is refused (OVERLOADED,
  * 503 with Retry-After) while the ceiling admits no new work (bytes.ts); each answer, and each payload of a
- * streamed one, is counted before it is written; an HTTP request's bytes are given back with its
- * response (a streamed one's once it is sent or its client gone), a WebSocket operation's when it
- * completes (websocket.ts), a live event's once it is answered (event-contexts.ts).
+ * streamed one, is counted before it is written; an HTTP request's bytes are given back once its
+ * response is sent or its client gone, a WebSocket operation's when it completes (websocket.ts),
+ * a live event's once it is answered (event-contexts.ts).
  */
 export function useHeldBytes(ceiling: ByteCeiling, policy: ScopeSettings): Plugin<Record<string, unknown>, ServerContext> {
   const refused = (): ExecutionResult => ({ errors: [resultError(ceiling.overloaded(), true)] });
@@ -99,11 +100,14 @@ export function useHeldBytes(ceiling: ByteCeiling, policy: ScopeSettings): Plugi
         },
       };
     },
-    onResponse({ request, serverContext, response }) {
+    // Over a socket, once the response is sent or its client is gone, whatever happened on the
+    // way (an answer that ends early included); in process, once it is made.
+    onRequest({ request, serverContext }) {
       const { bytes } = requestOf(serverContext, request, policy).scope;
-      const res = (serverContext as { res?: { once(event: 'close', listener: () => void): unknown } }).res;
-      if (res && STREAMED.test(response.headers.get('content-type') ?? '')) res.once('close', () => bytes.release());
-      else bytes.release();
+      responseOf(serverContext)?.once('close', () => bytes.release());
+    },
+    onResponse({ request, serverContext }) {
+      if (!responseOf(serverContext)) requestOf(serverContext, request, policy).scope.bytes.release();
     },
   };
 }
