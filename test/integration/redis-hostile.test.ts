@@ -5,7 +5,7 @@
 // ignores what does not fit (one warn line per kind), never ends, and while Redis does not
 // answer works on alone at once, saying so on /readyz.
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OrderUpdatesDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { createOrderClient, type OrderResult } from '../../src/client/index.js';
 import { createStreamTransport } from '../../src/client/streams.js';
@@ -14,6 +14,7 @@ import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { execute, graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { haveRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+import { escapes } from '../helpers/escapes.js';
 
 const POLL_MS = 300;
 const PREFIX = 'order-graph:';
@@ -24,16 +25,7 @@ let writer: Redis;
 const cleanups: Array<() => unknown> = [];
 
 // The process must never end on what Redis holds: nothing may escape as an unhandled error.
-const escaped: unknown[] = [];
-const onEscape = (error: unknown) => escaped.push(error);
-beforeAll(() => {
-  process.on('unhandledRejection', onEscape);
-  process.on('uncaughtException', onEscape);
-});
-afterAll(() => {
-  process.off('unhandledRejection', onEscape);
-  process.off('uncaughtException', onEscape);
-});
+const escaped = escapes();
 
 beforeEach(async () => {
   if (!haveRedis) return;

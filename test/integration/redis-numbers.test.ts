@@ -6,7 +6,7 @@
 // what is counted comes back to what is really in Redis, one warn line per kind says so, and
 // nothing ends the process.
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisConnection } from '../../src/redis/connection.js';
 import { redisHistoryStore } from '../../src/redis/history.js';
 import { redisResponseStore } from '../../src/redis/response-cache.js';
@@ -19,22 +19,14 @@ import { createStreamTransport } from '../../src/client/streams.js';
 import { createOrderClient } from '../../src/client/index.js';
 import { captureLogger, capturedLogLines } from '../helpers/log-capture.js';
 import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+import { escapes } from '../helpers/escapes.js';
 
 let redis: RedisServer;
 let writer: Redis;
 const cleanups: Array<() => unknown> = [];
 
 // The process must never end on what Redis holds: nothing may escape as an unhandled error.
-const escaped: unknown[] = [];
-const onEscape = (error: unknown) => escaped.push(error);
-beforeAll(() => {
-  process.on('unhandledRejection', onEscape);
-  process.on('uncaughtException', onEscape);
-});
-afterAll(() => {
-  process.off('unhandledRejection', onEscape);
-  process.off('uncaughtException', onEscape);
-});
+const escaped = escapes();
 
 let linesBefore = 0;
 beforeEach(async () => {

@@ -6,26 +6,18 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { STRING_LENGTHS } from '../../src/upstream/models.js';
 import { demoOrders, demoToken } from '../helpers/demo.js';
 import { inProcessGateway, startGateway, type TestGateway } from '../helpers/harness.js';
 import { argument, haveRedis, redisBytes, shippedRedis, startRedis } from '../helpers/redis.js';
+import { escapes } from '../helpers/escapes.js';
 
 const MIB = 1024 * 1024;
 const cleanups: Array<() => unknown> = [];
-const escaped: unknown[] = [];
-const onEscape = (error: unknown) => escaped.push(error);
-beforeAll(() => {
-  process.on('unhandledRejection', onEscape);
-  process.on('uncaughtException', onEscape);
-});
-afterAll(() => {
-  process.off('unhandledRejection', onEscape);
-  process.off('uncaughtException', onEscape);
-});
+const escaped = escapes();
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
   // Each test's own: one that escaped is reported once, by the test it escaped from.
