@@ -9,8 +9,8 @@
  */
 import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } from '../src/graph/order-fields.js';
 import {
+  canHaveValue,
   CONTRACT,
-  isActiveAt,
   paramValues,
   queryParamNames,
   type HostName,
@@ -62,9 +62,11 @@ export function callTemplate(operation: OperationName, valueOf: (source: ParamSo
 
 /**
  * The parts of an order that come at a stage (Order.availability): each per-order field whose
- * call answers from a stage on, with whether an order in `status` has reached it.
+ * call answers from a stage on, with whether it can have a value for an order in `status`.
  */
 export const STAGE_BOUND = PER_ORDER_FIELDS.flatMap(([field, operation]) => {
   const { activeFrom } = CONTRACT[operation] as { activeFrom?: OrderStage };
-  return activeFrom ? [{ part: field.toUpperCase(), from: activeFrom, available: (status: string) => isActiveAt(operation, status) }] : [];
+  return activeFrom
+    ? [{ part: field.toUpperCase(), from: activeFrom, available: (status: string) => canHaveValue(status, activeFrom) }]
+    : [];
 });

@@ -166,6 +166,16 @@ export function hasReached(status: string, stage: OrderStage): boolean {
   return (ORDER_STAGES as readonly string[]).indexOf(status) >= ORDER_STAGES.indexOf(stage);
 }
 
+/**
+ * Whether a part that comes at `stage` can have a value for an order in this status
+ * (`PartAvailability.available`): the stage is reached, or the status is one the contract
+ * does not name, which only the service can place (the part's call is made at every status,
+ * and the service may answer it). Never when CANCELLED or before the stage.
+ */
+export function canHaveValue(status: string, stage: OrderStage): boolean {
+  return !(ORDER_STATUSES as readonly string[]).includes(status) || hasReached(status, stage);
+}
+
 /** Whether an operation answers for an order in this status (its `x-active-from`). */
 export function isActiveAt(operation: OperationName, status: string): boolean {
   const { activeFrom } = operationSpec(operation);

@@ -4,7 +4,8 @@
 // a new entry in the history, without a reload; for every demo customer, everything the
 // page's query answers shown (each amount of the estimate, each payment's fee, each option
 // code named), a card per stage-gated part the order's availability lists and each part its
-// stage has not reached saying when it comes; the page checked with axe-core and the keyboard.
+// stage has not reached saying when it comes, and, for one customer, a part whose call failed
+// saying so, with a retry that reads it again; the page checked with axe-core and the keyboard.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
 import type { Simulator } from '../../src/simulator/server.js';
-import { hasReached, ORDER_STAGES } from '../../src/upstream/contract.js';
+import { canHaveValue, ORDER_STAGES } from '../../src/upstream/contract.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
 import { demoCustomer, demoOrders, DEMO_USERNAMES } from '../helpers/demo.js';
 import type { TestGateway } from '../helpers/harness.js';
@@ -83,13 +84,18 @@ async function wholeOrders(page: Page, orders: readonly TrackerOrder[]) {
     .toBe(orders.reduce((sum, order) => sum + order.availability.length, 0));
 }
 
-/** Signs in as a demo customer and waits for the whole order; returns the orders as the page's query answers them. */
-async function signIn(page: Page, username: string) {
+/** Signs in as a demo customer with the page's form. */
+async function submitSignIn(page: Page, username: string) {
   const index = await page
     .locator('select[name="demo"] option')
     .evaluateAll((options, name) => options.findIndex((option) => option.textContent?.startsWith(`${name} `)), username);
   await page.getByLabel('Demo customer').selectOption(String(index));
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Signs in as a demo customer and waits for the whole order; returns the orders as the page's query answers them. */
+async function signIn(page: Page, username: string) {
+  await submitSignIn(page, username);
   const orders = await ordersOf(username);
   await wholeOrders(page, orders);
   return orders;
@@ -254,11 +260,46 @@ describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
     },
   );
 
+  /**
+   * The customer whose load also has a part fail: its vehicle's call answers 500 (a simulator
+   * fault), before the vehicle's stage. The page must say the part failed, not that it comes
+   * later, and its retry must read it again once the fault is cleared.
+   */
+  const FAILING = { username: 'confirmed@demo.test', field: 'vehicle', operation: 'vehicleProductionDetails' } as const;
+
+  /** Signs in as FAILING with its part failing: its card says so and offers a retry, which once the fault is cleared reads the order again. */
+  async function signInWithFailedPart(page: Page) {
+    const { username, field, operation } = FAILING;
+    const [order] = demoOrders(simulator, username);
+    const calls = () => simulator.requestLog.filter((entry) => entry.operation === operation && entry.orderIds.includes(order!.id)).length;
+    const card = part(page, field);
+    simulator.setFault(operation, '500');
+    try {
+      await submitSignIn(page, username);
+      await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('failed');
+    } finally {
+      simulator.clearFaults();
+    }
+    const orders = await ordersOf(username);
+    await wholeOrders(page, orders);
+    expect(await card.innerText()).toContain('Could not be loaded: the order service had a problem.');
+    expect(await card.innerText()).not.toContain('Available from');
+    expect(await axeViolations(page)).toEqual([]);
+    const before = calls();
+    await card.getByRole('button', { name: `Try again: Vehicle, ${order!.reservationId}` }).click();
+    // Read again, its call now answered: not reached yet, as the order's stage says; one more call for the part.
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('absent');
+    expect(await card.innerText()).toContain('Available from the “In production” stage.');
+    expect(await card.getByRole('button').count()).toBe(0);
+    expect(calls()).toBe(before + 1);
+    return orders;
+  }
+
   it.each(DEMO_USERNAMES)(
     '%s at 1280 and 390 px: everything the query answers is shown, a card per stage-gated part, each part not reached saying from which stage',
     async (username) => {
       const { page, problems } = await open(1280);
-      const orders = await signIn(page, username);
+      const orders = username === FAILING.username ? await signInWithFailedPart(page) : await signIn(page, username);
       expect(orders.map(({ reservationId }) => reservationId)).toEqual(
         demoOrders(simulator, username).map(({ reservationId }) => reservationId),
       );
@@ -268,7 +309,7 @@ describe.skipIf(!haveBrowser)('the order-tracker page in Chromium', () => {
           Object.entries(AVAILABLE_FROM).map(([field, from]) => ({
             part: field.toUpperCase(),
             from,
-            available: hasReached(order.status, from),
+            available: canHaveValue(order.status, from),
           })),
         );
       // The page laid out again at a phone's width: the layout follows the width alone (media queries), not the load.

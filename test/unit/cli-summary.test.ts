@@ -7,7 +7,7 @@ import type { OrderPart, OrderStatus, WholeOrderQuery } from '../../src/client/_
 import { blockingError, changeLine, formatMoney, historyLines, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
 import { printable } from '../../src/cli/terminal.js';
 import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
-import { hasReached } from '../../src/upstream/contract.js';
+import { canHaveValue } from '../../src/upstream/contract.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
 type Order = NonNullable<Customer['orders']>[number];
@@ -123,7 +123,7 @@ function availabilityAt(status: OrderStatus): Order['availability'] {
   return Object.entries(AVAILABLE_FROM).map(([field, from]) => ({
     part: field.toUpperCase() as OrderPart,
     from,
-    available: hasReached(status, from),
+    available: canHaveValue(status, from),
   }));
 }
 
@@ -274,6 +274,19 @@ describe('a null field says why it is null', () => {
     const text = summarize(result([order]));
     expect(section(text, 'Vehicle')).toContain('not available for a cancelled order');
     expect(section(text, 'Vehicle')).not.toContain('yet');
+  });
+
+  it('a failure before its stage: could not be loaded, not "not available yet"', () => {
+    const text = summarize(result([early()], [fieldError('vehicle', 'UPSTREAM_ERROR')]));
+    expect(section(text, 'Vehicle')).toBe('  Vehicle     could not be loaded right now (UPSTREAM_ERROR)');
+    expect(section(text, 'Pickup')).toContain('not available yet (comes at stage 6 of 8: in transit)');
+  });
+
+  it('a status the API does not know (UNKNOWN, every part available): a part that is there is shown, one that is not is none, never "not available yet"', () => {
+    const text = summarize(result([readyOrder({ status: 'UNKNOWN', rawStatus: 'QUALITY_HOLD', pickup: null, estimate: null })]));
+    expect(section(text, 'Vehicle')).toContain('VIN VINTEST0000000001');
+    expect(section(text, 'Pickup')).toBe('  Pickup      none');
+    expect(text).not.toContain('not available');
   });
 
   it('NOT_AVAILABLE (a stage refusal the contract does not foresee): not available yet, not a failure', () => {

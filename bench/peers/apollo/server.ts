@@ -150,7 +150,7 @@ const resolvers = {
   Order: {
     status: (order: Order) => toEnum(order.status, ORDER_STATUSES),
     rawStatus: (order: Order) => order.status,
-    // Read from the status as `status` maps it: CANCELLED (and UNKNOWN) reach no stage.
+    // Read from the status as `status` maps it: CANCELLED reaches no stage, UNKNOWN may be at any.
     availability: (order: Order) => {
       const status = toEnum(order.status, ORDER_STATUSES);
       return STAGE_BOUND.map(({ part, from, available }) => ({ part, from, available: available(status) }));

@@ -9,7 +9,7 @@ import { useTrackedOrder } from './tracked-order';
 
 /** The customer's orders, once signed in. */
 function Tracker({ client, settings, onSignOut }: { client: OrderClient; settings: TrackerSettings; onSignOut: () => void }) {
-  const { view, notes, live } = useTrackedOrder(client, settings.pollIntervalMs);
+  const { view, notes, live, retry } = useTrackedOrder(client, settings.pollIntervalMs);
   const waiting = !view.me && !view.complete;
   return (
     <>
@@ -42,7 +42,7 @@ function Tracker({ client, settings, onSignOut }: { client: OrderClient; setting
             <span className="muted">· {order.reservationId}</span>
           </h2>
           <Progress status={order.status} rawStatus={order.rawStatus} />
-          <OrderParts order={order} index={index} complete={view.complete} errors={view.errors} />
+          <OrderParts order={order} index={index} complete={view.complete} errors={view.errors} onRetry={retry} />
           <Timeline order={order} complete={view.complete} />
         </article>
       ))}

@@ -31,17 +31,23 @@ export function Progress({ status, rawStatus }: { status: string; rawStatus: str
   );
 }
 
-/** The order's parts, each from its own deferred payload: the order record, a card per stage-gated part its `availability` lists, its payments and its trade-in. */
+/**
+ * The order's parts, each from its own deferred payload: the order record, a card per
+ * stage-gated part its `availability` lists, its payments and its trade-in. A failed part
+ * offers `onRetry`, which reads the order again.
+ */
 export function OrderParts({
   order,
   index,
   complete,
   errors,
+  onRetry,
 }: {
   order: TrackedOrder;
   index: number;
   complete: boolean;
   errors: OrderGraphError[];
+  onRetry: () => void;
 }) {
   const values = order as TrackedOrder & Record<string, unknown>;
   const part = (field: string) => ({
@@ -51,6 +57,7 @@ export function OrderParts({
     arrived: field in order,
     complete,
     errors: errors.filter((e) => e.path?.[2] === index && e.path[3] === field),
+    onRetry,
   });
   const payments = 'payments' in order ? order.payments : undefined;
   const tradeIn = 'tradeIn' in order ? order.tradeIn : undefined;

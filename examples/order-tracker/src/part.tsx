@@ -1,4 +1,4 @@
-// One part of the order (vehicle, pickup…) in its three states: still arriving, arrived, or not there (and why).
+// One part of the order (vehicle, pickup…) in its states: still arriving, arrived, failed (with a retry), or not there (and why).
 import type { ReactNode } from 'react';
 import type { OrderGraphError } from '@order-graph/client';
 import { stageName } from './format';
@@ -30,13 +30,24 @@ export interface PartProps {
   notReached?: NotReached | undefined;
   /** What to say when the field arrived as null without an error. */
   empty: string;
+  /** Reads the order again: offered when the part failed. */
+  onRetry?: (() => void) | undefined;
   children: ReactNode | null;
 }
 
-/** Why a part is not there, as the customer reads it. */
-function absence(errors: OrderGraphError[], notReached: NotReached | undefined, empty: string): string {
+/** Why a part could not be loaded, by its error's code, in the customer's words (the code itself is for programs). */
+const FAILURES: Record<string, string> = {
+  UPSTREAM_TIMEOUT: 'the order service took too long to answer.',
+  RATE_LIMITED: 'the order service is busy right now.',
+  UNAUTHENTICATED: 'your sign-in has run out. Sign out and in again.',
+  FORBIDDEN: 'the order service did not let us show it.',
+  UPSTREAM_BUDGET_EXCEEDED: 'this page asked for too much at once.',
+};
+const failureWords = (error: OrderGraphError) => FAILURES[error.extensions?.code ?? ''] ?? 'the order service had a problem.';
+
+/** Why a part that did not fail is not there, as the customer reads it. */
+function absence(notReached: NotReached | undefined, empty: string): string {
   if (notReached) return notReached.cancelled ? 'Not for a cancelled order.' : `Available from the “${stageName(notReached.from)}” stage.`;
-  if (errors.length > 0) return 'Not available right now: try again later.';
   return empty;
 }
 
@@ -51,10 +62,28 @@ export function Part({
   errors,
   notReached,
   empty,
+  onRetry,
   children,
 }: PartProps) {
   const id = `part-${orderId}-${field}`;
   const waiting = !arrived && !complete;
+  // A value is shown whatever else is said of the part; a failure before "not yet", which it
+  // would hide. NOT_AVAILABLE is a stage refusal, "not yet" too (as the CLI reads it).
+  const failure = !waiting && !children ? errors.find((error) => error.extensions?.code !== 'NOT_AVAILABLE') : undefined;
+  let body: ReactNode = children;
+  if (waiting) body = <p className="muted">Loading…</p>;
+  else if (failure)
+    body = (
+      <div className="failed">
+        <p className="problem">Could not be loaded: {failureWords(failure)}</p>
+        {onRetry ? (
+          <button type="button" onClick={onRetry} aria-label={`Try again: ${title}, ${orderName}`}>
+            Try again
+          </button>
+        ) : null}
+      </div>
+    );
+  else if (!children) body = <p className="muted">{absence(notReached, errors.length > 0 ? 'Not available yet.' : empty)}</p>;
   return (
     <section
       className="part"
@@ -62,13 +91,13 @@ export function Part({
       aria-busy={waiting}
       data-part={field}
       data-gated={gated || undefined}
-      data-state={waiting ? 'waiting' : children ? 'shown' : 'absent'}
+      data-state={waiting ? 'waiting' : children ? 'shown' : failure ? 'failed' : 'absent'}
     >
       <h3 id={id}>
         {title}
         <span className="visually-hidden">, {orderName}</span>
       </h3>
-      {waiting ? <p className="muted">Loading…</p> : (children ?? <p className="muted">{absence(errors, notReached, empty)}</p>)}
+      {body}
     </section>
   );
 }

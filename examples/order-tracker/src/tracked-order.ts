@@ -1,6 +1,6 @@
 // The signed-in customer's order as the page shows it: the deferred query's payloads as they
 // arrive, then kept live by the SDK's watch (each change noted, and the order read again).
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { OrderClient, OrderGraphError } from '@order-graph/client';
 import { TrackerOrderDocument, type TrackerOrderQuery } from './gql/graphql';
 
@@ -26,9 +26,18 @@ export interface OrderView {
 
 const EMPTY: OrderView = { me: null, orders: [], errors: [], complete: false, failed: null };
 
-/** A new payload's orders over the ones shown: a part not yet read again keeps its last value, so nothing blinks out while a reading is under way. */
-function overlay(shown: TrackedOrder[], arriving: TrackedOrder[]): TrackedOrder[] {
-  return arriving.map((order) => ({ ...shown.find((previous) => previous.id === order.id), ...order }) as TrackedOrder);
+/**
+ * A new payload's orders over the ones shown: a part not yet read again keeps its last value,
+ * so nothing blinks out while a reading is under way. A part that failed has no value to keep
+ * (its error is the last reading's): it shows as loading until it is read again.
+ */
+function overlay(shown: OrderView, arriving: TrackedOrder[]): TrackedOrder[] {
+  return arriving.map((order) => {
+    const at = shown.orders.findIndex((previous) => previous.id === order.id);
+    const kept: Record<string, unknown> = { ...shown.orders[at] };
+    for (const { path } of shown.errors) if (path?.[2] === at && typeof path[3] === 'string') delete kept[path[3]];
+    return { ...kept, ...order } as TrackedOrder;
+  });
 }
 
 /**
@@ -60,7 +69,7 @@ function useDeferredOrder(client: OrderClient, reading: number): OrderView {
           failed,
         };
         const next = latest;
-        setView((shown) => ({ ...next, orders: overlay(shown.orders, next.orders) }));
+        setView((shown) => ({ ...next, orders: overlay(shown, next.orders) }));
         mark('tracker:first-content', reading);
       }
       if (!stop.signal.aborted) mark('tracker:whole-order', reading);
@@ -71,7 +80,7 @@ function useDeferredOrder(client: OrderClient, reading: number): OrderView {
   return view;
 }
 
-/** The customer's orders, kept up to date: each change the live watch reports is noted and the order read again. */
+/** The customer's orders, kept up to date: each change the live watch reports is noted and the order read again, as it is on `retry`. */
 export function useTrackedOrder(client: OrderClient, pollIntervalMs: number) {
   const [reading, setReading] = useState(0);
   const [notes, setNotes] = useState<ChangeNote[]>([]);
@@ -98,5 +107,6 @@ export function useTrackedOrder(client: OrderClient, pollIntervalMs: number) {
     })();
     return () => stop.abort();
   }, [client, pollIntervalMs]);
-  return { view, notes, live };
+  const retry = useCallback(() => setReading((n) => n + 1), []);
+  return { view, notes, live, retry };
 }

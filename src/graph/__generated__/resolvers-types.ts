@@ -203,7 +203,7 @@ export type Order = {
   __typename?: 'Order';
   /** All addresses of the order, of every type (same upstream call as `shippingAddress`); empty list when none. */
   addresses?: Maybe<Array<Address>>;
-  /** The parts of the order that exist only from a given stage (one per `OrderPart`), each with that stage and whether the order has reached it. A part whose stage is not reached is null with no error: not yet is data, not a failure. From the order's status alone: no upstream call. */
+  /** The parts of the order that exist only from a given stage (one per `OrderPart`), each with that stage and whether the part can have a value at the order's status. A part whose stage is not reached is null with no error (not yet is data, not a failure) unless its upstream call failed: then its error is in `errors`, as at any stage. From the order's status alone: no upstream call. */
   availability: Array<PartAvailability>;
   /** Deadline for editing the build configuration, in UTC (upstream `editBuildExpirationDate`); null when no deadline is set. */
   buildEditableUntil?: Maybe<Scalars['DateTime']['output']>;
@@ -326,7 +326,7 @@ export type OrderUpdate = {
 /** When one stage-gated part of an order is available (`Order.availability`). */
 export type PartAvailability = {
   __typename?: 'PartAvailability';
-  /** Whether the order is at that stage or past it: the part can have a value. Always false for a CANCELLED order and for a status this API does not know (UNKNOWN). */
+  /** Whether the part can have a value for the order's status. True when the order is at that stage or past it, and for a status this API does not know (UNKNOWN): only the service can place that status among the stages, and the part is asked for whatever the status, so it may come. False before that stage and for a CANCELLED order: the service answers no value, and the field is null. Either way a part whose upstream call failed is null with its error in `errors`: check `errors` first (a failure is not "not yet"), then `available`. */
   available: Scalars['Boolean']['output'];
   /** The stage from which the part is available. */
   from: OrderStatus;

@@ -2,7 +2,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
-import { hasReached, ORDER_STATUSES, paramValues, type OrderStage } from '../../upstream/contract.js';
+import { canHaveValue, ORDER_STATUSES, paramValues, type OrderStage } from '../../upstream/contract.js';
 import type { Address, Order as OrderModel } from '../../upstream/models.js';
 import type { PerOrderResponse } from '../../upstream/operations.js';
 import { readable } from '../../upstream/shapes.js';
@@ -99,13 +99,13 @@ function perOrderField<F extends PerOrderField>(field: F): FieldResolver<F> {
 
 export const Order: OrderResolvers = {
   ...ORDER_RECORD_FIELDS,
-  // Read from the status as `status` maps it, so the two always agree.
+  // Read from the status as `status` maps it, so the two always agree (UNKNOWN: every part can come).
   availability: (order) => {
     const status = ORDER_RECORD_FIELDS.status(order);
     return STAGE_BOUND.map(([field, from]) => ({
       part: field.toUpperCase() as Uppercase<typeof field>,
       from,
-      available: hasReached(status, from),
+      available: canHaveValue(status, from),
     }));
   },
   product: ({ product }) => product ?? null,
