@@ -33,7 +33,14 @@ function Tracker({ client, settings, onSignOut }: { client: OrderClient; setting
           </p>
         ))}
       </div>
-      {view.failed ? <p className="problem">The order could not be loaded ({view.failed}).</p> : null}
+      {view.failed ? (
+        <p className="problem">
+          The order could not be loaded: {view.failed}{' '}
+          <button type="button" onClick={retry}>
+            Try again
+          </button>
+        </p>
+      ) : null}
       {view.me && view.orders.length === 0 ? <p>No orders yet.</p> : null}
       {view.orders.map((order, index) => (
         <article key={order.id} className="order" aria-labelledby={`order-${order.id}`}>

@@ -1,5 +1,5 @@
 // How the page writes the API's values: stages, codes, money, dates and changed fields, in the reader's locale.
-import { ORDER_STAGES } from '@order-graph/client';
+import { ORDER_STAGES, type OrderGraphError } from '@order-graph/client';
 
 const STAGE_NAMES: Record<string, string> = {
   RESERVED: 'Reserved',
@@ -89,3 +89,15 @@ export const changeLines = (changes: readonly Change[]) =>
     .filter((change) => !ECHOES[change.field]?.(changes))
     .map(changeLine)
     .join('; ');
+
+/** Why something could not be loaded, by its error's code, in the customer's words (the code itself is for programs). */
+const FAILURES: Record<string, string> = {
+  UPSTREAM_TIMEOUT: 'the order service took too long to answer.',
+  RATE_LIMITED: 'the order service is busy right now.',
+  OVERLOADED: 'the order service is busy right now: try again in a moment.',
+  UNAUTHENTICATED: 'your sign-in has run out. Sign out and in again.',
+  FORBIDDEN: 'the order service did not let us show it.',
+  UPSTREAM_BUDGET_EXCEEDED: 'this page asked for too much at once.',
+  ANSWER_TOO_LARGE: 'the order is too large to show at once.',
+};
+export const failureWords = (error: OrderGraphError) => FAILURES[error.extensions?.code ?? ''] ?? 'the order service had a problem.';

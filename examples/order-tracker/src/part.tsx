@@ -1,7 +1,7 @@
 // One part of the order (vehicle, pickup…) in its states: still arriving, arrived, failed (with a retry), or not there (and why).
 import type { ReactNode } from 'react';
 import type { OrderGraphError } from '@order-graph/client';
-import { stageName } from './format';
+import { failureWords, stageName } from './format';
 
 /** A part the order's stage has not reached (its `availability`): the stage it comes from. */
 export interface NotReached {
@@ -34,16 +34,6 @@ export interface PartProps {
   onRetry?: (() => void) | undefined;
   children: ReactNode | null;
 }
-
-/** Why a part could not be loaded, by its error's code, in the customer's words (the code itself is for programs). */
-const FAILURES: Record<string, string> = {
-  UPSTREAM_TIMEOUT: 'the order service took too long to answer.',
-  RATE_LIMITED: 'the order service is busy right now.',
-  UNAUTHENTICATED: 'your sign-in has run out. Sign out and in again.',
-  FORBIDDEN: 'the order service did not let us show it.',
-  UPSTREAM_BUDGET_EXCEEDED: 'this page asked for too much at once.',
-};
-const failureWords = (error: OrderGraphError) => FAILURES[error.extensions?.code ?? ''] ?? 'the order service had a problem.';
 
 /** Why a part that did not fail is not there, as the customer reads it. */
 function absence(notReached: NotReached | undefined, empty: string): string {

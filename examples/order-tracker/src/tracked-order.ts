@@ -2,6 +2,7 @@
 // arrive, then kept live by the SDK's watch (each change noted, and the order read again).
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { OrderClient, OrderGraphError } from '@order-graph/client';
+import { failureWords } from './format';
 import { TrackerOrderDocument, type TrackerOrderQuery } from './gql/graphql';
 
 export type TrackedOrder = NonNullable<NonNullable<TrackerOrderQuery['me']>['orders']>[number];
@@ -20,11 +21,22 @@ export interface OrderView {
   errors: OrderGraphError[];
   /** The query's last payload has arrived: a part still absent will not come. */
   complete: boolean;
-  /** Nothing came back at all (the gateway could not be reached). */
+  /** Why nothing came back at all, in words (the gateway could not be reached, or refused or ended the request as a whole). */
   failed: string | null;
 }
 
 const EMPTY: OrderView = { me: null, orders: [], errors: [], complete: false, failed: null };
+
+/**
+ * Why a reading brought no data at all, in the customer's words: an error with a code the API
+ * sent for the request as a whole (too busy, an answer too large, too many at once), else the
+ * transport's own message; null when data came.
+ */
+export function requestFailure(data: unknown, errors: readonly OrderGraphError[]): string | null {
+  if (data || errors.length === 0) return null;
+  const coded = errors.find((error) => error.extensions?.code);
+  return coded ? failureWords(coded) : (errors[0]?.message ?? 'no answer');
+}
 
 /**
  * A new payload's orders over the ones shown: a part not yet read again keeps its last value,
@@ -59,8 +71,7 @@ function useDeferredOrder(client: OrderClient, reading: number): OrderView {
       mark('tracker:order-asked', reading);
       for await (const { data, errors } of client.deferred(TrackerOrderDocument, undefined, stop.signal)) {
         if (stop.signal.aborted) return;
-        const failed =
-          !data && errors.length > 0 && errors.every((error) => !error.extensions?.code) ? (errors[0]?.message ?? 'no answer') : null;
+        const failed = requestFailure(data, errors);
         latest = {
           me: data?.me ? { id: data.me.id, firstName: data.me.firstName } : null,
           orders: data?.me?.orders ?? [],
