@@ -15,8 +15,6 @@ export interface BudgetLimits {
  * server's caller limits): its calls run through `run`, at most so many in flight at once.
  */
 export interface CallerAllowance {
-  /** Who the caller is, as the limits count it (a verified customer, else an address). */
-  readonly key: string;
   run<T>(call: () => Promise<T>): Promise<T>;
 }
 
