@@ -229,7 +229,7 @@ export const envSchema = z.object({
   CALLER_OPERATIONS_IN_FLIGHT: integer('CALLER_OPERATIONS_IN_FLIGHT', 1, 100_000)
     .default(32)
     .describe(
-      'Queries and mutations one caller may have in flight at once, over HTTP, SSE, multipart and WebSocket together (a streamed answer until its last part). Past it: 429 `RATE_LIMITED` before anything runs. A caller is the customer the upstream verified its token as, else its client address (an IPv6 /64 counts as one). Open live streams are held by the `LIVE_STREAMS_*` limits instead.',
+      'Queries and mutations one caller may have in flight at once, over HTTP, SSE, multipart and WebSocket together (a streamed answer until its last part). Past it: 429 `RATE_LIMITED` before anything runs. A caller is the customer the upstream verified its token as; a token not verified yet, itself (on every address), and its client address too, until verified; with no token, its client address (an IPv6 /64 counts as one). Open live streams are held by the `LIVE_STREAMS_*` limits instead.',
     ),
   CALLER_UPSTREAM_CALLS_IN_FLIGHT: integer('CALLER_UPSTREAM_CALLS_IN_FLIGHT', 1, 100_000)
     .default(64)

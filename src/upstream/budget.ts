@@ -15,8 +15,6 @@ export interface BudgetLimits {
  * server's caller limits): its calls run through `run`, at most so many in flight at once.
  */
 export interface CallerAllowance {
-  /** Who the caller is, as the limits count it (a verified customer, else an address). */
-  readonly key: string;
   run<T>(call: () => Promise<T>): Promise<T>;
 }
 
@@ -62,17 +60,50 @@ export type CallBudget = ReturnType<typeof createCallBudget>;
 /**
  * At most `concurrency` calls running, the rest started in the order they came as running
  * ones settle. A counter and an array, made once per request: cheaper on the request path
- * than a general-purpose limiter. `idle`: nothing running or waiting.
+ * than a general-purpose limiter. A queue can join another (`join`): what it counted is the
+ * other's from then on, each call released where it is counted.
  */
-export function createQueue(concurrency: number) {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  const done = () => {
-    running -= 1;
-    waiting.shift()?.();
+export class CallQueue {
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+  #joined: CallQueue | undefined;
+
+  constructor(readonly concurrency: number) {}
+
+  // A property, not a method: a request's budget passes it on as it is.
+  readonly run = <T>(call: () => Promise<T>): Promise<T> => {
+    const counted = this.#counted();
+    if (counted.#running < counted.concurrency) return this.#start(call);
+    return new Promise<T>((resolve) => counted.#waiting.push(() => resolve(this.#start(call))));
   };
-  const start = <T>(call: () => Promise<T>): Promise<T> => {
-    running += 1;
+
+  /** Nothing running or waiting here (a queue that joined another holds nothing of its own). */
+  idle(): boolean {
+    return this.#running === 0 && this.#waiting.length === 0;
+  }
+
+  /**
+   * Counts this queue's calls in `other`'s from now on: those running (the other may run more
+   * than its concurrency until they end), those waiting (after the other's own), and those to come.
+   */
+  join(other: CallQueue): void {
+    const into = other.#counted();
+    if (into === this) return;
+    into.#running += this.#running;
+    into.#waiting.push(...this.#waiting);
+    this.#running = 0;
+    this.#waiting.length = 0;
+    this.#joined = into;
+    into.#startWaiting();
+  }
+
+  /** The queue this one's calls are counted in: itself, or the one it joined. */
+  #counted(): CallQueue {
+    return this.#joined ? this.#joined.#counted() : this;
+  }
+
+  #start<T>(call: () => Promise<T>): Promise<T> {
+    this.#counted().#running += 1;
     let result: Promise<T>;
     try {
       result = call();
@@ -80,10 +111,20 @@ export function createQueue(concurrency: number) {
       // A call that throws before returning its promise fails like one that rejects.
       result = Promise.reject(error);
     }
-    return result.finally(done);
+    return result.finally(this.#done);
+  }
+
+  readonly #done = () => {
+    const counted = this.#counted();
+    counted.#running -= 1;
+    counted.#startWaiting();
   };
-  return {
-    run: <T>(call: () => Promise<T>): Promise<T> => (running < concurrency ? start(call) : new Promise<T>((resolve) => waiting.push(() => resolve(start(call))))),
-    idle: () => running === 0 && waiting.length === 0,
-  };
+
+  /** Starts waiting calls while there is room (none while a join keeps it past its concurrency). */
+  #startWaiting(): void {
+    while (this.#running < this.concurrency && this.#waiting.length > 0) this.#waiting.shift()!();
+  }
 }
+
+/** A queue of `concurrency` (a request's own, a caller's). */
+export const createQueue = (concurrency: number) => new CallQueue(concurrency);

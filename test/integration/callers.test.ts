@@ -1,8 +1,10 @@
 // What one caller may hold at once, on every transport together (src/server/callers.ts): its
 // operations in flight (CALLER_OPERATIONS_IN_FLIGHT) and its upstream calls in flight
 // (CALLER_UPSTREAM_CALLS_IN_FLIGHT), counted by the customer the upstream verified its token
-// as, else by its address (an IPv6 /64 as one). Over HTTP, SSE, multipart and WebSocket alike,
-// with the defaults; another caller is answered in full throughout.
+// as; a token not verified yet by itself on every address and by its address too, joining its
+// customer when verified; with no token, by its address (an IPv6 /64 as one). Over HTTP, SSE,
+// multipart and WebSocket alike, with the default limits unless a test names its own; another
+// caller is answered in full throughout.
 import { print } from 'graphql';
 import { createClient, type Client, type FormattedExecutionResult } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,7 +14,7 @@ import { loadConfig } from '../../src/server/config.js';
 import { startSimulator } from '../../src/simulator/server.js';
 import { demoToken } from '../helpers/demo.js';
 import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
-import { startUpstreamProxy } from '../helpers/upstream-proxy.js';
+import { startUpstreamProxy, type ProxyHooks } from '../helpers/upstream-proxy.js';
 
 const WHOLE_ORDER = print(WholeOrderDocument);
 const { callerLimits: LIMITS } = loadConfig({});
@@ -22,23 +24,39 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-/** The simulator behind a proxy whose order lists wait for `open()`, and the gateway in front (the defaults unless given). */
-async function setup(gateway: TestGatewayConfig = {}, latencyMs = 0) {
-  const simulator = await startSimulator({ latencyMs });
-  cleanups.push(simulator.close);
+/** Calls held until `open()`, counted as they come. */
+function gate() {
   let open!: () => void;
-  const gate = new Promise<void>((resolve) => (open = resolve));
+  const closed = new Promise<void>((resolve) => (open = resolve));
   let held = 0;
+  return { hold: () => (held++, closed), open, held: () => held };
+}
+
+/**
+ * The simulator behind a proxy that holds calls (by default every order list until `open()`;
+ * those `hold` holds instead when given), and the gateway in front (the defaults unless given).
+ */
+async function setup(gateway: TestGatewayConfig = {}, hold?: ProxyHooks['hold']) {
+  const simulator = await startSimulator({ latencyMs: 0 });
+  cleanups.push(simulator.close);
+  const lists = gate();
   const upstream = await startUpstreamProxy(simulator, {
-    hold: (operation) => (operation === 'orderDetails' && latencyMs === 0 ? (held++, gate) : undefined),
+    hold: hold ?? ((operation) => (operation === 'orderDetails' ? lists.hold() : undefined)),
   });
   cleanups.push(upstream.close);
   const started = await startGateway({ upstreamUrls: upstream.urls, ...gateway });
   cleanups.push(started.close);
-  const ws = (token: string): Client => {
+  /** A graphql-ws client with the token, its socket from `localAddress` when given (any of 127/8: Linux routes them all to lo). */
+  const ws = (token: string, localAddress?: string): Client => {
     const client = createClient({
       url: started.endpoint.replace(/^http/, 'ws'),
-      webSocketImpl: WebSocket,
+      webSocketImpl: localAddress
+        ? class extends WebSocket {
+            constructor(address: string, protocols?: string | string[]) {
+              super(address, protocols, { localAddress });
+            }
+          }
+        : WebSocket,
       connectionParams: { authorization: `Bearer ${token}` },
       retryAttempts: 0,
     });
@@ -51,7 +69,7 @@ async function setup(gateway: TestGatewayConfig = {}, latencyMs = 0) {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
       body: JSON.stringify({ query }),
     });
-  return { simulator, upstream, gateway: started, ws, post, open, held: () => held };
+  return { simulator, upstream, gateway: started, ws, post, open: lists.open, held: lists.held };
 }
 
 /** One operation over a WebSocket: its one result. */
@@ -108,29 +126,6 @@ describe('operations in flight per caller', () => {
     expect(upstream.peak(token)).toBeLessThanOrEqual(LIMITS.upstreamCalls);
   });
 
-  it('500 whole orders on one WebSocket with one customer’s token: its upstream calls in flight stay within the cap, the operations past the cap are refused, and another customer’s whole order over HTTP is whole', async () => {
-    const { simulator, upstream, ws, post } = await setup({}, 20);
-    const token = await demoToken(simulator, 'ready@demo.test');
-    const other = await demoToken(simulator, 'two-orders@demo.test');
-    const client = ws(token);
-    const flood = Array.from({ length: 500 }, () => overSocket(client));
-    const meanwhile = await post(other);
-    const results = await Promise.all(flood);
-    const refused = results.filter((result) => result.errors?.[0]?.extensions?.code === 'RATE_LIMITED').length;
-    const whole = results.filter((result) => !result.errors).length;
-    expect(refused + whole).toBe(500);
-    expect(refused).toBeGreaterThan(0);
-    expect(upstream.peak(token)).toBeLessThanOrEqual(LIMITS.upstreamCalls);
-    const answer = (await meanwhile.json()) as FormattedExecutionResult<{ me: { orders: { vehicle: unknown }[] } }>;
-    expect(answer.errors).toBeUndefined();
-    expect(answer.data!.me.orders).toHaveLength(2);
-    // Each operation that ran made its own /auth/me; the refused ones none.
-    expect(simulator.requestLog.filter((entry) => entry.operation === 'customerDetails' && entry.bearer === token)).toHaveLength(whole);
-    console.info(
-      `500 whole orders on one WebSocket: ${whole} answered whole, ${refused} RATE_LIMITED; at most ${upstream.peak(token)} of its upstream calls in flight (cap ${LIMITS.upstreamCalls})`,
-    );
-  });
-
   it('tokens the upstream has not accepted yet count against their address, an IPv6 /64 as one (behind a trusted proxy): two addresses of one /64 share the cap, another /64 does not', async () => {
     const { simulator, post, open, held } = await setup({ trustedProxies: ['127.0.0.1'] });
     const fresh = () => demoToken(simulator, 'ready@demo.test');
@@ -148,6 +143,132 @@ describe('operations in flight per caller', () => {
     const results = await Promise.all(sameNetwork);
     expect(results.filter((result) => result.errors?.[0]?.extensions?.code === 'RATE_LIMITED')).toHaveLength(8);
     expect((await neighbour).errors).toBeUndefined();
+  });
+});
+
+// Held calls wait as long as the test takes to line its operations up: no deadline or upstream timeout cuts them first.
+const PATIENT = { requestDeadlineMs: 60_000, upstreamTimeoutMs: 60_000 };
+
+const isRefusal = (result: FormattedExecutionResult<Record<string, unknown>, unknown>) =>
+  result.errors?.[0]?.extensions?.code === 'RATE_LIMITED';
+
+describe('a token the gateway has not verified yet: one caller from its first request', () => {
+  const LOOPBACKS = Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 2}`);
+  it.each([
+    { from: 'one socket', addresses: [undefined] },
+    { from: 'eight addresses (a socket from each of 127.0.0.2…9)', addresses: LOOPBACKS },
+  ])(
+    `a fresh token, 500 whole orders on graphql-ws from $from, half before its first /auth/me is answered and half after: at most ${LIMITS.operations} run and ${LIMITS.upstreamCalls} of its upstream calls are in flight across the verification, the rest are refused; another customer is answered meanwhile`,
+    async ({ addresses }) => {
+      let flood = '';
+      // The flood's order lists wait, then its per-order calls: each of its operations that runs
+      // holds one order list, then as many per-order calls as its caller lets it.
+      const lists = gate();
+      const parts = gate();
+      const { simulator, upstream, ws, post } = await setup(PATIENT, (operation, request) => {
+        if (request.headers.authorization !== `Bearer ${flood}` || operation === 'customerDetails') return undefined;
+        return operation === 'orderDetails' ? lists.hold() : parts.hold();
+      });
+      const other = await demoToken(simulator, 'ready@demo.test');
+      await verify(post, other);
+      flood = await demoToken(simulator, 'two-orders@demo.test');
+      const clients = addresses.map((address) => ws(flood, address));
+      let refused = 0;
+      const send = (count: number) =>
+        Array.from({ length: count }, (_, i) =>
+          overSocket(clients[i % clients.length]!).then((result) => (isRefusal(result) && refused++, result)),
+        );
+      // Each operation is refused or runs; one that runs reaches its order list after its
+      // /auth/me is answered, and the first such answer verifies the token.
+      const beforeVerified = send(250);
+      await until(() => refused + lists.held() === 250);
+      const afterVerified = send(250);
+      await until(() => refused + lists.held() === 500);
+      const running = lists.held();
+      lists.open();
+      await until(() => parts.held() >= LIMITS.upstreamCalls);
+      // Another customer's whole orders, one after another, until one comes while none of the flood's calls arrives.
+      let meanwhile: FormattedExecutionResult<{ me: { orders: unknown[] } }>;
+      for (let before = -1; before !== parts.held();) {
+        before = parts.held();
+        meanwhile = (await (await post(other)).json()) as typeof meanwhile;
+      }
+      const peak = upstream.peak(flood);
+      parts.open();
+      const results = await Promise.all([...beforeVerified, ...afterVerified]);
+      console.info(
+        `a fresh token from ${addresses.length} address(es), 500 whole orders on graphql-ws: ${running} ran at once (cap ${LIMITS.operations}), at most ${peak} of its upstream calls in flight (cap ${LIMITS.upstreamCalls})`,
+      );
+      expect(meanwhile!.errors).toBeUndefined();
+      expect(meanwhile!.data!.me.orders).toHaveLength(1);
+      expect(running).toBeLessThanOrEqual(LIMITS.operations);
+      expect(upstream.peak(flood)).toBeLessThanOrEqual(LIMITS.upstreamCalls);
+      expect(results.filter(isRefusal)).toHaveLength(500 - running);
+      expect(results.filter((result) => !result.errors)).toHaveLength(running);
+      // Each operation that ran made its own /auth/me; the refused ones none.
+      const customerCalls = simulator.requestLog.filter((entry) => entry.operation === 'customerDetails' && entry.bearer === flood);
+      expect(customerCalls).toHaveLength(running);
+    },
+  );
+
+  it('what a token holds when it is verified joins its customer: with 4 operations and 4 upstream calls a caller, 3 operations waiting on their /auth/me when another request verifies the token leave the customer room for 1 more operation and 1 more call, not 4', async () => {
+    const limits = { operations: 4, upstreamCalls: 4 };
+    let flood = '';
+    let holdingCustomer = true;
+    const customer = gate();
+    const parts = gate();
+    // The first operations' /auth/me wait (not the verifying request's); every per-order call waits.
+    const { simulator, upstream, ws, post } = await setup({ callerLimits: limits, ...PATIENT }, (operation, request) => {
+      if (request.headers.authorization !== `Bearer ${flood}` || operation === 'orderDetails') return undefined;
+      if (operation !== 'customerDetails') return parts.hold();
+      return holdingCustomer && request.headers['x-request-id'] !== 'verify' ? customer.hold() : undefined;
+    });
+    flood = await demoToken(simulator, 'two-orders@demo.test');
+    const client = ws(flood);
+    const first = Array.from({ length: limits.operations - 1 }, () => overSocket(client));
+    await until(() => customer.held() === limits.operations - 1);
+    await verify((token, headers, query) => post(token, { ...headers, 'x-request-id': 'verify' }, query), flood);
+    holdingCustomer = false;
+    let refused = 0;
+    const then = Array.from({ length: 10 }, () => overSocket(client).then((result) => (isRefusal(result) && refused++, result)));
+    await until(() => (refused === 9 && parts.held() === 1) || parts.held() > 1);
+    const peak = upstream.peak(flood);
+    customer.open();
+    parts.open();
+    const results = await Promise.all([...first, ...then]);
+    expect(refused).toBe(9);
+    expect(peak).toBeLessThanOrEqual(limits.upstreamCalls);
+    expect(results.filter((result) => !result.errors)).toHaveLength(limits.operations);
+  });
+
+  it('made-up tokens from one address share that address’s cap: 40 of them on graphql-ws, a whole order each, none ever verified: 32 run, 8 are refused, and their upstream calls in flight together stay within one caller’s', async () => {
+    const upstreamCalls = 8;
+    const madeUp = Array.from({ length: 40 }, (_, i) => `made-up-${i}`);
+    let inFlight = () => 0;
+    let peak = 0;
+    // Every call of a made-up token waits (its /auth/me too, so none is ever verified); the most in flight at once is sampled as each arrives.
+    const calls = gate();
+    const { ws, post, simulator, upstream } = await setup(
+      { callerLimits: { operations: LIMITS.operations, upstreamCalls }, ...PATIENT },
+      (_operation, request) => {
+        if (!request.headers.authorization?.startsWith('Bearer made-up-')) return undefined;
+        peak = Math.max(peak, inFlight());
+        return calls.hold();
+      },
+    );
+    inFlight = () => madeUp.reduce((sum, token) => sum + upstream.inFlight(token), 0);
+    const other = await demoToken(simulator, 'ready@demo.test');
+    await verify(post, other);
+    let refused = 0;
+    const results = madeUp.map((token) => overSocket(ws(token, '127.0.0.2')).then((result) => (isRefusal(result) && refused++, result)));
+    await until(() => refused === madeUp.length - LIMITS.operations || peak > upstreamCalls);
+    const meanwhile = (await (await post(other)).json()) as FormattedExecutionResult<{ me: { orders: unknown[] } }>;
+    expect(meanwhile.errors).toBeUndefined();
+    calls.open();
+    const answers = await Promise.all(results);
+    expect(answers.filter(isRefusal)).toHaveLength(madeUp.length - LIMITS.operations);
+    expect(answers.filter((answer) => answer.errors?.[0]?.extensions?.code === 'UNAUTHENTICATED')).toHaveLength(LIMITS.operations);
+    expect(peak).toBeLessThanOrEqual(upstreamCalls);
   });
 });
 

@@ -1,6 +1,7 @@
-// The call budget's queue: at most `concurrency` calls at once, the rest in order, errors passed on.
+// The call budget's queue: at most `concurrency` calls at once, the rest in order, errors passed on;
+// and a queue joining another (a token's calls joining its customer's when it is verified).
 import { describe, expect, it } from 'vitest';
-import { createCallBudget } from '../../src/upstream/budget.js';
+import { createCallBudget, createQueue } from '../../src/upstream/budget.js';
 
 function deferred() {
   let resolve!: () => void;
@@ -49,5 +50,46 @@ describe('createCallBudget run', () => {
     await expect(rejected).rejects.toThrow('rejected');
     await expect(thrown).rejects.toThrow('thrown');
     expect(await after).toBe('after');
+  });
+});
+
+describe('createQueue join', () => {
+  it('counts a queue’s running and waiting calls in the one it joins, and those to come: none starts until the union is under the concurrency, the moved ones after the other’s own', async () => {
+    const token = createQueue(2);
+    const customer = createQueue(2);
+    const started: string[] = [];
+    const gates = new Map<string, ReturnType<typeof deferred>>();
+    const run = (queue: ReturnType<typeof createQueue>, name: string) => {
+      const gate = deferred();
+      gates.set(name, gate);
+      return queue.run(async () => {
+        started.push(name);
+        await gate.promise;
+      });
+    };
+    const runs = [run(token, 't1'), run(token, 't2'), run(token, 't3'), run(customer, 'c1'), run(customer, 'c2')];
+    await tick();
+    expect(started).toEqual(['t1', 't2', 'c1', 'c2']);
+    token.join(customer);
+    expect(token.idle()).toBe(true);
+    runs.push(run(token, 'later'), run(customer, 'c3'));
+    // Four running where two may: each that ends leaves the union over its concurrency until two have.
+    gates.get('t1')!.resolve();
+    gates.get('c1')!.resolve();
+    await tick();
+    expect(started).toEqual(['t1', 't2', 'c1', 'c2']);
+    gates.get('t2')!.resolve();
+    await tick();
+    expect(started).toEqual(['t1', 't2', 'c1', 'c2', 't3']);
+    gates.get('c2')!.resolve();
+    await tick();
+    expect(started).toEqual(['t1', 't2', 'c1', 'c2', 't3', 'later']);
+    gates.get('t3')!.resolve();
+    await tick();
+    expect(started.at(-1)).toBe('c3');
+    gates.get('later')!.resolve();
+    gates.get('c3')!.resolve();
+    await Promise.all(runs);
+    expect(customer.idle()).toBe(true);
   });
 });
