@@ -149,8 +149,6 @@ export function createCallers(limits: CallerLimits) {
       if (digest !== null) return takeOperation(limits.operations, holding(tokens, digest), at);
       return at ? takeOperation(limits.operations, at) : NOTHING;
     },
-    /** Callers holding something now: for the tests. */
-    size: () => customers.size + tokens.size + addresses.size,
   };
 }
 
