@@ -1,8 +1,8 @@
-// The shipped nginx file (deploy/nginx/order-graph.conf) in front of a gateway, through a
-// real nginx: GraphQL is served, the probes and /metrics are not (however their path is
-// spelled), while the replica itself still answers them on its own port, where probes and
-// Prometheus reach it.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The shipped nginx files (deploy/nginx/nginx.conf and order-graph.conf) in front of a gateway,
+// through a real nginx: GraphQL is served, the probes and /metrics are not (however their path
+// is spelled), while the replica itself still answers them on its own port, where probes and
+// Prometheus reach it; 800 WebSockets fit.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,8 @@ let nginx: Nginx;
 beforeAll(async () => {
   if (!haveNginx) return;
   work = mkdtempSync(join(tmpdir(), 'order-graph-nginx-'));
+  // nginx's workers (another user) reach their temporary folders in it.
+  chmodSync(work, 0o755);
   simulator = await startSimulator({ latencyMs: 0 });
   gateway = await startGateway({ upstreamUrls: simulator.urls, trustedProxies: ['127.0.0.1'], metricsPath: '/metrics', graphiql: true });
   nginx = await startNginx(join(work, 'nginx'), [new URL(gateway.origin).host]);
@@ -134,6 +136,35 @@ describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () =
     expect(acknowledged).toBe('connection_ack');
     const { head } = await rawGet(nginx.origin, '/tracker/');
     expect(head).toContain('x-request-id');
+  });
+
+  it('800 idle WebSockets from 8 client addresses through nginx all stay open: nginx.conf’s worker_connections hold them, client and replica side', async () => {
+    const SOCKETS = 800;
+    const closed = new Set<number>();
+    const sockets = Array.from(
+      { length: SOCKETS },
+      (_, i) => new WebSocket(nginx.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws', { localAddress: `127.0.0.${2 + (i % 8)}` }),
+    );
+    try {
+      const acknowledged = await Promise.all(
+        sockets.map(
+          (socket, i) =>
+            new Promise<boolean>((resolve) => {
+              socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
+              socket.on('message', (data) => resolve((JSON.parse(String(data)) as { type: string }).type === 'connection_ack'));
+              socket.on('unexpected-response', () => resolve(false));
+              socket.on('error', () => resolve(false));
+              socket.on('close', () => (closed.add(i), resolve(false)));
+            }),
+        ),
+      );
+      // Held a while, idle: none is closed by nginx meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect({ acknowledged: acknowledged.filter(Boolean).length, closed: closed.size }).toEqual({ acknowledged: SOCKETS, closed: 0 });
+      expect(nginx.errorLog()).not.toMatch(/worker_connections are not enough/);
+    } finally {
+      for (const socket of sockets) socket.terminate();
+    }
   });
 
   it('the replica itself still answers the probes and /metrics on its own port (kubelet, Prometheus)', async () => {

@@ -3,12 +3,12 @@
 // settings (deploy/kubernetes/configmap.yaml: only the upstream URLs, REDIS_URL and
 // TRUSTED_PROXIES put in place, the poll interval shortened, and TRACKER=on, the one line
 // that serves the tracker page), one redis-server with the arguments of
-// deploy/kubernetes/redis.yaml, behind Debian's nginx running deploy/nginx/order-graph.conf,
-// in front of the simulator. Everything a client does goes through nginx: login, the whole
-// order by POST and GET, @defer, SSE, GraphQL over WebSocket with Apollo Client's link, the
-// tracker page; then what must hold across replicas: one live poll per customer in all, the
-// order history across a Redis restart, a replica stopped under load losing nothing, Redis
-// away and back.
+// deploy/kubernetes/redis.yaml, behind Debian's nginx running deploy/nginx/nginx.conf and
+// order-graph.conf, in front of the simulator. Everything a client does goes through nginx:
+// login, the whole order by POST and GET, @defer, SSE, GraphQL over WebSocket with Apollo
+// Client's link, the tracker page; then what must hold across replicas: one live poll per
+// customer in all, the order history across a Redis restart, a replica stopped under load
+// losing nothing, Redis away and back.
 import { mkdtempSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
