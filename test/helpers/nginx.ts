@@ -4,7 +4,7 @@
 // foreground.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, startProcess, type Started } from './process.js';
+import { childrenOf, isRunning, ROOT, startProcess, type Started } from './process.js';
 import { freePort } from './redis.js';
 
 export const NGINX = '/usr/sbin/nginx';
@@ -19,6 +19,8 @@ export interface Nginx {
   endpoint: string;
   /** Its error log so far. */
   errorLog(): string;
+  /** The site again with these replicas (`host:port`, optionally followed by `down`), as an operator reloads it: resolves once the old workers take no more connections. */
+  reload(servers: readonly string[]): Promise<void>;
 }
 
 /** The shipped site file with our replicas (`host:port` each) in its upstream block, listening on `port` on loopback. */
@@ -68,7 +70,8 @@ export async function startNginx(dir: string, servers: readonly string[], timeou
   mkdirSync(dir, { recursive: true });
   // nginx's workers drop to another user, who must reach the temp folders.
   chmodSync(dir, 0o777);
-  writeFileSync(join(dir, 'order-graph.conf'), shippedSite(servers, port));
+  const site = join(dir, 'order-graph.conf');
+  writeFileSync(site, shippedSite(servers, port));
   // Beside the site file, as shipped: its `include order-graph.conf` is read from the main file's folder.
   writeFileSync(join(dir, 'nginx.conf'), shippedMain(dir));
   // In a process group of its own: stopping it stops its workers too (a killed master leaves them orphaned).
@@ -80,5 +83,19 @@ export async function startNginx(dir: string, servers: readonly string[], timeou
     if (Date.now() - started > timeoutMs) throw new Error(`nginx did not pass a request on within ${timeoutMs} ms:\n${process.stderr()}`);
   }
   const errorLog = () => readFileSync(join(dir, 'error.log'), 'utf8');
-  return { process, origin, endpoint, errorLog };
+  async function reload(next: readonly string[]) {
+    const master = process.child.pid!;
+    const old = childrenOf(master).map((child) => child.pid);
+    writeFileSync(site, shippedSite(next, port));
+    process.child.kill('SIGHUP');
+    // Done when new workers run and every old one is shutting down (its listening sockets closed) or gone.
+    for (const started = Date.now(); ; await sleep(25)) {
+      const workers = childrenOf(master);
+      const replaced = workers.some((worker) => !old.includes(worker.pid));
+      const leaving = (pid: number) => !isRunning(pid) || !!workers.find((worker) => worker.pid === pid)?.command.includes('shutting down');
+      if (replaced && old.every(leaving)) return;
+      if (Date.now() - started > timeoutMs) throw new Error(`nginx did not reload within ${timeoutMs} ms:\n${errorLog()}`);
+    }
+  }
+  return { process, origin, endpoint, errorLog, reload };
 }

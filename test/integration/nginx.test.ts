@@ -1,7 +1,7 @@
 // The shipped nginx files (deploy/nginx/nginx.conf and order-graph.conf) in front of a gateway,
 // through a real nginx: GraphQL is served, the probes and /metrics are not (however their path
 // is spelled), while the replica itself still answers them on its own port, where probes and
-// Prometheus reach it; 800 WebSockets fit.
+// Prometheus reach it; a replica that refuses connections is passed over; 800 WebSockets fit.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { execute, graphqlClient, listen, startGateway } from '../helpers/harness
 import { haveNginx, startNginx, type Nginx } from '../helpers/nginx.js';
 import { killStarted } from '../helpers/process.js';
 import { rawHead } from '../helpers/raw-http.js';
+import { freePort } from '../helpers/redis.js';
 
 let work: string;
 let simulator: Simulator;
@@ -62,7 +63,7 @@ const INTERNAL = [
   '/trackerx',
 ];
 
-describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () => {
+describe.skipIf(!haveNginx)('deploy/nginx/ (nginx.conf, order-graph.conf), through nginx', () => {
   it.each(INTERNAL)('GET %s is refused by nginx itself (404, nosniff, no version, never passed on)', async (target) => {
     const { status, head } = await rawGet(nginx.origin, target);
     expect(status).toBe(404);
@@ -136,6 +137,28 @@ describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () =
     expect(acknowledged).toBe('connection_ack');
     const { head } = await rawGet(nginx.origin, '/tracker/');
     expect(head).toContain('x-request-id');
+  });
+
+  it('replicas that refuse connections (stopped: nothing listens) are passed over: every POST and GET is answered by the one left', async () => {
+    // Two addresses where nothing listens, before the live replica. Reloaded, nginx has marked
+    // neither failed yet (its start-up check met them): each worker's first request tries both
+    // before the live one.
+    const servers = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`, new URL(gateway.origin).host];
+    const third = await startNginx(join(work, 'nginx-refused'), servers);
+    await third.reload(servers);
+    const refusals = () => third.errorLog().match(/Connection refused\) while connecting to upstream/g)?.length ?? 0;
+    const before = refusals();
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2
+          ? fetch(third.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })
+          : fetch(`${third.endpoint}?query=${encodeURIComponent('{ __typename }')}`)
+        ).then(async (response) => [response.status, await response.text()]),
+      ),
+    );
+    expect(statuses).toEqual(Array(12).fill([200, '{"data":{"__typename":"Query"}}']));
+    // They were tried, both: nginx met the refusals and went on.
+    expect(refusals() - before).toBeGreaterThanOrEqual(2);
   });
 
   it('800 idle WebSockets from 8 client addresses through nginx all stay open: nginx.conf’s worker_connections hold them, client and replica side', async () => {

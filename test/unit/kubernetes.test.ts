@@ -128,10 +128,11 @@ describe('deploy/kubernetes', () => {
     expect(paths.every((path) => JSON.stringify(path.backend) === JSON.stringify(backend))).toBe(true);
     const routes = paths.map((path) => `${path.pathType === 'Exact' ? '=' : 'prefix'} ${path.path}`);
     expect(routes).toEqual([`= ${GRAPHQL_PATH}`, `prefix ${TRACKER_PATH}`]);
-    // The nginx file's locations that pass requests on to the replicas: the same routes.
+    // The nginx file's locations that pass requests on to the replicas: the same routes. A named
+    // one (@…) is no route: only nginx's own error handling sends a request there.
     const nginx = readFileSync(new URL('../../deploy/nginx/order-graph.conf', import.meta.url), 'utf8');
     const proxied = [...nginx.matchAll(/location\s+(=\s+)?(\S+)\s*\{([^}]*)\}/g)]
-      .filter(([, , , body]) => /\bproxy_pass\b/.test(body!))
+      .filter(([, , path, body]) => !path!.startsWith('@') && /\bproxy_pass\b/.test(body!))
       .map(([, exact, path]) => `${exact ? '=' : 'prefix'} ${path}`);
     expect(proxied).toEqual(routes);
     // The Ingress's host is one the gateway answers for.
