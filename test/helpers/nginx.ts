@@ -1,9 +1,10 @@
-// Debian's nginx running the shipped deploy/nginx/order-graph.conf, as a test starts it: the
-// file itself, with only its replica addresses and its listen port put in place, in a
-// prefix folder of the test's own (pid, logs, temp files), in the foreground.
+// Debian's nginx running the shipped deploy/nginx/nginx.conf and order-graph.conf, as a test
+// starts it: the files themselves, with only their replica addresses, listen port and paths
+// (pid, logs, temporary folders) put in place, in a prefix folder of the test's own, in the
+// foreground.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, startProcess, type Started } from './process.js';
+import { childrenOf, isRunning, ROOT, startProcess, type Started } from './process.js';
 import { freePort } from './redis.js';
 
 export const NGINX = '/usr/sbin/nginx';
@@ -16,9 +17,13 @@ export interface Nginx {
   origin: string;
   /** The GraphQL endpoint through nginx. */
   endpoint: string;
+  /** Its error log so far. */
+  errorLog(): string;
+  /** The site again with these replicas (`host:port`, optionally followed by `down`), as an operator reloads it: resolves once the old workers take no more connections. */
+  reload(servers: readonly string[]): Promise<void>;
 }
 
-/** The shipped file with our replicas (`host:port` each) in its upstream block, listening on `port` on loopback. */
+/** The shipped site file with our replicas (`host:port` each) in its upstream block, listening on `port` on loopback. */
 export function shippedSite(servers: readonly string[], port: number): string {
   const shipped = readFileSync(join(ROOT, 'deploy/nginx/order-graph.conf'), 'utf8');
   const site = shipped
@@ -31,6 +36,23 @@ export function shippedSite(servers: readonly string[], port: number): string {
     throw new Error('deploy/nginx/order-graph.conf no longer has the upstream block or the `listen 80;` this helper replaces');
   }
   return site;
+}
+
+/** The shipped main file (deploy/nginx/nginx.conf) with its pid file, logs and temporary folders in `dir`. */
+export function shippedMain(dir: string): string {
+  const system: [string, string][] = [
+    ['/run/nginx.pid', join(dir, 'nginx.pid')],
+    ['/var/log/nginx/', `${dir}/`],
+    ['/var/lib/nginx/', `${dir}/`],
+  ];
+  let main = readFileSync(join(ROOT, 'deploy/nginx/nginx.conf'), 'utf8');
+  for (const [path, ours] of system) {
+    if (!main.includes(path)) throw new Error(`deploy/nginx/nginx.conf no longer names ${path}, which this helper replaces`);
+    main = main.split(path).join(ours);
+  }
+  const directives = main.replace(/#[^\n]*/g, '');
+  if (/\s\/(run|var|etc)\//.test(directives)) throw new Error('deploy/nginx/nginx.conf names a system path this helper does not replace');
+  return main;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -48,12 +70,10 @@ export async function startNginx(dir: string, servers: readonly string[], timeou
   mkdirSync(dir, { recursive: true });
   // nginx's workers drop to another user, who must reach the temp folders.
   chmodSync(dir, 0o777);
-  writeFileSync(join(dir, 'order-graph.conf'), shippedSite(servers, port));
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `${name}_temp_path ${join(dir, name)};`).join('\n  ');
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `worker_processes 1;\npid ${join(dir, 'nginx.pid')};\nerror_log ${join(dir, 'error.log')} warn;\nevents { worker_connections 1024; }\nhttp {\n  access_log off;\n  ${temp}\n  include ${join(dir, 'order-graph.conf')};\n}\n`,
-  );
+  const site = join(dir, 'order-graph.conf');
+  writeFileSync(site, shippedSite(servers, port));
+  // Beside the site file, as shipped: its `include order-graph.conf` is read from the main file's folder.
+  writeFileSync(join(dir, 'nginx.conf'), shippedMain(dir));
   // In a process group of its own: stopping it stops its workers too (a killed master leaves them orphaned).
   const process = startProcess(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {}, undefined, { group: true });
   const origin = `http://127.0.0.1:${port}`;
@@ -62,5 +82,20 @@ export async function startNginx(dir: string, servers: readonly string[], timeou
     if (process.child.exitCode !== null) throw new Error(`nginx exited (${process.child.exitCode}):\n${process.stderr()}`);
     if (Date.now() - started > timeoutMs) throw new Error(`nginx did not pass a request on within ${timeoutMs} ms:\n${process.stderr()}`);
   }
-  return { process, origin, endpoint };
+  const errorLog = () => readFileSync(join(dir, 'error.log'), 'utf8');
+  async function reload(next: readonly string[]) {
+    const master = process.child.pid!;
+    const old = childrenOf(master).map((child) => child.pid);
+    writeFileSync(site, shippedSite(next, port));
+    process.child.kill('SIGHUP');
+    // Done when new workers run and every old one is shutting down (its listening sockets closed) or gone.
+    for (const started = Date.now(); ; await sleep(25)) {
+      const workers = childrenOf(master);
+      const replaced = workers.some((worker) => !old.includes(worker.pid));
+      const leaving = (pid: number) => !isRunning(pid) || !!workers.find((worker) => worker.pid === pid)?.command.includes('shutting down');
+      if (replaced && old.every(leaving)) return;
+      if (Date.now() - started > timeoutMs) throw new Error(`nginx did not reload within ${timeoutMs} ms:\n${errorLog()}`);
+    }
+  }
+  return { process, origin, endpoint, errorLog, reload };
 }

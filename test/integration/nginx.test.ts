@@ -1,8 +1,8 @@
-// The shipped nginx file (deploy/nginx/order-graph.conf) in front of a gateway, through a
-// real nginx: GraphQL is served, the probes and /metrics are not (however their path is
-// spelled), while the replica itself still answers them on its own port, where probes and
-// Prometheus reach it.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The shipped nginx files (deploy/nginx/nginx.conf and order-graph.conf) in front of a gateway,
+// through a real nginx: GraphQL is served, the probes and /metrics are not (however their path
+// is spelled), while the replica itself still answers them on its own port, where probes and
+// Prometheus reach it; a replica that refuses connections is passed over; 800 WebSockets fit.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { execute, graphqlClient, listen, startGateway } from '../helpers/harness
 import { haveNginx, startNginx, type Nginx } from '../helpers/nginx.js';
 import { killStarted } from '../helpers/process.js';
 import { rawHead } from '../helpers/raw-http.js';
+import { freePort } from '../helpers/redis.js';
 
 let work: string;
 let simulator: Simulator;
@@ -24,6 +25,8 @@ let nginx: Nginx;
 beforeAll(async () => {
   if (!haveNginx) return;
   work = mkdtempSync(join(tmpdir(), 'order-graph-nginx-'));
+  // nginx's workers (another user) reach their temporary folders in it.
+  chmodSync(work, 0o755);
   simulator = await startSimulator({ latencyMs: 0 });
   gateway = await startGateway({ upstreamUrls: simulator.urls, trustedProxies: ['127.0.0.1'], metricsPath: '/metrics', graphiql: true });
   nginx = await startNginx(join(work, 'nginx'), [new URL(gateway.origin).host]);
@@ -60,7 +63,7 @@ const INTERNAL = [
   '/trackerx',
 ];
 
-describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () => {
+describe.skipIf(!haveNginx)('deploy/nginx/ (nginx.conf, order-graph.conf), through nginx', () => {
   it.each(INTERNAL)('GET %s is refused by nginx itself (404, nosniff, no version, never passed on)', async (target) => {
     const { status, head } = await rawGet(nginx.origin, target);
     expect(status).toBe(404);
@@ -134,6 +137,57 @@ describe.skipIf(!haveNginx)('deploy/nginx/order-graph.conf, through nginx', () =
     expect(acknowledged).toBe('connection_ack');
     const { head } = await rawGet(nginx.origin, '/tracker/');
     expect(head).toContain('x-request-id');
+  });
+
+  it('replicas that refuse connections (stopped: nothing listens) are passed over: every POST and GET is answered by the one left', async () => {
+    // Two addresses where nothing listens, before the live replica. Reloaded, nginx has marked
+    // neither failed yet (its start-up check met them): each worker's first request tries both
+    // before the live one.
+    const servers = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`, new URL(gateway.origin).host];
+    const third = await startNginx(join(work, 'nginx-refused'), servers);
+    await third.reload(servers);
+    const refusals = () => third.errorLog().match(/Connection refused\) while connecting to upstream/g)?.length ?? 0;
+    const before = refusals();
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2
+          ? fetch(third.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })
+          : fetch(`${third.endpoint}?query=${encodeURIComponent('{ __typename }')}`)
+        ).then(async (response) => [response.status, await response.text()]),
+      ),
+    );
+    expect(statuses).toEqual(Array(12).fill([200, '{"data":{"__typename":"Query"}}']));
+    // They were tried, both: nginx met the refusals and went on.
+    expect(refusals() - before).toBeGreaterThanOrEqual(2);
+  });
+
+  it('800 idle WebSockets from 8 client addresses through nginx all stay open: nginx.conf’s worker_connections hold them, client and replica side', async () => {
+    const SOCKETS = 800;
+    const closed = new Set<number>();
+    const sockets = Array.from(
+      { length: SOCKETS },
+      (_, i) => new WebSocket(nginx.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws', { localAddress: `127.0.0.${2 + (i % 8)}` }),
+    );
+    try {
+      const acknowledged = await Promise.all(
+        sockets.map(
+          (socket, i) =>
+            new Promise<boolean>((resolve) => {
+              socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
+              socket.on('message', (data) => resolve((JSON.parse(String(data)) as { type: string }).type === 'connection_ack'));
+              socket.on('unexpected-response', () => resolve(false));
+              socket.on('error', () => resolve(false));
+              socket.on('close', () => (closed.add(i), resolve(false)));
+            }),
+        ),
+      );
+      // Held a while, idle: none is closed by nginx meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect({ acknowledged: acknowledged.filter(Boolean).length, closed: closed.size }).toEqual({ acknowledged: SOCKETS, closed: 0 });
+      expect(nginx.errorLog()).not.toMatch(/worker_connections are not enough/);
+    } finally {
+      for (const socket of sockets) socket.terminate();
+    }
   });
 
   it('the replica itself still answers the probes and /metrics on its own port (kubelet, Prometheus)', async () => {

@@ -3,12 +3,13 @@
 // settings (deploy/kubernetes/configmap.yaml: only the upstream URLs, REDIS_URL and
 // TRUSTED_PROXIES put in place, the poll interval shortened, and TRACKER=on, the one line
 // that serves the tracker page), one redis-server with the arguments of
-// deploy/kubernetes/redis.yaml, behind Debian's nginx running deploy/nginx/order-graph.conf,
-// in front of the simulator. Everything a client does goes through nginx: login, the whole
-// order by POST and GET, @defer, SSE, GraphQL over WebSocket with Apollo Client's link, the
-// tracker page; then what must hold across replicas: one live poll per customer in all, the
-// order history across a Redis restart, a replica stopped under load losing nothing, Redis
-// away and back.
+// deploy/kubernetes/redis.yaml, behind Debian's nginx running deploy/nginx/nginx.conf and
+// order-graph.conf, in front of the simulator. Everything a client does goes through nginx:
+// login, the whole order by POST and GET, @defer, SSE, GraphQL over WebSocket with Apollo
+// Client's link, the tracker page; then what must hold across replicas: one live poll per
+// customer in all, the order history across a Redis restart, a replica stopped under load
+// losing nothing, Redis away and back, and a replica killed with a request in hand taking
+// only that request with it (nginx sends it to no other).
 import { mkdtempSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +86,22 @@ async function metric(replica: Replica, name: string): Promise<number> {
     return 0;
   }
 }
+const host = (replica: Replica) => new URL(replica.origin).host;
+/** The one replica handling a request besides the scrape that asks (which counts itself). */
+async function holder(): Promise<Replica> {
+  for (const started = Date.now(); ; await sleep(25)) {
+    const inFlight = await Promise.all(replicas.map((replica) => metric(replica, 'order_graph_http_requests_in_flight')));
+    const busy = replicas.filter((_, i) => inFlight[i]! > 1);
+    if (busy.length === 1) return busy[0]!;
+    if (Date.now() - started > 3000) throw new Error(`no single replica holds the request (in flight: ${inFlight.join('/')})`);
+  }
+}
+/** SIGKILL, as the kernel's OOM killer or a crash ends a replica; it leaves the topology. */
+async function kill(replica: Replica) {
+  replica.process.child.kill('SIGKILL');
+  await replica.process.exited;
+  replicas = replicas.filter((candidate) => candidate !== replica);
+}
 const streamsPerReplica = () => Promise.all(replicas.map((replica) => metric(replica, 'order_graph_live_streams')));
 const readiness = async (replica: Replica) => (await (await fetch(`${replica.origin}/readyz`)).json()) as { redis?: string };
 const allRedis = (state: string) => async () => (await Promise.all(replicas.map(readiness))).every((ready) => ready.redis === state);
@@ -118,10 +135,7 @@ beforeAll(async () => {
   redis = await startRedis({ args: shippedRedis().args });
   simulator = await startSimulator({ latencyMs: 20 });
   replicas = await Promise.all([1, 2, 3].map(() => startReplica(app)));
-  balancer = await startNginx(
-    join(work, 'nginx'),
-    replicas.map((replica) => new URL(replica.origin).host),
-  );
+  balancer = await startNginx(join(work, 'nginx'), replicas.map(host));
   await until(allRedis('available'));
   const ready = demoCustomer(simulator, 'ready@demo.test');
   const login = createOrderClient({ endpoint: balancer.endpoint });
@@ -137,7 +151,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!haveRedis || !haveNginx)(
-  'the shipped deployment: three replicas with the ConfigMap, Redis with redis.yaml’s arguments, nginx with order-graph.conf',
+  'the shipped deployment: three replicas with the ConfigMap, Redis with redis.yaml’s arguments, nginx with nginx.conf and order-graph.conf',
   () => {
     it('through nginx: the whole order by POST and by GET, the same from every replica and directly', async () => {
       const direct = await Promise.all(
@@ -268,16 +282,21 @@ describe.skipIf(!haveRedis || !haveNginx)(
       );
     });
 
-    it('SIGTERM to one replica under load: no request lost; its subscribers come back through nginx and see the change made meanwhile', async () => {
+    it('one replica taken out of nginx (down, reloaded) and sent SIGTERM under load: no request lost; its subscribers come back through nginx and see the change made meanwhile', async () => {
       const [stopping, ...staying] = replicas as [Replica, ...Replica[]];
       const before = await metric(stopping, 'order_graph_live_streams');
       expect(before).toBeGreaterThan(0);
       let loading = true;
       const outcomes = { ok: 0, failed: [] as string[] };
+      // Each request on a connection of its own: the reload below closes nginx's idle kept-alive
+      // client connections, and one a client had just sent a request on closes unanswered (the
+      // reload's doing, not the stop's; nginx never read that request).
+      const client = graphqlClient(balancer.endpoint, token);
+      client.setHeader('connection', 'close');
       const load = Array.from({ length: 8 }, async () => {
         while (loading) {
           try {
-            const { data, errors } = await execute(graphqlClient(balancer.endpoint, token), WholeOrderDocument);
+            const { data, errors } = await execute(client, WholeOrderDocument);
             if (errors.length === 0 && data?.me?.orders?.[0]?.vehicle?.vin) outcomes.ok++;
             else outcomes.failed.push(JSON.stringify(errors).slice(0, 200));
           } catch (error) {
@@ -286,6 +305,10 @@ describe.skipIf(!haveRedis || !haveNginx)(
         }
       });
       await sleep(1000);
+      // As docs/production.md stops one: out of nginx first. Unannounced, the connections queued
+      // at its listener when it closes it are reset after nginx sent their requests (1 to 2
+      // requests lost in 3 of 13 runs), and nginx sends no request twice (the tests below).
+      await balancer.reload([`${host(stopping)} down`, ...staying.map(host)]);
       const signalledAt = Date.now();
       stopping.process.child.kill('SIGTERM');
       // The change comes while the stopped replica's subscribers are away.
@@ -309,7 +332,7 @@ describe.skipIf(!haveRedis || !haveNginx)(
       expect(outcomes.failed).toEqual([]);
       expect(outcomes.ok).toBeGreaterThan(0);
       console.info(
-        `shipped topology: SIGTERM to a replica holding ${before} of ${SUBSCRIBERS} streams under load (8 concurrent whole orders through nginx): ${outcomes.ok} answered, ${outcomes.failed.length} lost; its subscribers were back on the other replicas after ${reconnectedMs} ms, all ${SUBSCRIBERS} had the status change after ${everyoneSawItMs} ms`,
+        `shipped topology: SIGTERM to a replica holding ${before} of ${SUBSCRIBERS} streams, marked down in nginx first, under load (8 concurrent whole orders through nginx, a connection each): ${outcomes.ok} answered, ${outcomes.failed.length} lost; its subscribers were back on the other replicas after ${reconnectedMs} ms, all ${SUBSCRIBERS} had the status change after ${everyoneSawItMs} ms`,
       );
     });
 
@@ -341,6 +364,55 @@ describe.skipIf(!haveRedis || !haveNginx)(
       console.info(
         `shipped topology: Redis down: requests and logins answered, ${whileDown} polls in ${downIntervals.toFixed(1)} intervals (per replica); back: ${afterwards} polls in ${backIntervals.toFixed(1)} intervals`,
       );
+    });
+
+    it('a replica killed (SIGKILL) while it holds a login the upstream has not answered: nginx answers 502 and sends the login to no other replica (the upstream saw one)', async () => {
+      const two = demoCustomer(simulator, 'two-orders@demo.test');
+      const logins = () => simulator.requestLog.filter((entry) => entry.operation === 'login').length;
+      const before = logins();
+      simulator.setFault('login', 'hang');
+      try {
+        const answer = fetch(balancer.endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            query: 'mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { accessToken } }',
+            variables: { u: two.username, p: two.password },
+          }),
+        });
+        await until(() => logins() > before);
+        await kill(await holder());
+        const response = await answer;
+        await response.arrayBuffer();
+        expect({ status: response.status, logins: logins() - before }).toEqual({ status: 502, logins: 1 });
+      } finally {
+        simulator.setFault('login', null);
+      }
+    });
+
+    it('a replica killed while a GET query it holds waits on the upstream: 502, and each upstream call it held was made once', async () => {
+      // Two live replicas again, one for nginx to resend to; reloaded, nginx has no failure marked against either.
+      replicas.push(await startReplica(ROOT));
+      await balancer.reload(replicas.map(host));
+      const estimates = () => simulator.requestLog.filter((entry) => entry.operation === 'priceEstimate');
+      const before = estimates().length;
+      simulator.setFault('priceEstimate', 'hang');
+      try {
+        const answer = fetch(`${balancer.endpoint}?query=${encodeURIComponent(print(WholeOrderDocument))}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        await until(() => estimates().length > before);
+        await kill(await holder());
+        const response = await answer;
+        await response.arrayBuffer();
+        const held = estimates()
+          .slice(before)
+          .map((entry) => entry.orderIds.join());
+        expect(held.length).toBeGreaterThan(0);
+        expect({ status: response.status, calls: held }).toEqual({ status: 502, calls: [...new Set(held)] });
+      } finally {
+        simulator.setFault('priceEstimate', null);
+      }
     });
   },
 );

@@ -3,6 +3,8 @@
 // itself: its settings load, its probes and port are the gateway's, the drain fits in the
 // grace period, the objects point at each other, only the GraphQL endpoint is public (the
 // probes and /metrics reach the pods directly), and the image is the one `npm run image` builds.
+// The nginx files beside them (deploy/nginx/) route what the Ingress routes, and nginx.conf's
+// connections fit what the replicas accept.
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,10 +129,11 @@ describe('deploy/kubernetes', () => {
     expect(paths.every((path) => JSON.stringify(path.backend) === JSON.stringify(backend))).toBe(true);
     const routes = paths.map((path) => `${path.pathType === 'Exact' ? '=' : 'prefix'} ${path.path}`);
     expect(routes).toEqual([`= ${GRAPHQL_PATH}`, `prefix ${TRACKER_PATH}`]);
-    // The nginx file's locations that pass requests on to the replicas: the same routes.
+    // The nginx file's locations that pass requests on to the replicas: the same routes. A named
+    // one (@…) is no route: only nginx's own error handling sends a request there.
     const nginx = readFileSync(new URL('../../deploy/nginx/order-graph.conf', import.meta.url), 'utf8');
     const proxied = [...nginx.matchAll(/location\s+(=\s+)?(\S+)\s*\{([^}]*)\}/g)]
-      .filter(([, , , body]) => /\bproxy_pass\b/.test(body!))
+      .filter(([, , path, body]) => !path!.startsWith('@') && /\bproxy_pass\b/.test(body!))
       .map(([, exact, path]) => `${exact ? '=' : 'prefix'} ${path}`);
     expect(proxied).toEqual(routes);
     // The Ingress's host is one the gateway answers for.
@@ -145,6 +148,19 @@ describe('deploy/kubernetes', () => {
     // What must stay off the public side is not that path.
     const { metricsPath } = loadConfig({ ...imageEnv, ...settings });
     for (const internal of [HEALTH_PATH, READY_PATH, metricsPath]) expect(internal).not.toBe(GRAPHQL_PATH);
+  });
+
+  it('nginx.conf holds every connection the replicas in order-graph.conf accept, in one worker: two each (client and replica side), and a file handle for each twice over', () => {
+    const read = (file: string) => readFileSync(new URL(`../../deploy/nginx/${file}`, import.meta.url), 'utf8').replace(/#[^\n]*/g, '');
+    const number = (text: string, directive: string) => Number(new RegExp(`\\b${directive}\\s+(\\d+);`).exec(text)?.[1]);
+    const main = read('nginx.conf');
+    const replicas = [...read('order-graph.conf').matchAll(/^\s*server\s+\S+:\d+;/gm)].length;
+    const { maxConnections } = loadConfig({ ...imageEnv, ...settings });
+    expect(replicas).toBe(3);
+    expect(number(main, 'worker_connections')).toBeGreaterThanOrEqual(2 * replicas * maxConnections);
+    expect(number(main, 'worker_rlimit_nofile')).toBeGreaterThanOrEqual(2 * number(main, 'worker_connections'));
+    // The site file is the main file's, beside it.
+    expect(main).toMatch(/^\s*include order-graph\.conf;/m);
   });
 
   it('the probes and Prometheus reach each pod on its own port: probes on the container port, scrape annotations naming that port and METRICS_PATH', () => {
