@@ -118,7 +118,7 @@ describe('deploy/kubernetes', () => {
     expect(container.readinessProbe.httpGet).toEqual({ path: READY_PATH, port: 'http' });
   });
 
-  it('only the GraphQL endpoint and the tracker page are public: the Ingress routes /graphql (Exact) and /tracker/ (Prefix) to the Service, as the shipped nginx file does', () => {
+  it('only the GraphQL endpoint and the tracker page are public: the Ingress routes /graphql (Exact) and /tracker/ (Prefix) to the Service, as the shipped nginx file does, and neither resends a request', () => {
     const ingresses = objects.filter(({ object }) => object.kind === 'Ingress').map(({ object }) => object);
     expect(ingresses.map((ingress) => ingress.metadata.name)).toEqual(['order-graph']);
     const service = find('Service', 'order-graph');
@@ -143,6 +143,9 @@ describe('deploy/kubernetes', () => {
         .flatMap((ingress) => ingress.spec.rules.map((rule: { host: string }) => rule.host))
         .every((host: string) => allowedHosts === 'any' || allowedHosts.includes(host)),
     ).toBe(true);
+    // Neither resends a request a replica had: nginx's own retries are off in both.
+    expect(nginx).toMatch(/^\s*proxy_next_upstream off;/m);
+    expect(ingresses.map((ingress) => ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-next-upstream'])).toEqual(['off']);
     // No default backend either: anything else is the ingress controller's own 404.
     expect(ingresses.every((ingress) => ingress.spec.defaultBackend === undefined)).toBe(true);
     // What must stay off the public side is not that path.
