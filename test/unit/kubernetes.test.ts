@@ -145,7 +145,8 @@ describe('deploy/kubernetes', () => {
     ).toBe(true);
     // Neither resends a request a replica had: nginx's own retries are off in both.
     expect(nginx).toMatch(/^\s*proxy_next_upstream off;/m);
-    expect(ingresses.map((ingress) => ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-next-upstream'])).toEqual(['off']);
+    const annotations = (ingress: (typeof ingresses)[number]) => (ingress.metadata as { annotations?: Record<string, string> }).annotations;
+    expect(ingresses.map((ingress) => annotations(ingress)?.['nginx.ingress.kubernetes.io/proxy-next-upstream'])).toEqual(['off']);
     // No default backend either: anything else is the ingress controller's own 404.
     expect(ingresses.every((ingress) => ingress.spec.defaultBackend === undefined)).toBe(true);
     // What must stay off the public side is not that path.
