@@ -38,6 +38,8 @@ export interface LiveWatcher {
   address: string | null;
   /** Only this order; all of the customer's when null. */
   orderId: string | null;
+  /** Epoch ms when the upstream's check that accepted the token began (the subscription's own): what a poll fetched before then may reach the stream. */
+  confirmedAt: number;
 }
 
 /** Live order updates (the live layer provides them): one upstream poll per customer, shared. */

@@ -1,7 +1,7 @@
-// Each stream's own credentials, checked again once per poll interval. A customer's poll is
-// made with one of its streams' tokens, and its snapshot goes to all of them: without this, a
-// stream whose token the upstream has since refused (a sign-out, a revoked session) would go
-// on receiving the customer's orders until its token's own expiry.
+// Each stream's own credentials, confirmed again: a customer's poll is made with one of its
+// streams' tokens, and its snapshot goes to all of them. Without this, a stream whose token the
+// upstream has since refused (a sign-out, a revoked session) would go on receiving the
+// customer's orders until its token's own expiry.
 import type { Logger } from 'pino';
 import { GatewayError, UnauthenticatedError } from '../errors.js';
 import type { ScopeLimits } from '../upstream/scope.js';
@@ -15,6 +15,8 @@ export interface CredentialChecksOptions {
   newLimits: (customer: Customer) => ScopeLimits;
   /** Ends the stream: its token was refused, or belongs to someone else now. */
   refused: (watch: Watch, error: GatewayError) => void;
+  /** These streams' token was confirmed (their `confirmedAt` is now later): what they hold may go to them. */
+  confirmed: (customer: Customer, watches: Watch[]) => void;
   logger?: Logger;
 }
 
@@ -24,36 +26,58 @@ const REFUSED = new Set(['UNAUTHENTICATED', 'FORBIDDEN']);
 const refusedError = () => new UnauthenticatedError('The upstream no longer accepts this access token: sign in again and subscribe again.');
 
 /**
- * Every interval, for each followed customer, each distinct token of its streams here is
- * checked with one cheap call (`/auth/me`), but the one this process's poll is made with while
- * the polls succeed (each poll is the upstream's word on it). A token the upstream refuses, or
- * that now names another customer, ends its streams with UNAUTHENTICATED; when the upstream
- * cannot answer, the token is checked again the next round.
+ * Each stream's token is confirmed by the upstream again: by a poll made with it (at the moment
+ * it fetched the orders), or by a check (`/auth/me`, one call per distinct token, dated when it
+ * began). A stream is sent nothing a poll fetched before its token's last confirmation began
+ * (delivery.ts holds it, and asks for a check at once: `checkNow`). Besides, every interval,
+ * each distinct token of a followed customer's streams here that was not confirmed within the
+ * last interval is checked (the one this process's polls are made with is, while they
+ * succeed), so a stream whose token was revoked ends within about two intervals even when
+ * nothing changes. A token the upstream refuses, or that now names
+ * another customer, ends its streams with UNAUTHENTICATED; when the upstream cannot answer, the
+ * token is checked again the next round, and what its streams hold waits.
  */
-export function createCredentialChecks({ intervalMs, checkToken, newLimits, refused, logger }: CredentialChecksOptions) {
+export function createCredentialChecks({ intervalMs, checkToken, newLimits, refused, confirmed, logger }: CredentialChecksOptions) {
   const timers = new Map<Customer, NodeJS.Timeout>();
-  // By customer: the token its last successful poll here was made with, and when.
-  const polled = new Map<Customer, { token: string; at: number }>();
+  // By customer: the tokens being checked now (one check at a time per token).
+  const checking = new Map<Customer, Set<string>>();
 
-  async function checkOne(customer: Customer, token: string, watches: Watch[]): Promise<void> {
+  /** Marks the streams on `token` confirmed at `at`, and lets what they hold go. */
+  function confirm(customer: Customer, token: string, at: number): void {
+    const watches = [...customer.watches].filter((watch) => watch.token === token);
+    for (const watch of watches) watch.confirmedAt = Math.max(watch.confirmedAt, at);
+    if (watches.length > 0) confirmed(customer, watches);
+  }
+
+  async function checkOne(customer: Customer, token: string): Promise<void> {
+    const busy = checking.get(customer) ?? checking.set(customer, new Set()).get(customer)!;
+    if (busy.has(token)) return;
+    busy.add(token);
+    const startedAt = Date.now();
     try {
       const customerId = await checkToken(token, newLimits(customer));
-      if (customerId !== customer.id) watches.forEach((watch) => refused(watch, refusedError()));
+      if (customerId === customer.id) confirm(customer, token, startedAt);
+      else endAll(customer, token);
     } catch (error) {
-      if (error instanceof GatewayError && REFUSED.has(error.code)) return void watches.forEach((watch) => refused(watch, refusedError()));
+      if (error instanceof GatewayError && REFUSED.has(error.code)) return endAll(customer, token);
       logger?.debug(
         { code: error instanceof GatewayError ? error.code : 'INTERNAL_SERVER_ERROR' },
         'a live stream’s token could not be checked: again next round',
       );
+    } finally {
+      busy.delete(token);
     }
   }
 
+  const endAll = (customer: Customer, token: string) => {
+    for (const watch of [...customer.watches]) if (watch.token === token) refused(watch, refusedError());
+  };
+
+  /** Checks each token of the customer's streams not confirmed within the last interval. */
   async function round(customer: Customer): Promise<void> {
-    const poll = polled.get(customer);
-    const pollToken = poll && Date.now() - poll.at < 2 * intervalMs ? poll.token : null;
-    const due = new Map<string, Watch[]>();
-    for (const watch of customer.watches) if (watch.token !== pollToken) due.set(watch.token, [...(due.get(watch.token) ?? []), watch]);
-    await Promise.all([...due].map(([token, watches]) => checkOne(customer, token, watches)));
+    const since = Date.now() - intervalMs;
+    const due = new Set([...customer.watches].filter((watch) => watch.confirmedAt < since).map((watch) => watch.token));
+    await Promise.all([...due].map((token) => checkOne(customer, token)));
   }
 
   return {
@@ -65,11 +89,13 @@ export function createCredentialChecks({ intervalMs, checkToken, newLimits, refu
     forget(customer: Customer): void {
       clearInterval(timers.get(customer));
       timers.delete(customer);
-      polled.delete(customer);
+      checking.delete(customer);
     },
-    /** This process's poll of the customer was just made with the token, and the upstream accepted it. */
-    accepted(customer: Customer, token: string): void {
-      if (timers.has(customer)) polled.set(customer, { token, at: Date.now() });
+    /** This process's poll of the customer was made with the token, and the upstream accepted it when it fetched the orders (`at`). */
+    accepted(customer: Customer, token: string, at: number): void {
+      if (timers.has(customer)) confirm(customer, token, at);
     },
+    /** A stream holds what a poll fetched after its token's last confirmation: its token is checked now (unless it is already). */
+    checkNow: (customer: Customer, watch: Watch): void => void checkOne(customer, watch.token),
   };
 }

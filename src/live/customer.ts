@@ -1,6 +1,7 @@
 // What the hub keeps for one customer watched in this process (its streams, its last snapshot,
 // its poll's state), and for each stream.
 import type { LiveWatcher } from '../graph/context.js';
+import type { FieldChange } from '../graph/mappers.js';
 import type { CallBudget } from '../upstream/budget.js';
 import type { Order } from '../upstream/models.js';
 import type { PollSnapshot } from './coordinator.js';
@@ -11,6 +12,12 @@ export interface Watch extends LiveWatcher {
   stream: LiveStream;
   /** True until the stream has had the current state of its orders. */
   fresh: boolean;
+  /**
+   * What polls fetched after its token was last confirmed (`confirmedAt`): each order's changes,
+   * merged, and when the latest of them was fetched. It reaches the stream only once the
+   * upstream has accepted the token again in a check begun after that (credentials.ts).
+   */
+  held: { changes: Map<string, FieldChange[]>; fetchedAt: number; budget: CallBudget } | undefined;
 }
 
 export interface Customer {

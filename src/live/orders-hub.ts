@@ -79,7 +79,7 @@ function openStream(watcher: LiveWatcher, customers: Customers, welcome: (custom
     cancelExpiry();
     if (customer) customers.leave(customer, watch);
   });
-  const watch: Watch = { ...watcher, stream, fresh: true };
+  const watch: Watch = { ...watcher, stream, fresh: true, held: undefined };
   try {
     customer = customers.join(watch);
   } catch (error) {
@@ -91,6 +91,22 @@ function openStream(watcher: LiveWatcher, customers: Customers, welcome: (custom
   if (watcher.expiresAt !== null) cancelExpiry = callAt(watcher.expiresAt, () => stream.end(expiredTokenError()));
   welcome(customer, watch);
   return stream;
+}
+
+/**
+ * A new stream's current state: the customer's snapshot here, else the one another process made,
+ * else the first poll's. Its token was confirmed as it subscribed, after any of these was fetched.
+ */
+function welcome(
+  customer: Customer,
+  watch: Watch,
+  { coordinator, customers, delivery }: { coordinator: PollCoordinator; customers: Customers; delivery: ReturnType<typeof createDelivery> },
+) {
+  if (customer.snapshot) return delivery.sendCurrent(customer, watch);
+  void coordinator.last(customer.id).then((snapshot) => {
+    if (!snapshot || !customers.following(customer) || customer.snapshot || !delivery.adopt(customer, snapshot)) return;
+    for (const fresh of [...customer.watches]) if (fresh.fresh) delivery.sendCurrent(customer, fresh);
+  });
 }
 
 /**
@@ -131,7 +147,14 @@ export function createOrdersHub({
     },
   });
   const refused = (watch: Watch, error: GatewayError) => watch.stream.end(error);
-  const credentials = createCredentialChecks({ intervalMs: limits.pollIntervalMs, checkToken, newLimits, refused, logger });
+  const credentials = createCredentialChecks({
+    intervalMs: limits.pollIntervalMs,
+    checkToken,
+    newLimits,
+    refused,
+    confirmed: (customer, watches) => delivery.release(customer, watches),
+    logger,
+  });
   const poller = createPoller({
     pollIntervalMs: limits.pollIntervalMs,
     fetchOrders,
@@ -148,6 +171,7 @@ export function createOrdersHub({
     newLimits,
     onChanges,
     forget: (customer) => void customers.forget(customer),
+    checkNow: credentials.checkNow,
     logger,
   });
 
@@ -158,19 +182,10 @@ export function createOrdersHub({
     for (const watch of customer.watches) watch.stream.failure(errorFromCode(message.code, message.details));
   }
 
-  /** A new stream's current state: the customer's snapshot here, else the one another process made, else the first poll's. */
-  function welcome(customer: Customer, watch: Watch) {
-    if (customer.snapshot) return delivery.sendCurrent(customer, watch);
-    void coordinator.last(customer.id).then((snapshot) => {
-      if (!snapshot || !customers.following(customer) || customer.snapshot || !delivery.adopt(customer, snapshot)) return;
-      for (const fresh of [...customer.watches]) if (fresh.fresh) delivery.sendCurrent(customer, fresh);
-    });
-  }
-
   return {
     watch(watcher) {
       if (!customers.open()) throw new InternalServerError('The gateway is stopping: subscribe again shortly.');
-      return openStream(watcher, customers, welcome);
+      return openStream(watcher, customers, (customer, watch) => welcome(customer, watch, { coordinator, customers, delivery }));
     },
     async close() {
       const all = customers.close();

@@ -23,8 +23,8 @@ export interface PollerOptions {
   newLimits: (customer: Customer) => ScopeLimits;
   /** Whether the customer is still followed here (the hub is not closed and has not forgotten it). */
   following: (customer: Customer) => boolean;
-  /** The upstream accepted this token (the poll made with it): its streams need no other check now. */
-  accepted: (customer: Customer, token: string) => void;
+  /** The upstream accepted this token at `at` (the poll made with it, which fetched the orders then): its streams need no other check for them. */
+  accepted: (customer: Customer, token: string, at: number) => void;
   /** The upstream refused that watcher's token: its stream ends with the error. */
   refused: (watch: Watch, error: GatewayError) => void;
   logger?: Logger;
@@ -94,9 +94,10 @@ export function createPoller({
       polls += 1;
       const limits = newLimits(customer);
       const orders = await fetchOrders(watch.token, limits);
-      accepted(customer, watch.token);
+      const fetchedAt = Date.now();
+      accepted(customer, watch.token, fetchedAt);
       // Recorded before the snapshot is made: its updates carry the history's times (one source for both).
-      const observedAt = new Date().toISOString();
+      const observedAt = new Date(fetchedAt).toISOString();
       const since = await observe(orders, observedAt);
       const snapshot = nextSnapshot(orders, customer.snapshot ?? (await coordinator.last(customer.id)), observedAt, since);
       customer.ownPoll = { observedAt: snapshot.observedAt, budget: limits.budget };

@@ -324,6 +324,91 @@ describe('orderUpdates', () => {
     ).toEqual([]);
   });
 
+  // The poll interval is far longer than the test's steps: the owner subscribes, the token is
+  // revoked and the order changes between two polls (as in production's 30 s), and each step
+  // waits for what it needs (a poll in the upstream's log, an event), never for a time.
+  describe('a poll interval longer than the steps', () => {
+    const SLOW_POLL_MS = 2000;
+    /** The calls to `/auth/me` logged from `from` on: whose token (by name) and the upstream's status. */
+    const checks = (simulator: Simulator, from: number, names: Record<string, string>) =>
+      simulator.requestLog
+        .slice(from)
+        .filter((entry) => entry.operation === 'customerDetails')
+        .map((entry) => [names[entry.bearer!] ?? 'another', entry.status]);
+    /** A stream on a token that lasts an hour (its first poll is made with it), then the owner's on one that lasts longer (the next polls are). */
+    async function twoTokens() {
+      const { simulator, subscribe } = await setup({ live: { pollIntervalMs: SLOW_POLL_MS } });
+      const tokenA = await demoToken(simulator, 'ready@demo.test', { expiresInSeconds: 3600 });
+      const a = subscribe(tokenA, OrderUpdatesDocument, {}).results;
+      expect((await a.next()).errors).toEqual([]);
+      const tokenB = await demoToken(simulator, 'ready@demo.test');
+      const b = subscribe(tokenB, OrderUpdatesDocument, {}).results;
+      expect((await b.next()).errors).toEqual([]);
+      // One poll so far (with A), and each subscription's own check: nothing more for either first state.
+      expect(pollsAfter(simulator, 0)).toBe(1);
+      const names = { [tokenA]: 'A', [tokenB]: 'B' };
+      expect(checks(simulator, 0, names)).toEqual([
+        ['A', 200],
+        ['B', 200],
+      ]);
+      return { simulator, tokenA, a, b, names, order: demoOrders(simulator, 'ready@demo.test')[0]! };
+    }
+
+    it('the owner subscribes between two polls, the first token is revoked and the order changes: at the next poll (made with the owner’s token) the revoked stream ends with UNAUTHENTICATED and nothing of the change, the owner’s gets it; one /auth/me, the revoked token’s', async () => {
+      const { simulator, tokenA, a, b, names, order } = await twoTokens();
+      simulator.revokeAccessToken(tokenA);
+      const revokedAt = simulator.requestLog.length;
+      advance(order, 'DELIVERED');
+      expect(pollsAfter(simulator, 0)).toBe(1);
+
+      const changed = await b.next(SLOW_POLL_MS * 4);
+      expect(changed.data!.orderUpdates.changes[0]).toEqual({ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' });
+      const ended = await a.next(SLOW_POLL_MS * 4);
+      console.info(
+        `a revoked token's stream, the owner subscribed between two polls: its next event after the change: ${codeOf(ended) ?? `the change (${JSON.stringify(ended.data?.orderUpdates.changes[0])})`}; /auth/me calls since the revocation: ${JSON.stringify(checks(simulator, revokedAt, names))}`,
+      );
+      expect(ended.data).toBeNull();
+      expect(codeOf(ended)).toBe('UNAUTHENTICATED');
+      expect(await a.ends()).toBe(true);
+      // The second poll was the owner's token's check; the revoked token had one of its own.
+      expect(
+        simulator.requestLog
+          .slice(revokedAt)
+          .filter((entry) => entry.operation === 'orderDetails')
+          .map((entry) => names[entry.bearer!]),
+      ).toEqual(['B']);
+      expect(checks(simulator, revokedAt, names)).toEqual([['A', 401]]);
+    });
+
+    it('a token check the upstream cannot answer (500): its stream gets nothing of the change and stays open; once a later check passes it gets the change, from the state it had', async () => {
+      const { simulator, a, b, names, order } = await twoTokens();
+      simulator.setFault('customerDetails', '500');
+      const faultAt = simulator.requestLog.length;
+      advance(order, 'DELIVERED');
+      expect(pollsAfter(simulator, 0)).toBe(1);
+
+      expect((await b.next(SLOW_POLL_MS * 4)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
+      await until(() => checks(simulator, faultAt, names).length > 0, SLOW_POLL_MS * 4);
+      expect(checks(simulator, faultAt, names)).toEqual([['A', 500]]);
+      simulator.clearFaults();
+      const clearedAt = simulator.requestLog.length;
+
+      const event = await a.next(SLOW_POLL_MS * 4);
+      // It came once A's token passed a check made after the fault, not before.
+      const checkedWhenRead = checks(simulator, clearedAt, names);
+      console.info(
+        `a stream whose token check failed (500): the change reached it with ${JSON.stringify(checkedWhenRead)} logged since the fault cleared`,
+      );
+      expect(checkedWhenRead).toEqual([['A', 200]]);
+      expect(event.errors).toEqual([]);
+      expect(event.data!.orderUpdates.changes[0]).toEqual({ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' });
+      expect(checks(simulator, faultAt, names)).toEqual([
+        ['A', 500],
+        ['A', 200],
+      ]);
+    });
+  });
+
   it('a poll whose order list carries a field nested 5,000 arrays deep: the stream stays open, that field alone is UPSTREAM_ERROR, and it is no change', async () => {
     const simulator = createSimulator({ latencyMs: 0 });
     cleanups.push(simulator.close);

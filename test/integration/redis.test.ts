@@ -147,6 +147,51 @@ describe.skipIf(!haveRedis)('with REDIS_URL', () => {
     expect(holderNow).not.toBeNull();
   });
 
+  it('a revoked token’s stream on the replica that does not poll: the snapshot polled elsewhere reaches it only once its token passes a check made there after the snapshot came; nothing while the upstream cannot answer the check, then UNAUTHENTICATED', async () => {
+    // A poll interval far longer than the test's steps: they all fall between two polls.
+    const SLOW_POLL_MS = 2000;
+    const [a, b] = await gateways(2, { live: { pollIntervalMs: SLOW_POLL_MS } });
+    const owner = await simulator.issueAccessToken(customer('ready@demo.test').userId);
+    const polling = watch(a!.endpoint, owner);
+    await until(() => polling.events.length >= 1);
+    // a polls the customer (with the owner's token); b follows it with another token, from a's snapshots.
+    const revoked = await simulator.issueAccessToken(customer('ready@demo.test').userId, { expiresInSeconds: 3600 });
+    const following = watch(b!.endpoint, revoked);
+    await until(() => following.events.length >= 1);
+    const polls = calls('orderDetails');
+    simulator.setFault('customerDetails', '500');
+    simulator.revokeAccessToken(revoked);
+    const revokedAt = simulator.requestLog.length;
+    const [order] = ordersOf('ready@demo.test');
+    order!.status = 'DELIVERED';
+    expect(calls('orderDetails')).toBe(polls);
+    const checksOfRevoked = () =>
+      simulator.requestLog.slice(revokedAt).filter((entry) => entry.operation === 'customerDetails' && entry.bearer === revoked);
+
+    // a's next poll: its stream gets the change; b checks the revoked token when the snapshot comes, and the upstream cannot answer.
+    await until(() => polling.events.length >= 2, SLOW_POLL_MS * 4);
+    expect(polling.events[1]!.data?.orderUpdates.changes[0]).toEqual({ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' });
+    await until(() => checksOfRevoked().length >= 1, SLOW_POLL_MS * 4);
+    simulator.clearFaults();
+    // The poll after it: b's check is refused, and the stream ends.
+    await until(() => following.events.length >= 2, SLOW_POLL_MS * 4);
+    await following.done;
+    const seen = following.events.map((event) => event.errors[0]?.extensions?.code ?? event.data?.orderUpdates.changes);
+    console.info(
+      `a revoked token's stream on the replica that does not poll: ${JSON.stringify(seen)}; its /auth/me since the revocation: ${JSON.stringify(checksOfRevoked().map((entry) => entry.status))}`,
+    );
+    expect(seen).toEqual([[], 'UNAUTHENTICATED']);
+    // Checked at once when the snapshot came, then each round while the upstream could not answer; refused once it could.
+    const statuses = checksOfRevoked().map((entry) => entry.status);
+    expect(statuses.at(-1)).toBe(401);
+    expect(statuses.slice(0, -1).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.slice(0, -1).every((status) => status === 500)).toBe(true);
+    // Every poll was made with the owner's token, by a.
+    expect(new Set(simulator.requestLog.filter((entry) => entry.operation === 'orderDetails').map((entry) => entry.bearer))).toEqual(
+      new Set([owner]),
+    );
+  });
+
   it('Redis down: requests and logins work, readiness says so (still 200), live updates go on per gateway; back: shared again', async () => {
     const [a, b] = await gateways(2);
     const token = await signIn(a!.endpoint, 'ready@demo.test');

@@ -37,7 +37,10 @@ function hubOver(count: number) {
     checkToken: async () => 'c',
   });
   hubs.push(hub);
-  const watch = () => hub.watch({ customerId: 'c', token: 't', expiresAt: null, address: null, orderId: null })[Symbol.asyncIterator]();
+  const watch = () =>
+    hub
+      .watch({ customerId: 'c', token: 't', expiresAt: null, address: null, orderId: null, confirmedAt: Date.now() })
+      [Symbol.asyncIterator]();
   return { hub, polls, watch, bump: () => (generation += 1), generation: () => generation };
 }
 

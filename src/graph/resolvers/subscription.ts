@@ -9,6 +9,7 @@ export const Subscription: SubscriptionResolvers = {
     // The caller joins its customer's poll only once the upstream has accepted its own token
     // (the gateway only decodes JWTs: a forged `sub` must never see another customer's orders).
     subscribe: async (_root, { orderId }, { operations, scope: { auth, clientAddress }, live }) => {
+      const checkedAt = Date.now();
       const customer = await operations.customerDetails();
       if (!auth.token) throw missingTokenError();
       return live.watch({
@@ -17,6 +18,7 @@ export const Subscription: SubscriptionResolvers = {
         expiresAt: auth.expiresAt,
         address: addressKey(clientAddress),
         orderId: orderId ?? null,
+        confirmedAt: checkedAt,
       });
     },
     // Each event is resolved in a context of its own (GraphQLContext.forEvent): its other
