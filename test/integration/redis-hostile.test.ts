@@ -15,6 +15,7 @@ import { capturedLogLines } from '../helpers/log-capture.js';
 import { execute, graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
 import { haveRedis, startRedis, type RedisServer } from '../helpers/redis.js';
 import { escapes } from '../helpers/escapes.js';
+import { until } from '../helpers/intervals.js';
 
 const POLL_MS = 300;
 const PREFIX = 'order-graph:';
@@ -44,11 +45,6 @@ afterEach(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000) {
-  for (const started = Date.now(); !(await condition()); await sleep(20)) {
-    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
-  }
-}
 
 const readiness = async (origin: string) => {
   const response = await fetch(`${origin}/readyz`);

@@ -20,6 +20,7 @@ import { createOrderClient } from '../../src/client/index.js';
 import { captureLogger, capturedLogLines } from '../helpers/log-capture.js';
 import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
 import { escapes } from '../helpers/escapes.js';
+import { until } from '../helpers/intervals.js';
 
 let redis: RedisServer;
 let writer: Redis;
@@ -41,13 +42,6 @@ afterEach(async () => {
   await redis?.close();
   expect(escaped.splice(0)).toEqual([]);
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000) {
-  for (const started = Date.now(); !(await condition()); await sleep(20)) {
-    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
-  }
-}
 
 /** Warn lines, since the test began, saying a value of this kind read from Redis was ignored. */
 const ignoredLines = (kind: string) =>

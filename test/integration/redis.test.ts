@@ -10,7 +10,7 @@ import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoOrders, demoToken } from '../helpers/demo.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { execute, graphqlClient, startGateway, type TestGatewayConfig } from '../helpers/harness.js';
-import { overIntervals } from '../helpers/intervals.js';
+import { overIntervals, until } from '../helpers/intervals.js';
 import { haveRedis, startRedis, type RedisServer } from '../helpers/redis.js';
 
 const POLL_MS = 300;
@@ -51,12 +51,6 @@ const ordersOf = (username: string) => demoOrders(simulator, username);
 const calls = (operation: string, since = 0) =>
   simulator.requestLog.filter((entry) => entry.operation === operation && entry.at >= since).length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000) {
-  for (const started = Date.now(); !(await condition()); await sleep(20)) {
-    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
-  }
-}
 
 /** A live stream through one gateway, read into an array as its events come. */
 function watch(endpoint: string, token: string) {

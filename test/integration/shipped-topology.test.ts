@@ -33,7 +33,7 @@ import { demoCustomer } from '../helpers/demo.js';
 import { execute, graphqlClient } from '../helpers/harness.js';
 import { haveNginx, startNginx, type Nginx } from '../helpers/nginx.js';
 import { buildDist, killStarted, ROOT, startProcess, type Started } from '../helpers/process.js';
-import { overIntervals } from '../helpers/intervals.js';
+import { overIntervals, until } from '../helpers/intervals.js';
 import { haveRedis, shippedRedis, startRedis, type RedisServer } from '../helpers/redis.js';
 
 const POLL_MS = 500;
@@ -65,11 +65,6 @@ let token: string;
 const watchers: { client: OrderClient; statuses: string[]; stop: AbortController }[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
-  for (const started = Date.now(); !(await condition()); await sleep(25)) {
-    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
-  }
-}
 const polls = (since: number) => simulator.requestLog.filter((entry) => entry.operation === 'orderDetails' && entry.at >= since).length;
 /** Upstream polls over about ten poll intervals, and how many intervals really passed. */
 const pollsOverTenIntervals = async () => {

@@ -13,6 +13,7 @@ import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startHarness } from '../helpers/harness.js';
 import { DEMO_LIVE_POLL_INTERVAL_MS, loadConfig } from '../../src/server/config.js';
 import { killStarted, startProcess } from '../helpers/process.js';
+import { until } from '../helpers/intervals.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -46,11 +47,6 @@ function recordMoves(simulator: Simulator) {
 }
 
 /** Resolves once the condition holds (checked every 10 ms); fails after `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs = 20_000) {
-  for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 10))) {
-    if (Date.now() - started > timeoutMs) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
-  }
-}
 
 const post = (url: string, method = 'POST') =>
   fetch(url, { method }).then(async (response) => ({
