@@ -31,14 +31,16 @@ const refusedError = () => new UnauthenticatedError('The upstream no longer acce
  * began). A stream is sent nothing a poll fetched before its token's last confirmation began
  * (delivery.ts holds it, and asks for a check at once: `checkNow`). Besides, every interval,
  * each distinct token of a followed customer's streams here that was not confirmed within the
- * last interval is checked (the one this process's polls are made with is, while they
- * succeed), so a stream whose token was revoked ends within about two intervals even when
- * nothing changes. A token the upstream refuses, or that now names
- * another customer, ends its streams with UNAUTHENTICATED; when the upstream cannot answer, the
- * token is checked again the next round, and what its streams hold waits.
+ * last interval is checked, but the one this process's polls are made with while they succeed,
+ * so a stream whose token was revoked ends within about two intervals even when nothing
+ * changes. A token the upstream refuses, or that now names another customer, ends its streams
+ * with UNAUTHENTICATED; when the upstream cannot answer, the token is checked again the next
+ * round, and what its streams hold waits.
  */
 export function createCredentialChecks({ intervalMs, checkToken, newLimits, refused, confirmed, logger }: CredentialChecksOptions) {
   const timers = new Map<Customer, NodeJS.Timeout>();
+  // By customer: the token its last successful poll here was made with, and when.
+  const polled = new Map<Customer, { token: string; at: number }>();
   // By customer: the tokens being checked now (one check at a time per token).
   const checking = new Map<Customer, Set<string>>();
 
@@ -73,10 +75,17 @@ export function createCredentialChecks({ intervalMs, checkToken, newLimits, refu
     for (const watch of [...customer.watches]) if (watch.token === token) refused(watch, refusedError());
   };
 
-  /** Checks each token of the customer's streams not confirmed within the last interval. */
+  /**
+   * Checks each token of the customer's streams not confirmed within the last interval, but the
+   * one this process's polls are made with while they succeed (a poll's timer runs from the end
+   * of the last one: under load the polls come a little less often than the rounds).
+   */
   async function round(customer: Customer): Promise<void> {
-    const since = Date.now() - intervalMs;
-    const due = new Set([...customer.watches].filter((watch) => watch.confirmedAt < since).map((watch) => watch.token));
+    const now = Date.now();
+    const poll = polled.get(customer);
+    const pollToken = poll && now - poll.at < 2 * intervalMs ? poll.token : null;
+    const stale = [...customer.watches].filter((watch) => watch.token !== pollToken && watch.confirmedAt < now - intervalMs);
+    const due = new Set(stale.map((watch) => watch.token));
     await Promise.all([...due].map((token) => checkOne(customer, token)));
   }
 
@@ -89,11 +98,14 @@ export function createCredentialChecks({ intervalMs, checkToken, newLimits, refu
     forget(customer: Customer): void {
       clearInterval(timers.get(customer));
       timers.delete(customer);
+      polled.delete(customer);
       checking.delete(customer);
     },
     /** This process's poll of the customer was made with the token, and the upstream accepted it when it fetched the orders (`at`). */
     accepted(customer: Customer, token: string, at: number): void {
-      if (timers.has(customer)) confirm(customer, token, at);
+      if (!timers.has(customer)) return;
+      polled.set(customer, { token, at });
+      confirm(customer, token, at);
     },
     /** A stream holds what a poll fetched after its token's last confirmation: its token is checked now (unless it is already). */
     checkNow: (customer: Customer, watch: Watch): void => void checkOne(customer, watch.token),
