@@ -100,13 +100,24 @@ function openStream(watcher: LiveWatcher, customers: Customers, welcome: (custom
 function welcome(
   customer: Customer,
   watch: Watch,
-  { coordinator, customers, delivery }: { coordinator: PollCoordinator; customers: Customers; delivery: ReturnType<typeof createDelivery> },
+  {
+    coordinator,
+    customers,
+    delivery,
+    logger,
+  }: { coordinator: PollCoordinator; customers: Customers; delivery: ReturnType<typeof createDelivery>; logger?: Logger },
 ) {
   if (customer.snapshot) return delivery.sendCurrent(customer, watch);
-  void coordinator.last(customer.id).then((snapshot) => {
-    if (!snapshot || !customers.following(customer) || customer.snapshot || !delivery.adopt(customer, snapshot)) return;
-    for (const fresh of [...customer.watches]) if (fresh.fresh) delivery.sendCurrent(customer, fresh);
-  });
+  coordinator
+    .last(customer.id)
+    .then((snapshot) => {
+      if (!snapshot || !customers.following(customer) || customer.snapshot || !delivery.adopt(customer, snapshot)) return;
+      for (const fresh of [...customer.watches]) if (fresh.fresh) delivery.sendCurrent(customer, fresh);
+    })
+    // The stream stays fresh: the first poll's snapshot gives it its current state instead.
+    .catch((error: unknown) =>
+      logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'a new live stream’s current state could not be read'),
+    );
 }
 
 /**
@@ -185,7 +196,7 @@ export function createOrdersHub({
   return {
     watch(watcher) {
       if (!customers.open()) throw new InternalServerError('The gateway is stopping: subscribe again shortly.');
-      return openStream(watcher, customers, (customer, watch) => welcome(customer, watch, { coordinator, customers, delivery }));
+      return openStream(watcher, customers, (customer, watch) => welcome(customer, watch, { coordinator, customers, delivery, logger }));
     },
     async close() {
       const all = customers.close();
