@@ -13,6 +13,9 @@ import type { TrackedOrder } from '../src/tracked-order';
 
 const money = (amount: string) => ({ amount, currencyCode: 'USD' });
 
+/** An order's fields with nothing in them yet: each test's order sets what it needs. */
+const NOTHING_YET = { updatedAt: null, delivered: false, product: null, configuration: null, vehicle: null, pickup: null, estimate: null };
+
 /**
  * An order at IN_TRANSIT as a newer API answers it: its availability lists the stage table's
  * parts and three this page has no view for, one the page's query selects (deliveryWindow),
@@ -31,13 +34,7 @@ function order(): TrackedOrder {
     status: 'IN_TRANSIT',
     rawStatus: 'IN_TRANSIT',
     availability,
-    updatedAt: null,
-    delivered: false,
-    product: null,
-    configuration: null,
-    vehicle: null,
-    pickup: null,
-    estimate: null,
+    ...NOTHING_YET,
     deliveryWindow: { opensAt: '2026-12-01T09:00:00.000Z', deposit: money('100.00'), carrier: 'ROAD_FREIGHT', confirmed: false },
   } as unknown as TrackedOrder;
 }
@@ -124,13 +121,7 @@ describe("the tracker's order cards", () => {
           from,
           available: available[field],
         })),
-        updatedAt: null,
-        delivered: false,
-        product: null,
-        configuration: null,
-        vehicle: null,
-        pickup: null,
-        estimate: null,
+        ...NOTHING_YET,
         ...values,
       } as unknown as TrackedOrder;
     }
