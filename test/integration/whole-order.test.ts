@@ -1,6 +1,7 @@
 // The whole-order query for every demo customer, against the simulator: every field is what
 // the upstream holds, mapped; stage-bound fields before their stage are null with no error,
 // and `availability` says so; two waves of upstream calls, one call per per-order operation and order.
+import { readdirSync, readFileSync } from 'node:fs';
 import type { GraphQLEnumType, GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
@@ -149,16 +150,34 @@ describe('the whole-order query, for every seeded customer', () => {
     },
   );
 
-  it('the schema says what the stage table says: one OrderPart per stage-bound field, its description and the field’s naming its stage', () => {
+  it('the schema says what the declaration says: one OrderPart per stage-bound field, its description, the field’s and its stage’s naming it, none of it written in schema/', () => {
     const schema = createGraphSchema();
     const parts = schema.getType('OrderPart') as GraphQLEnumType;
+    const statuses = schema.getType('OrderStatus') as GraphQLEnumType;
     const fields = (schema.getType('Order') as GraphQLObjectType).getFields();
     expect(parts.getValues().map(({ name }) => name)).toEqual(Object.keys(AVAILABLE_FROM).map((field) => field.toUpperCase()));
     for (const [field, from] of Object.entries(AVAILABLE_FROM)) {
-      expect(parts.getValue(field.toUpperCase())!.description).toContain(`\`Order.${field}\``);
-      expect(parts.getValue(field.toUpperCase())!.description).toContain(`from ${from}.`);
-      expect(fields[field]!.description).toContain(`Available from ${from}: earlier, null with no error (\`availability\` says so)`);
+      expect(parts.getValue(field.toUpperCase())!.description).toMatch(new RegExp(`^\`Order\\.${field}\`: .+, from ${from}\\.$`));
+      expect(fields[field]!.description).toMatch(
+        new RegExp(`Available from ${from}: earlier, null with no error \\(\`availability\` says so\\)\\.$`),
+      );
+      expect(statuses.getValue(from)!.description).toMatch(
+        new RegExp(`; (\`\\w+\` and )*\`${field}\`( and \`\\w+\`)* becomes? available\\.$`),
+      );
     }
+    // Every stage that no part waits for says nothing of parts; no other field names a stage.
+    const stages = new Set(Object.values(AVAILABLE_FROM));
+    for (const status of statuses.getValues().filter(({ name }) => !stages.has(name as never)))
+      expect(status.description, status.name).not.toMatch(/becomes? available/);
+    for (const field of Object.values(fields).filter(({ name }) => !(name in AVAILABLE_FROM)))
+      expect(field.description, field.name).not.toMatch(/Available from/);
+    // The stage lives in the declaration alone: the SDL as written names none of this.
+    const written = readdirSync(new URL('../../schema/', import.meta.url))
+      .filter((name) => name.endsWith('.graphql'))
+      .map((name) => readFileSync(new URL(`../../schema/${name}`, import.meta.url), 'utf8'))
+      .join('\n');
+    expect(written).not.toMatch(/Available from|becomes? available|`Order\.\w+`: .*, from/);
+    expect(written).toMatch(/^enum OrderPart$/m);
   });
 
   it('the ready customer sees everything: VIN, pickup centre, estimate, trade-in, the primary delivery address', async () => {
