@@ -198,6 +198,31 @@ describe('tolerant parsing', () => {
     expect(data?.orders?.[0]).toMatchObject({ status: 'UNKNOWN', rawStatus: 'QUALITY_HOLD' });
   });
 
+  it('maps every other enum’s unknown values to UNKNOWN and its known ones in any case to themselves, with no code of its own', async () => {
+    const payment = { id: 'p-1', orderId: 'ord-1', feeType: 'ORDER_FEE', amount: 100, currencyCode: 'USD' };
+    const { client } = await setup(
+      upstream({
+        '/order-payments': (_r, res) =>
+          json(res, 200, [
+            { ...payment, status: 'ON_HOLD' },
+            { ...payment, id: 'p-2', status: ' succeeded' },
+          ]),
+        '/order-address/findAll/ord-1': (_r, res) =>
+          json(res, 200, [
+            { id: 'a-1', orderId: 'ord-1', addressType: 'delivery' },
+            { id: 'a-2', orderId: 'ord-1', addressType: 'GARAGE' },
+          ]),
+        '/partner-trade-in/trade-in-details': (_r, res) => json(res, 200, { id: 't-1', reservationId: 'OC-AAAAA', status: 'APPRAISED' }),
+      }),
+    );
+    const { data, errors } = await execute(client(TOKEN), WholeOrderDocument);
+    expect(errors).toEqual([]);
+    const [answer] = data!.me!.orders!;
+    expect(answer!.payments!.map((p) => p.status)).toEqual(['UNKNOWN', 'SUCCEEDED']);
+    expect(answer!.addresses!.map((a) => a.type)).toEqual(['DELIVERY', 'UNKNOWN']);
+    expect(answer!.tradeIn!.status).toBe('UNKNOWN');
+  });
+
   it('a body missing what the contract requires is UPSTREAM_ERROR, and siblings stay', async () => {
     const { client } = await setup(upstream({ '/vehicle/getDetails': (_r, res) => json(res, 200, { model: 'OC' }) }));
     const { data, errors } = await execute(client(TOKEN), WholeOrderDocument);
