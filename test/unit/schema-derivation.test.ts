@@ -4,6 +4,7 @@
 import { buildASTSchema, GraphQLEnumType, GraphQLObjectType, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { DeclaredField } from '../../src/graph/order-fields.js';
+import { customerCallFields } from '../../src/graph/resolvers/calls.js';
 import { deriveTypeDefs, loadTypeDefs } from '../../src/graph/sdl.js';
 import { createGraphSchema } from '../../src/graph/schema.js';
 
@@ -78,6 +79,13 @@ describe('the schema build, from the declaration', () => {
       'schema/: the upstream declaration backs Customer.documents, which the SDL does not have',
     );
     expect(() => build(SDL.replace('enum OrderPart', 'enum OrderPart { APPOINTMENT WHEELS }'))).toThrow(/OrderPart lists no values/);
+  });
+
+  it('gives a Customer field a call backs its resolver, and refuses a customer-level call that takes a parameter from an order', () => {
+    expect(Object.keys(customerCallFields({ profile: 'customerDetails', list: 'orderDetails' }))).toEqual(['profile', 'list']);
+    expect(() => customerCallFields({ profile: 'customerDetails', preferences: 'priceEstimate' })).toThrow(
+      'Customer.preferences: priceEstimate takes a parameter from an order, and a customer has none',
+    );
   });
 
   it('is what the gateway serves and the printed schema shows', () => {

@@ -29,15 +29,18 @@ export function loadCall(
   return (loaders as unknown as Record<OperationName, Loader<CallParams, unknown>>)[operation].load(params, info);
 }
 
-// A customer-level call takes nothing from an order: refused when the schema is built, not at its first call.
-for (const [field, operation] of Object.entries(CUSTOMER_FIELD_OPERATIONS))
-  if (isPerOrder(operation)) throw new Error(`Customer.${field}: ${operation} takes a parameter from an order, and a customer has none`);
-
-/** Customer's fields that calls back: each its call's answer as it is. */
-export const CUSTOMER_CALL_FIELDS = Object.fromEntries(
-  Object.entries(CUSTOMER_FIELD_OPERATIONS).map(([field, operation]) => [
-    field,
-    (_customer: unknown, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) =>
-      loadCall(operation, null, args, context, info),
-  ]),
-);
+/**
+ * Customer's fields that calls back, each its call's answer as it is; refused when the schema
+ * is built, not at a first call, when a call takes a parameter from an order (a customer has none).
+ */
+export function customerCallFields(fields: Readonly<Record<string, OperationName>> = CUSTOMER_FIELD_OPERATIONS) {
+  return Object.fromEntries(
+    Object.entries(fields).map(([field, operation]) => {
+      if (isPerOrder(operation))
+        throw new Error(`Customer.${field}: ${operation} takes a parameter from an order, and a customer has none`);
+      const resolve = (_customer: unknown, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) =>
+        loadCall(operation, null, args, context, info);
+      return [field, resolve];
+    }),
+  );
+}
