@@ -1,6 +1,6 @@
-// Which Order field takes which upstream call, as the contract table declares it (each per-order
-// operation's `orderFields`): the table the Order resolvers load through. The SDK imports this
-// file, so it imports nothing of the gateway but the contract, which imports nothing.
+// Which Order or Customer field takes which upstream call, as the contract table declares it
+// (each operation's `orderFields`, `customerFields`): the table the resolvers load through. The
+// SDK imports this file, so it imports nothing of the gateway but the contract, which imports nothing.
 import {
   CONTRACT,
   OPERATION_NAMES,
