@@ -1,9 +1,11 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { loadTypeDefs } from './src/graph/sdl.js';
 
 const scalars = { DateTime: 'string', Date: 'string', Decimal: 'string' };
 
 const config: CodegenConfig = {
-  schema: 'schema/*.graphql',
+  // schema/*.graphql with what the upstream declaration adds (src/graph/sdl.ts), as the gateway serves it.
+  schema: loadTypeDefs().join('\n'),
   emitLegacyCommonJSImports: false,
   generates: {
     // Resolver signatures: the parent of each type is the upstream JSON it is made from.

@@ -2,7 +2,9 @@
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import { PER_ORDER_OPERATIONS, type PerOrderOperation } from '../upstream/contract.js';
-import type { Operations, PerOrderResponse } from '../upstream/operations.js';
+import type { CustomerLevelOperation, Operations, PerOrderResponse } from '../upstream/operations.js';
+import type { ResponseOf } from '../upstream/shapes.js';
+import { CUSTOMER_FIELD_OPERATIONS } from './order-fields.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
 export const CALLER = 'caller';
@@ -93,21 +95,25 @@ export type CallParams = Record<string, string>;
 const paramsKey = (params: CallParams) => JSON.stringify(Object.values(params));
 
 type PerOrderLoaders = { [O in PerOrderOperation]: Loader<CallParams, PerOrderResponse<O> | null> };
+type CustomerLevelLoaders = { [O in CustomerLevelOperation]: Loader<CallParams, ResponseOf<O> | null> };
+
+/** The calls that back fields (per-order and customer-level), each keyed by its parameters. */
+const FIELD_OPERATIONS = [...PER_ORDER_OPERATIONS, ...new Set(Object.values(CUSTOMER_FIELD_OPERATIONS) as CustomerLevelOperation[])];
 
 /**
- * One loader per upstream operation, named after it (the Order fields find theirs through
- * order-fields.ts), made per request from that request's operations (and so its bearer):
+ * One loader per upstream operation, named after it (the Order and Customer fields find theirs
+ * through order-fields.ts), made per request from that request's operations (and so its bearer):
  * nothing they cache can reach another request. They count their loads in `stats`.
  */
 export function createLoaders(operations: Operations, stats: LoadStats, tracer?: FieldTracer) {
   const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, stats, tracer, cacheKeyFn);
-  const perOrder = Object.fromEntries(
-    PER_ORDER_OPERATIONS.map((operation) => [operation, loader((params: CallParams) => operations.perOrder(operation, params), paramsKey)]),
-  ) as PerOrderLoaders;
+  const fieldCalls = Object.fromEntries(
+    FIELD_OPERATIONS.map((operation) => [operation, loader((params: CallParams) => operations.perOrder(operation, params), paramsKey)]),
+  ) as PerOrderLoaders & CustomerLevelLoaders;
   return {
     customerDetails: loader((_: typeof CALLER) => operations.customerDetails()),
     orderDetails: loader((_: typeof CALLER) => operations.orderDetails()),
-    ...perOrder,
+    ...fieldCalls,
   };
 }
 

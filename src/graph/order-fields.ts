@@ -1,9 +1,44 @@
-// Which Order field takes which upstream call, as the contract table declares it (each per-order
-// operation's `orderFields`): the table the Order resolvers load through. The SDK imports this
-// file, so it imports nothing of the gateway but the contract, which imports nothing.
-import { CONTRACT, PER_ORDER_OPERATIONS, type OperationName, type OrderStage, type PerOrderOperation } from '../upstream/contract.js';
+// Which Order or Customer field takes which upstream call, as the contract table declares it
+// (each operation's `orderFields`, `customerFields`): the table the resolvers load through. The
+// SDK imports this file, so it imports nothing of the gateway but the contract, which imports nothing.
+import {
+  CONTRACT,
+  OPERATION_NAMES,
+  operationSpec,
+  PER_ORDER_OPERATIONS,
+  type OperationName,
+  type OrderStage,
+  type PerOrderOperation,
+} from '../upstream/contract.js';
 
 export { PER_ORDER_OPERATIONS };
+
+/** A GraphQL field an upstream call backs, as the declaration says: `Order.` per order, `Customer.` once for the caller. */
+export interface DeclaredField {
+  type: 'Order' | 'Customer';
+  field: string;
+  operation: OperationName;
+  /** The call's `x-active-from`: before it, a per-order field is null with no error. */
+  activeFrom?: OrderStage;
+}
+
+/**
+ * Every field an upstream call backs, in the table's order (per operation, its fields in
+ * their order): what the schema build checks and describes (sdl.ts) and the resolvers and
+ * loaders are made from.
+ */
+export const DECLARED_FIELDS: readonly DeclaredField[] = OPERATION_NAMES.flatMap((operation) => {
+  const { orderFields = [], customerFields = [], activeFrom } = operationSpec(operation);
+  return [
+    ...orderFields.map((field): DeclaredField => ({ type: 'Order', field, operation, ...(activeFrom && { activeFrom }) })),
+    ...customerFields.map((field): DeclaredField => ({ type: 'Customer', field, operation })),
+  ];
+});
+
+/** The customer-level calls: those that back Customer fields, made once per request for the caller. */
+export const CUSTOMER_FIELD_OPERATIONS: Readonly<Record<string, OperationName>> = Object.fromEntries(
+  DECLARED_FIELDS.filter(({ type }) => type === 'Customer').map(({ field, operation }) => [field, operation]),
+);
 
 type Contract = typeof CONTRACT;
 /** The Order fields each per-order operation backs. */
@@ -33,8 +68,15 @@ export const AVAILABLE_FROM = Object.fromEntries(
   }),
 ) as StageBound;
 
-/** The operations a whole order makes once for the customer, whatever its orders: the customer and the order list. */
-export const CUSTOMER_OPERATIONS = ['customerDetails', 'orderDetails'] as const satisfies readonly OperationName[];
+/**
+ * The operations a whole order makes once for the customer, whatever its orders: the customer,
+ * the order list and each customer-level call.
+ */
+export const CUSTOMER_OPERATIONS: readonly OperationName[] = [
+  'customerDetails',
+  'orderDetails',
+  ...new Set(Object.values(CUSTOMER_FIELD_OPERATIONS)),
+];
 
 /**
  * The upstream calls of a whole order (the customer and every per-order field) of this many

@@ -5,6 +5,7 @@ import type { GraphQLResolverMap } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
+import { openEnums } from './enums.js';
 import { checkedEntities, entityResolvers } from './resolvers/entities.js';
 import { resolvers } from './resolvers/index.js';
 import { loadTypeDefs } from './sdl.js';
@@ -15,11 +16,12 @@ const FEDERATION_SDL = new URL('../../schema/subgraph/federation.graphql', impor
 const loadSubgraph = () => createRequire(import.meta.url)('@apollo/subgraph') as typeof import('@apollo/subgraph');
 
 /**
- * The executable schema: the SDL with its resolvers; as an Apollo Federation v2 subgraph
+ * The executable schema: the SDL with its resolvers, its enums with UNKNOWN open to values
+ * the upstream adds (enums.ts); as an Apollo Federation v2 subgraph
  * (`_service`, `_entities`, Order and Customer as entities) when `subgraph` is set.
  */
 export function createGraphSchema({ subgraph = false }: { subgraph?: boolean } = {}) {
-  if (!subgraph) return createSchema<GraphQLContext>({ typeDefs: loadTypeDefs(), resolvers });
+  if (!subgraph) return openEnums(createSchema<GraphQLContext>({ typeDefs: loadTypeDefs(), resolvers }));
   const typeDefs = parse([...loadTypeDefs(), readFileSync(FEDERATION_SDL, 'utf8')].join('\n'));
   const withEntities = {
     ...resolvers,
@@ -27,7 +29,9 @@ export function createGraphSchema({ subgraph = false }: { subgraph?: boolean } =
     Customer: { ...resolvers.Customer, ...entityResolvers.Customer },
   };
   // The generated Resolvers type and Apollo's resolver map describe the same object differently.
-  const schema = loadSubgraph().buildSubgraphSchema([{ typeDefs, resolvers: withEntities as GraphQLResolverMap<GraphQLContext> }]);
+  const schema = openEnums(
+    loadSubgraph().buildSubgraphSchema([{ typeDefs, resolvers: withEntities as GraphQLResolverMap<GraphQLContext> }]),
+  );
   const entities = schema.getQueryType()?.getFields()._entities;
   if (entities?.resolve) entities.resolve = checkedEntities(entities.resolve);
   return schema;

@@ -78,6 +78,8 @@ interface OperationSpec {
    * operation's loader), in the order `Order.availability` lists the stage-bound ones.
    */
   orderFields?: readonly string[];
+  /** A customer-level call's Customer fields: the fields its response backs (each given this operation's loader). */
+  customerFields?: readonly string[];
   /** Whether the service refuses (403) an order that is not the caller's; the gateway only ever names the caller's own. */
   checksOwner?: true;
   /** How the service's 409 starts (`… not available for order status X`); by default `<operationId> is`. */

@@ -1,7 +1,7 @@
 // The upstream calls bound to one request's scope: their arguments and bodies; each response is
 // read as the model the contract table says it is (shapes.ts).
 import { expiredTokenError, missingTokenError } from '../errors.js';
-import type { OperationName, PerOrderOperation } from './contract.js';
+import type { CONTRACT, OperationName, PerOrderOperation } from './contract.js';
 import { isAbsence, toGraphQLError } from './failures.js';
 import type { UpstreamCall, UpstreamHttp } from './http.js';
 import type { CallScope } from './scope.js';
@@ -9,6 +9,11 @@ import { readResponse, type ResponseOf } from './shapes.js';
 
 /** What a per-order call's response is, read as its model. */
 export type PerOrderResponse<O extends PerOrderOperation> = ResponseOf<O>;
+
+/** A customer-level call: one that backs Customer fields (`customerFields`), made once per request for the caller. */
+export type CustomerLevelOperation = {
+  [O in OperationName]: (typeof CONTRACT)[O] extends { customerFields: readonly string[] } ? O : never;
+}[OperationName];
 
 /**
  * The upstream calls of `upstream/openapi.yaml`, bound to one request's caller. Hosts,
@@ -56,10 +61,11 @@ export function createOperations(http: UpstreamHttp, scope: CallScope) {
     orderDetails: () => call('orderDetails', { bearer: bearer() }),
 
     /**
-     * A per-order call with its parameters (`paramValues` in contract.ts): a 404, or a stage the
-     * order has not reached, is data (null), not an error.
+     * A call that backs GraphQL fields, per-order or customer-level, with its parameters
+     * (`paramValues` in contract.ts): a 404, or a stage the order has not reached, is data
+     * (null), not an error.
      */
-    perOrder: <O extends PerOrderOperation>(operation: O, params: Record<string, string>): Promise<PerOrderResponse<O> | null> =>
+    perOrder: <O extends PerOrderOperation | CustomerLevelOperation>(operation: O, params: Record<string, string>): Promise<ResponseOf<O> | null> =>
       send(operation, { params, bearer: bearer() }, true),
   };
 }

@@ -13,34 +13,32 @@ import { execute, startHarness, type Harness } from '../helpers/harness.js';
 const CUSTOMERS = 10;
 const REQUESTS_PER_CUSTOMER = 30;
 
-/** A copy of a seeded customer's whole world under new ids, so the simulator has one more. */
+/**
+ * A copy of a seeded customer's whole world under new ids, so the simulator has one more: the
+ * user, its orders, and every record of every other collection that names one of its orders
+ * (by any of the order's keys), each id in them replaced wherever it appears.
+ */
 function cloneCustomer(data: SeedData, username: string, n: number) {
   const source = data.users.find((u) => u.username === username)!;
-  // New ids that share no substring with the originals, so a leak cannot hide in a match.
-  const rename = (id: string) => createHash('sha256').update(`${n}:${id}`).digest('hex').slice(0, 32);
-  const userId = rename(source.user.id);
-  data.users.push({
-    ...structuredClone(source),
-    username: `clone${n}-${username}`,
-    user: { ...structuredClone(source.user), id: userId, email: `clone${n}-${username}` },
+  const orders = data.orders.filter((o) => o.userId === source.user.id);
+  const orderKeys = new Set<unknown>(orders.flatMap((o) => [o.id, o.reservationId]));
+  const collections = (Object.keys(data) as (keyof SeedData)[]).filter((name) => name !== 'users' && name !== 'orders');
+  const records = collections.map((name) => {
+    const list = data[name] as Array<Record<string, unknown>>;
+    return { list, own: list.filter((record) => Object.values(record).some((value) => orderKeys.has(value))) };
   });
-  for (const order of data.orders.filter((o) => o.userId === source.user.id)) {
-    const [id, reservationId] = [rename(order.id), rename(order.reservationId)];
-    data.orders.push({ ...structuredClone(order), id, reservationId, userId });
-    const byOrder = <T extends { orderId?: string | null }>(list: T[]) =>
-      list.filter((x) => x.orderId === order.id).map((x) => ({ ...structuredClone(x), orderId: id }));
-    data.vehicleDetails.push(...byOrder(data.vehicleDetails).map((v) => ({ ...v, reservationId })));
-    data.pickupCenters.push(...byOrder(data.pickupCenters));
-    data.estimates.push(...byOrder(data.estimates));
-    data.addresses.push(...byOrder(data.addresses).map((a) => ({ ...a, id: rename(a.id!) })));
-    data.payments.push(...byOrder(data.payments).map((p) => ({ ...p, id: rename(p.id) })));
-    data.tradeIns.push(
-      ...data.tradeIns
-        .filter((t) => t.reservationId === order.reservationId)
-        .map((t) => ({ ...structuredClone(t), id: rename(t.id), reservationId, orderId: id })),
-    );
-  }
-  return userId;
+  const ids = [source.user.id, ...orderKeys, ...records.flatMap(({ own }) => own.map((record) => record.id))].filter(
+    (id): id is string => typeof id === 'string',
+  );
+  // New ids that share no substring with the originals, so a leak cannot hide in a match.
+  const renames = new Map(ids.map((id) => [id, createHash('sha256').update(`${n}:${id}`).digest('hex').slice(0, 32)]));
+  const renamed = <T>(value: T): T =>
+    JSON.parse(JSON.stringify(value), (_key, v: unknown) => (typeof v === 'string' ? (renames.get(v) ?? v) : v));
+  const clone = renamed(source);
+  data.users.push({ ...clone, username: `clone${n}-${username}`, user: { ...clone.user, email: `clone${n}-${username}` } });
+  data.orders.push(...orders.map(renamed));
+  for (const { list, own } of records) list.push(...own.map(renamed));
+  return clone.user.id;
 }
 
 let harness: Harness;

@@ -7,8 +7,10 @@ import { LoginDocument, OrderSummaryDocument, RefreshTokensDocument, WholeOrderD
 import { execute, inProcessGateway, type ResponseError } from '../helpers/harness.js';
 import { createStubUpstream, json, type InProcessStubHandler, type StubRequest } from '../helpers/stub-upstream.js';
 import { wholeOrders } from '../helpers/whole-order.js';
+import type { GraphQLObjectType } from 'graphql';
 import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } from '../../src/graph/order-fields.js';
-import { operationUrl, paramValues } from '../../src/upstream/contract.js';
+import { createGraphSchema } from '../../src/graph/schema.js';
+import { operationSpec, operationUrl, paramValues, pathParamNames, type OperationName } from '../../src/upstream/contract.js';
 
 const TOKEN = 'opaque-access-token';
 
@@ -52,6 +54,32 @@ async function setup(handler: InProcessStubHandler) {
   return { stub, client: gateway.client };
 }
 
+const ORDER_FIELDS = (createGraphSchema().getType('Order') as GraphQLObjectType).getFields();
+
+/**
+ * What a call is sent for an argument of the field it backs that the whole order does not
+ * give: the argument's default in the schema ('' when it has none).
+ */
+function argumentDefault(operation: OperationName, argument: string): string {
+  const field = Object.keys(ORDER_FIELD_OPERATIONS).find(
+    (name) => ORDER_FIELD_OPERATIONS[name as keyof typeof ORDER_FIELD_OPERATIONS] === operation,
+  )!;
+  const given = ORDER_FIELDS[field]!.args.find(({ name }) => name === argument)?.defaultValue;
+  return given === undefined || given === null ? '' : String(given);
+}
+
+/** The Order fields whose call takes an order's key in its path, not only its query: where a hostile id could reach another resource. */
+const PATH_ID_FIELDS = Object.entries(ORDER_FIELD_OPERATIONS)
+  .filter(([, operation]) => pathParamNames(operation).some((name) => 'order' in operationSpec(operation).params![name]!))
+  .map(([field]) => field)
+  .sort();
+/** Those calls' paths up to the order's key, e.g. `/order-address/findAll/`. */
+const PATH_ID_PREFIXES = [
+  ...new Set(
+    PATH_ID_FIELDS.map((field) => operationSpec(ORDER_FIELD_OPERATIONS[field as keyof typeof ORDER_FIELD_OPERATIONS]).path.split('{')[0]!),
+  ),
+];
+
 const find = (requests: StubRequest[], suffix: string) => requests.filter((r) => r.path.endsWith(suffix) || r.path.includes(suffix));
 
 describe('every upstream call', () => {
@@ -69,7 +97,7 @@ describe('every upstream call', () => {
           operationUrl(
             stub.urls,
             operation,
-            paramValues(operation, (source) => ('order' in source ? order[source.order] : 'ORDER_FEE')),
+            paramValues(operation, (source) => ('order' in source ? order[source.order] : argumentDefault(operation, source.argument))),
           ),
         );
         return { path: decodeURIComponent(url.pathname), query: Object.fromEntries(url.searchParams) };
@@ -148,13 +176,12 @@ describe('hostile ids in the upstream’s answers', () => {
   const WHOLE_ORDERS = wholeOrders(undefined, 'estimate { total { amount } } addresses { id }');
   const operationsOf = (fields: readonly string[]) =>
     new Set(fields.map((field) => ORDER_FIELD_OPERATIONS[field as keyof typeof ORDER_FIELD_OPERATIONS])).size;
-  const addressFields = ['addresses', 'shippingAddress'];
   const everyField = Object.keys(ORDER_FIELD_OPERATIONS).sort();
 
   it.each([
     // In a path they would reach another resource; as a query value they are only a value.
-    ['.', '.', addressFields],
-    ['..', '..', addressFields],
+    ['.', '.', PATH_ID_FIELDS],
+    ['..', '..', PATH_ID_FIELDS],
     ['a lone surrogate', 'o\ud800x', everyField],
     ['a control character', 'o\u0001x', everyField],
     ['a line break (a header injected)', 'o\r\nX-Injected: 1', everyField],
@@ -179,7 +206,16 @@ describe('hostile ids in the upstream’s answers', () => {
         // The first wave, the good order's calls, and only the hostile order's harmless ones went out.
         const operations = operationsOf(everyField);
         expect(stub.requests).toHaveLength(CUSTOMER_OPERATIONS.length + operations + (operations - operationsOf(refused)));
-        expect(stub.requests.map((r) => r.path).join(' ')).not.toMatch(/findAll\/?(\.|%2E)|\/order-address\/?( |$)/i);
+        // No path named a dot segment after the order's place, nor (a dot segment resolved) a path above it.
+        for (const { path } of stub.requests)
+          for (const prefix of PATH_ID_PREFIXES) {
+            if (path.includes(prefix)) expect(path.slice(path.indexOf(prefix) + prefix.length), path).not.toMatch(/^(\.|%2e)/i);
+            const above = prefix
+              .split('/')
+              .slice(1, -1)
+              .map((_, index, parts) => `/${parts.slice(0, index + 1).join('/')}`);
+            for (const parent of above) expect(path.replace(/\/$/, ''), path).not.toMatch(new RegExp(`${parent}$`));
+          }
       } finally {
         await gateway.close();
         await stub.close();
@@ -196,6 +232,31 @@ describe('tolerant parsing', () => {
     const { data, errors } = await execute(client(TOKEN), OrderSummaryDocument);
     expect(errors).toEqual([]);
     expect(data?.orders?.[0]).toMatchObject({ status: 'UNKNOWN', rawStatus: 'QUALITY_HOLD' });
+  });
+
+  it('maps every other enum’s unknown values to UNKNOWN and its known ones in any case to themselves, with no code of its own', async () => {
+    const payment = { id: 'p-1', orderId: 'ord-1', feeType: 'ORDER_FEE', amount: 100, currencyCode: 'USD' };
+    const { client } = await setup(
+      upstream({
+        '/order-payments': (_r, res) =>
+          json(res, 200, [
+            { ...payment, status: 'ON_HOLD' },
+            { ...payment, id: 'p-2', status: ' succeeded' },
+          ]),
+        '/order-address/findAll/ord-1': (_r, res) =>
+          json(res, 200, [
+            { id: 'a-1', orderId: 'ord-1', addressType: 'delivery' },
+            { id: 'a-2', orderId: 'ord-1', addressType: 'GARAGE' },
+          ]),
+        '/partner-trade-in/trade-in-details': (_r, res) => json(res, 200, { id: 't-1', reservationId: 'OC-AAAAA', status: 'APPRAISED' }),
+      }),
+    );
+    const { data, errors } = await execute(client(TOKEN), WholeOrderDocument);
+    expect(errors).toEqual([]);
+    const [answer] = data!.me!.orders!;
+    expect(answer!.payments!.map((p) => p.status)).toEqual(['UNKNOWN', 'SUCCEEDED']);
+    expect(answer!.addresses!.map((a) => a.type)).toEqual(['DELIVERY', 'UNKNOWN']);
+    expect(answer!.tradeIn!.status).toBe('UNKNOWN');
   });
 
   it('a body missing what the contract requires is UPSTREAM_ERROR, and siblings stay', async () => {

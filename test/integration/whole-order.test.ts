@@ -1,7 +1,8 @@
 // The whole-order query for every demo customer, against the simulator: every field is what
 // the upstream holds, mapped; stage-bound fields before their stage are null with no error,
 // and `availability` says so; two waves of upstream calls, one call per per-order operation and order.
-import type { GraphQLEnumType, GraphQLObjectType } from 'graphql';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getNamedType, type GraphQLEnumType, type GraphQLNamedType, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import {
@@ -47,44 +48,51 @@ function upstreamOrder(seed: SeedData, order: Order) {
   };
 }
 
-/** The schema's names for the upstream fields it renames (a dotted path reads a nested one); every other field keeps its name. */
+const schema = createGraphSchema();
+
+/**
+ * The schema's names for the upstream fields it renames, by type and field (a dotted path
+ * reads a nested one); every other field keeps its name.
+ */
 const UPSTREAM_NAMES: Record<string, string> = {
-  line1: 'address1',
-  line2: 'address2',
-  postalCode: 'zipcode',
-  type: 'addressType',
-  rawStatus: 'status',
-  buildEditableUntil: 'editBuildExpirationDate',
-  delivered: 'vehicleDelivered',
-  locationId: 'centerPlusLocationId',
-  available: 'pickupAvailable',
-  method: 'paymentMethod',
-  payoffAmount: 'payoff.amount',
-  lienHolder: 'payoff.lienHolder',
+  'Address.line1': 'address1',
+  'Address.line2': 'address2',
+  'Address.postalCode': 'zipcode',
+  'Address.type': 'addressType',
+  'Order.rawStatus': 'status',
+  'Order.buildEditableUntil': 'editBuildExpirationDate',
+  'Order.delivered': 'vehicleDelivered',
+  'Pickup.locationId': 'centerPlusLocationId',
+  'Pickup.available': 'pickupAvailable',
+  'Payment.method': 'paymentMethod',
+  'TradeIn.payoffAmount': 'payoff.amount',
+  'TradeIn.lienHolder': 'payoff.lienHolder',
 };
-const upstreamField = (record: Record<string, any>, field: string) =>
-  (UPSTREAM_NAMES[field] ?? field).split('.').reduce((value, name) => value?.[name], record);
-const isMoney = (value: object) => Object.keys(value).sort().join() === 'amount,currencyCode';
+const upstreamField = (record: Record<string, any>, type: string, field: string) =>
+  (UPSTREAM_NAMES[`${type}.${field}`] ?? field).split('.').reduce((value, name) => value?.[name], record);
 const iso = (value: string) => (Number.isNaN(Date.parse(value)) ? undefined : new Date(value).toISOString());
 
 /**
- * Expects a piece of the gateway's answer to be the upstream's record, mapped: each field from
- * the upstream field of its name, nothing lost and nothing invented; a Money is the amount
- * (at most two decimals in the seed data, so toFixed(2) is exact) in its record's currency or
- * the nearest one above; a timestamp becomes ISO 8601 UTC, an enum or a unit upper case, a
- * numeric string a number.
+ * Expects a piece of the gateway's answer, of the schema's type `type`, to be the upstream's
+ * record, mapped: each field from the upstream field of its name, nothing lost and nothing
+ * invented; a Money is the amount (at most two decimals in the seed data, so toFixed(2) is
+ * exact) in its record's currency or the nearest one above; a timestamp becomes ISO 8601 UTC,
+ * an enum or a unit upper case, a numeric string a number.
  */
-function expectMapped(answer: unknown, record: any, at: string, currency?: string): void {
+function expectMapped(answer: unknown, record: any, at: string, type: GraphQLNamedType, currency?: string): void {
   if (Array.isArray(answer)) {
     const records: unknown[] = record ?? [];
     expect(answer, at).toHaveLength(records.length);
-    answer.forEach((item, index) => expectMapped(item, records[index], `${at}[${index}]`, currency));
+    answer.forEach((item, index) => expectMapped(item, records[index], `${at}[${index}]`, type, currency));
   } else if (answer === null || record === null || record === undefined) {
     expect(answer, at).toBe(record ?? null);
   } else if (typeof answer === 'object') {
-    if (isMoney(answer)) return void expect(answer, at).toEqual({ amount: Number(record).toFixed(2), currencyCode: currency });
-    for (const [field, value] of Object.entries(answer))
-      expectMapped(value, upstreamField(record, field), `${at}.${field}`, record.currencyCode ?? currency);
+    if (type.name === 'Money') return void expect(answer, at).toEqual({ amount: Number(record).toFixed(2), currencyCode: currency });
+    const fields = (type as GraphQLObjectType).getFields();
+    for (const [field, value] of Object.entries(answer)) {
+      const fieldType = getNamedType(fields[field]!.type);
+      expectMapped(value, upstreamField(record, type.name, field), `${at}.${field}`, fieldType, record.currencyCode ?? currency);
+    }
   } else {
     const forms = typeof record === 'string' ? [record, iso(record), record.toUpperCase(), Number(record)] : [record];
     expect(forms, `${at}: ${JSON.stringify(answer)} from ${JSON.stringify(record)}`).toContain(answer);
@@ -138,6 +146,7 @@ describe('the whole-order query, for every seeded customer', () => {
         { ...data!.me, orders: records },
         { ...demoUser(simulator, username), orders: orders.map((order) => upstreamOrder(seed, order)) },
         'me',
+        schema.getType('Customer')!,
       );
 
       const perOrder = orders.length;
@@ -149,16 +158,41 @@ describe('the whole-order query, for every seeded customer', () => {
     },
   );
 
-  it('the schema says what the stage table says: one OrderPart per stage-bound field, its description and the field’s naming its stage', () => {
-    const schema = createGraphSchema();
+  it('names in the rename table each a field of the schema, renamed', () => {
+    for (const coordinate of Object.keys(UPSTREAM_NAMES)) {
+      const [type, field] = coordinate.split('.');
+      expect((schema.getType(type!) as GraphQLObjectType | undefined)?.getFields()[field!], coordinate).toBeDefined();
+      expect(UPSTREAM_NAMES[coordinate], coordinate).not.toBe(field);
+    }
+  });
+
+  it('the schema says what the declaration says: one OrderPart per stage-bound field, its description, the field’s and its stage’s naming it, none of it written in schema/', () => {
     const parts = schema.getType('OrderPart') as GraphQLEnumType;
+    const statuses = schema.getType('OrderStatus') as GraphQLEnumType;
     const fields = (schema.getType('Order') as GraphQLObjectType).getFields();
     expect(parts.getValues().map(({ name }) => name)).toEqual(Object.keys(AVAILABLE_FROM).map((field) => field.toUpperCase()));
     for (const [field, from] of Object.entries(AVAILABLE_FROM)) {
-      expect(parts.getValue(field.toUpperCase())!.description).toContain(`\`Order.${field}\``);
-      expect(parts.getValue(field.toUpperCase())!.description).toContain(`from ${from}.`);
-      expect(fields[field]!.description).toContain(`Available from ${from}: earlier, null with no error (\`availability\` says so)`);
+      expect(parts.getValue(field.toUpperCase())!.description).toMatch(new RegExp(`^\`Order\\.${field}\`: .+, from ${from}\\.$`));
+      expect(fields[field]!.description).toMatch(
+        new RegExp(`Available from ${from}: earlier, null with no error \\(\`availability\` says so\\)\\.$`),
+      );
+      expect(statuses.getValue(from)!.description).toMatch(
+        new RegExp(`; (\`\\w+\` and )*\`${field}\`( and \`\\w+\`)* becomes? available\\.$`),
+      );
     }
+    // Every stage that no part waits for says nothing of parts; no other field names a stage.
+    const stages = new Set(Object.values(AVAILABLE_FROM));
+    for (const status of statuses.getValues().filter(({ name }) => !stages.has(name as never)))
+      expect(status.description, status.name).not.toMatch(/becomes? available/);
+    for (const field of Object.values(fields).filter(({ name }) => !(name in AVAILABLE_FROM)))
+      expect(field.description, field.name).not.toMatch(/Available from/);
+    // The stage lives in the declaration alone: the SDL as written names none of this.
+    const written = readdirSync(new URL('../../schema/', import.meta.url))
+      .filter((name) => name.endsWith('.graphql'))
+      .map((name) => readFileSync(new URL(`../../schema/${name}`, import.meta.url), 'utf8'))
+      .join('\n');
+    expect(written).not.toMatch(/Available from|becomes? available|`Order\.\w+`: .*, from/);
+    expect(written).toMatch(/^enum OrderPart$/m);
   });
 
   it('the ready customer sees everything: VIN, pickup centre, estimate, trade-in, the primary delivery address', async () => {

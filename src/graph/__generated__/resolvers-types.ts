@@ -241,7 +241,7 @@ export type Order = {
   tradeIn?: Maybe<TradeIn>;
   /** When the order was last changed, in UTC; null when upstream omits it. */
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** Production details of the vehicle (upstream `GET /vehicle/getDetails`). Available from IN_PRODUCTION: earlier, null with no error (`availability` says so); null with no error too when no vehicle is assigned yet. */
+  /** Production details of the vehicle (upstream `GET /vehicle/getDetails`), its VIN among them; null with no error when no vehicle is assigned yet. Available from IN_PRODUCTION: earlier, null with no error (`availability` says so). */
   vehicle?: Maybe<Vehicle>;
 };
 
@@ -282,11 +282,11 @@ export type OrderEvent = {
 
 /** A part of an order that comes from its own upstream call and exists only from a given stage of the order. */
 export type OrderPart =
-  /** `Order.estimate`: the price breakdown, from ORDER_CONFIRMED. */
+  /** `Order.estimate`: the order's price breakdown, from ORDER_CONFIRMED. */
   | 'ESTIMATE'
   /** `Order.pickup`: the nearest pickup centre, from IN_TRANSIT. */
   | 'PICKUP'
-  /** `Order.vehicle`: the vehicle's production details, from IN_PRODUCTION. */
+  /** `Order.vehicle`: production details of the vehicle, from IN_PRODUCTION. */
   | 'VEHICLE';
 
 /** The stage of an order. Stages follow each other in the order listed, from RESERVED to DELIVERED; CANCELLED is outside that sequence. Some order fields are only available from a given stage (`Order.availability`). */
@@ -297,9 +297,9 @@ export type OrderStatus =
   | 'CANCELLED'
   /** Stage 8 (final): the vehicle has been handed over to the customer. */
   | 'DELIVERED'
-  /** Stage 5: the vehicle is being built; `vehicle` (VIN and production details) becomes available. */
+  /** Stage 5: the vehicle is being built; `vehicle` becomes available. */
   | 'IN_PRODUCTION'
-  /** Stage 6: the vehicle is on its way; `pickup` (nearest pickup centre) becomes available. */
+  /** Stage 6: the vehicle is on its way; `pickup` becomes available. */
   | 'IN_TRANSIT'
   /** Stage 3: the order is paid and confirmed; `estimate` becomes available. */
   | 'ORDER_CONFIRMED'

@@ -2,13 +2,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
-import { canHaveValue, ORDER_STATUSES, paramValues, type OrderStage } from '../../upstream/contract.js';
+import { canHaveValue, ORDER_STATUSES, type OrderStage } from '../../upstream/contract.js';
 import type { Address, Order as OrderModel } from '../../upstream/models.js';
 import type { PerOrderResponse } from '../../upstream/operations.js';
 import { readable } from '../../upstream/shapes.js';
 import type { GraphQLContext } from '../context.js';
-import { CALLER, type CallParams, type Loader } from '../loaders.js';
+import { CALLER } from '../loaders.js';
 import { AVAILABLE_FROM, ORDER_FIELD_OPERATIONS } from '../order-fields.js';
+import { loadCall } from './calls.js';
 import { toDateTime, toEnum } from './mapping.js';
 import { withCurrency } from './trade-in.js';
 
@@ -81,17 +82,12 @@ type Unmapped = Exclude<PerOrderField, keyof typeof MAPPINGS>;
 type Holds<T extends true> = T;
 type _UnmappedResponsesFit = Holds<{ [F in Unmapped]: CallResult<F> extends FieldValue<F> ? true : false }[Unmapped]>;
 
-/**
- * A per-order field's resolver: its call (order-fields.ts) through that call's loader, with the
- * parameters the contract says, from the order and the field's arguments; null when the call
- * found nothing, else the answer as the field's mapping makes it.
- */
+/** A per-order field's resolver: its call (order-fields.ts) as `loadCall` makes it; the answer as the field's mapping makes it. */
 function perOrderField<F extends PerOrderField>(field: F): FieldResolver<F> {
   const operation = ORDER_FIELD_OPERATIONS[field];
   const map = (MAPPINGS as { [F in PerOrderField]?: Mapping<F> })[field] as Mapping<PerOrderField> | undefined;
-  const resolve = async (order: OrderModel, args: Record<string, unknown>, { loaders }: GraphQLContext, info: GraphQLResolveInfo) => {
-    const params = paramValues(operation, (source) => ('order' in source ? order[source.order] : String(args[source.argument] ?? '')));
-    const answer = await (loaders[operation] as Loader<CallParams, CallResult<PerOrderField> | null>).load(params, info);
+  const resolve = async (order: OrderModel, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) => {
+    const answer = (await loadCall(operation, order, args, context, info)) as CallResult<PerOrderField> | null;
     return answer === null ? null : map ? map(answer as never, order, args as never) : answer;
   };
   return resolve as unknown as FieldResolver<F>;

@@ -1,10 +1,9 @@
 // TradeIn: an order's trade-in (vehicle, offer, payoff) in the currency it is credited in.
-import type { TradeInResolvers, TradeInStatus, TradeInVehicleResolvers } from '../__generated__/resolvers-types.js';
+import type { TradeInResolvers, TradeInVehicleResolvers } from '../__generated__/resolvers-types.js';
 import type { Order, TradeIn as TradeInModel } from '../../upstream/models.js';
 import { readable } from '../../upstream/shapes.js';
 import type { TradeInParent } from '../mappers.js';
-import { knownEnumValues } from '../sdl.js';
-import { money, toDateTime, toDistanceUnit, toEnum } from './mapping.js';
+import { money, toDateTime, toDistanceUnit } from './mapping.js';
 
 /**
  * The trade-in with the currency its amounts are in: the record has none of its own beyond
@@ -14,11 +13,8 @@ export function withCurrency(tradeIn: TradeInModel, order: Order): TradeInParent
   return { ...tradeIn, currencyCode: tradeIn.offer?.currencyCode ?? order.product?.currencyCode ?? null };
 }
 
-// The SDL's enum is the list: an upstream status it does not name is UNKNOWN.
-const TRADE_IN_STATUSES = knownEnumValues<TradeInStatus>('TradeInStatus');
-
+// `status` is the upstream's, as it is: its enum maps it (an unlisted value is UNKNOWN: enums.ts).
 export const TradeIn: TradeInResolvers = {
-  status: ({ status }) => toEnum(status, TRADE_IN_STATUSES),
   partner: ({ partner }) => partner ?? null,
   partnerReferenceId: ({ partnerReferenceId }) => partnerReferenceId ?? null,
   vehicle: ({ vehicle }) => vehicle ?? null,

@@ -11,11 +11,11 @@ export type FeeType =
 
 /** A part of an order that comes from its own upstream call and exists only from a given stage of the order. */
 export type OrderPart =
-  /** `Order.estimate`: the price breakdown, from ORDER_CONFIRMED. */
+  /** `Order.estimate`: the order's price breakdown, from ORDER_CONFIRMED. */
   | 'ESTIMATE'
   /** `Order.pickup`: the nearest pickup centre, from IN_TRANSIT. */
   | 'PICKUP'
-  /** `Order.vehicle`: the vehicle's production details, from IN_PRODUCTION. */
+  /** `Order.vehicle`: production details of the vehicle, from IN_PRODUCTION. */
   | 'VEHICLE';
 
 /** The stage of an order. Stages follow each other in the order listed, from RESERVED to DELIVERED; CANCELLED is outside that sequence. Some order fields are only available from a given stage (`Order.availability`). */
@@ -26,9 +26,9 @@ export type OrderStatus =
   | 'CANCELLED'
   /** Stage 8 (final): the vehicle has been handed over to the customer. */
   | 'DELIVERED'
-  /** Stage 5: the vehicle is being built; `vehicle` (VIN and production details) becomes available. */
+  /** Stage 5: the vehicle is being built; `vehicle` becomes available. */
   | 'IN_PRODUCTION'
-  /** Stage 6: the vehicle is on its way; `pickup` (nearest pickup centre) becomes available. */
+  /** Stage 6: the vehicle is on its way; `pickup` becomes available. */
   | 'IN_TRANSIT'
   /** Stage 3: the order is paid and confirmed; `estimate` becomes available. */
   | 'ORDER_CONFIRMED'

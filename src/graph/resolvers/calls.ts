@@ -1,0 +1,46 @@
+// The fields an upstream call backs, built from the declaration (order-fields.ts): Order's per
+// order, Customer's once for the caller. A field needs no resolver of its own unless it maps
+// the answer (Order's MAPPINGS).
+import type { GraphQLResolveInfo } from 'graphql';
+import { isPerOrder, paramValues, type OperationName } from '../../upstream/contract.js';
+import type { Order } from '../../upstream/models.js';
+import type { GraphQLContext } from '../context.js';
+import type { CallParams, Loader } from '../loaders.js';
+import { CUSTOMER_FIELD_OPERATIONS } from '../order-fields.js';
+
+/**
+ * A field's call through that call's loader (one per request), with the parameters the
+ * declaration says: from the order for a per-order call (never from the client), from the
+ * field's arguments otherwise. Null when the call found nothing; a failed call is this
+ * field's error alone.
+ */
+export function loadCall(
+  operation: OperationName,
+  order: Order | null,
+  args: Record<string, unknown>,
+  { loaders }: GraphQLContext,
+  info: GraphQLResolveInfo,
+): Promise<unknown> {
+  const params = paramValues(operation, (source) => {
+    if (!('order' in source)) return String(args[source.argument] ?? '');
+    if (!order) throw new Error(`${operation} takes a parameter from an order, and backs a field that has none`);
+    return order[source.order];
+  });
+  return (loaders as unknown as Record<OperationName, Loader<CallParams, unknown>>)[operation].load(params, info);
+}
+
+/**
+ * Customer's fields that calls back, each its call's answer as it is; refused when the schema
+ * is built, not at a first call, when a call takes a parameter from an order (a customer has none).
+ */
+export function customerCallFields(fields: Readonly<Record<string, OperationName>> = CUSTOMER_FIELD_OPERATIONS) {
+  return Object.fromEntries(
+    Object.entries(fields).map(([field, operation]) => {
+      if (isPerOrder(operation))
+        throw new Error(`Customer.${field}: ${operation} takes a parameter from an order, and a customer has none`);
+      const resolve = (_customer: unknown, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) =>
+        loadCall(operation, null, args, context, info);
+      return [field, resolve];
+    }),
+  );
+}
