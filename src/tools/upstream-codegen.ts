@@ -63,7 +63,13 @@ type Shape = string | { list: Shape; maxItems: number } | { fields: Record<strin
 const READING = 'reading';
 /** The models a shape names. */
 const modelsIn = (shape: Shape): string[] =>
-  typeof shape === 'string' ? [] : 'named' in shape ? [shape.named] : 'list' in shape ? modelsIn(shape.list) : Object.values(shape.fields).flatMap(modelsIn);
+  typeof shape === 'string'
+    ? []
+    : 'named' in shape
+      ? [shape.named]
+      : 'list' in shape
+        ? modelsIn(shape.list)
+        : Object.values(shape.fields).flatMap(modelsIn);
 
 class Reader {
   /** The object schemas of components/schemas the responses reach, by name, in the order first reached. */
@@ -72,7 +78,8 @@ class Reader {
 
   model(ref: unknown, where: string): string {
     const name = typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined;
-    if (!name || !/^[A-Z]\w*$/.test(name) || !isRecord(this.schemas[name])) return refuse(where, `$ref ${String(ref)} is not a schema of components/schemas`);
+    if (!name || !/^[A-Z]\w*$/.test(name) || !isRecord(this.schemas[name]))
+      return refuse(where, `$ref ${String(ref)} is not a schema of components/schemas`);
     return name;
   }
 
@@ -90,7 +97,8 @@ class Reader {
       }
       return { named: name };
     }
-    for (const keyword of ['allOf', 'anyOf', 'not']) if (schema[keyword] !== undefined) refuse(where, `${keyword} is not read by the gateway`);
+    for (const keyword of ['allOf', 'anyOf', 'not'])
+      if (schema[keyword] !== undefined) refuse(where, `${keyword} is not read by the gateway`);
     if (schema.oneOf !== undefined) {
       const branches = Array.isArray(schema.oneOf) ? schema.oneOf : [];
       const others = branches.filter((branch) => !(isRecord(branch) && branch.type === 'null'));
@@ -108,7 +116,8 @@ class Reader {
     }
     const kinds = KINDS_OF_TYPE[type] ?? refuse(where, `type ${type} is not read by the gateway`);
     const kind = schema['x-kind'] ?? (schema.format === 'date-time' ? 'dateTime' : schema.enum ? 'code' : kinds[0]);
-    if (typeof kind !== 'string' || !kinds.includes(kind)) refuse(where, `x-kind ${String(kind)} is not a kind of ${type} (${kinds.join(', ')})`);
+    if (typeof kind !== 'string' || !kinds.includes(kind))
+      refuse(where, `x-kind ${String(kind)} is not a kind of ${type} (${kinds.join(', ')})`);
     return kind as string;
   }
 
@@ -167,14 +176,20 @@ function graphFields(value: unknown, where: string) {
 
 function response(reader: Reader, responses: Json, where: string) {
   const ok = recordAt(responses['200'], `${where}.responses.200`);
-  const schema = recordAt(recordAt(recordAt(ok.content, `${where} 200 content`)['application/json'], `${where} 200 JSON`).schema, `${where} 200 schema`);
+  const schema = recordAt(
+    recordAt(recordAt(ok.content, `${where} 200 content`)['application/json'], `${where} 200 JSON`).schema,
+    `${where} 200 schema`,
+  );
   if (schema.$ref !== undefined) {
     const shape = reader.shape(schema, `${where} 200`);
-    return typeof shape === 'object' && 'named' in shape ? { model: shape.named } : refuse(`${where} 200`, 'a response is an object schema of components/schemas');
+    return typeof shape === 'object' && 'named' in shape
+      ? { model: shape.named }
+      : refuse(`${where} 200`, 'a response is an object schema of components/schemas');
   }
   if (schema.type !== 'array') return refuse(`${where} 200`, 'a response is a $ref to an object schema or a list of one');
   const list = reader.shape(schema, `${where} 200`) as { list: Shape; maxItems: number };
-  if (typeof list.list !== 'object' || !('named' in list.list)) refuse(`${where} 200`, 'a list response is of an object schema of components/schemas');
+  if (typeof list.list !== 'object' || !('named' in list.list))
+    refuse(`${where} 200`, 'a list response is of an object schema of components/schemas');
   return { model: (list.list as { named: string }).named, list: true, maxItems: list.maxItems };
 }
 
@@ -185,7 +200,8 @@ function operation(reader: Reader, path: string, method: string, node: unknown) 
   if (typeof spec.operationId !== 'string') refuse(where, 'has no operationId');
   if (typeof spec['x-base'] !== 'string') refuse(where, 'has no x-base');
   const graph = graphFields(spec['x-graph'], where);
-  const parameters = spec.parameters === undefined ? [] : Array.isArray(spec.parameters) ? spec.parameters : refuse(where, 'parameters is not a list');
+  const parameters =
+    spec.parameters === undefined ? [] : Array.isArray(spec.parameters) ? spec.parameters : refuse(where, 'parameters is not a list');
   const params = parameters.map((param, index) => parameter(param, `${where} parameters[${index}]`, Object.keys(graph).length > 0));
   const bearer = spec['x-bearer'];
   if (bearer !== undefined && bearer !== 'refresh') refuse(where, `x-bearer ${String(bearer)} is not refresh`);
@@ -213,15 +229,17 @@ function literal(value: unknown, indent = ''): string {
   if (typeof value !== 'object' || value === null) return String(value);
   const inner = `${indent}  `;
   if (Array.isArray(value)) return `[${value.map((item) => literal(item, inner)).join(', ')}]`;
-  const entries = Object.entries(value).map(([key, item]) => `${inner}${/^[A-Za-z_$][\w$]*$/.test(key) ? key : `'${key}'`}: ${literal(item, inner)},`);
+  const entries = Object.entries(value).map(
+    ([key, item]) => `${inner}${/^[A-Za-z_$][\w$]*$/.test(key) ? key : `'${key}'`}: ${literal(item, inner)},`,
+  );
   return `{\n${entries.join('\n')}\n${indent}}`;
 }
 
-/** The generated file for the YAML's text. */
-export function generate(source: string): string {
+/** What the YAML's text declares: the models the responses reach, and the operations' rows, by operationId. */
+export function declare(source: string) {
   const openapi = recordAt(parse(source), 'the document');
   const reader = new Reader(recordAt(recordAt(openapi.components, 'components').schemas, 'components.schemas'));
-  const operations: [string, unknown][] = [];
+  const operations: (readonly [string, unknown])[] = [];
   for (const [path, methods] of Object.entries(recordAt(openapi.paths, 'paths')))
     for (const [method, spec] of Object.entries(recordAt(methods, path))) operations.push(operation(reader, path, method, spec));
   const names = operations.map(([name]) => name);
@@ -235,16 +253,22 @@ export function generate(source: string): string {
     ordered.push(name);
   };
   for (const name of reader.models.keys()) visit(name);
+  return { models: reader.models as ReadonlyMap<string, Shape>, ordered, operations: Object.fromEntries(operations) };
+}
+
+/** The generated file for the YAML's text. */
+export function generate(source: string): string {
+  const { models, ordered, operations } = declare(source);
   return [
     '// Generated by src/tools/upstream-codegen.ts from upstream/openapi.yaml (npm run codegen): do not edit.',
     '// The models every response is read through (src/upstream/models.ts) and the operations table (src/upstream/contract.ts).',
     '',
-    ...ordered.map((name) => `const ${name} = ${literal(reader.models.get(name))} as const;\n`),
+    ...ordered.map((name) => `const ${name} = ${literal(models.get(name))} as const;\n`),
     `/** The object schemas the responses are made of, by their names in the YAML. */`,
-    `export const SHAPES = { ${[...reader.models.keys()].join(', ')} } as const;`,
+    `export const SHAPES = { ${[...models.keys()].join(', ')} } as const;`,
     '',
     '/** The operations, by operationId, in the order of the YAML. */',
-    `export const OPERATIONS = ${literal(Object.fromEntries(operations))} as const;`,
+    `export const OPERATIONS = ${literal(operations)} as const;`,
     '',
   ].join('\n');
 }
