@@ -12,11 +12,11 @@ import {
   canHaveValue,
   CONTRACT,
   operationSpec,
+  orderCallParams,
   paramValues,
   queryParamNames,
   type HostName,
   type OperationName,
-  type OrderKey,
   type OrderStage,
   type ParamSource,
 } from '../src/upstream/contract.js';
@@ -39,11 +39,7 @@ export const PER_ORDER_CALLS: readonly PerOrderOperation[] = PER_ORDER_OPERATION
 export const hostOf = (operation: OperationName): HostName => CONTRACT[operation].host;
 
 /** A per-order call's parameters for one order and the arguments of the field it backs (an optional one not given is left out). */
-export function callParams(operation: OperationName, order: Readonly<Record<OrderKey, string>>, args: Readonly<Record<string, unknown>>) {
-  return paramValues(operation, (source) => ('order' in source ? order[source.order] : argumentValue(args[source.argument])));
-}
-
-const argumentValue = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
+export const callParams = orderCallParams;
 
 /** The arguments of the field a call backs that the call takes parameters from, in the contract's order, each with whether it is required. */
 export const callArguments = (operation: OperationName): { name: string; required: boolean }[] =>

@@ -137,6 +137,22 @@ export const PER_ORDER_OPERATIONS = OPERATION_NAMES.filter((operation): operatio
 export const isPerOrder = (operation: OperationName): boolean =>
   Object.values(operationSpec(operation).params ?? {}).some((source) => 'order' in source);
 
+/**
+ * A per-order call's parameter values for one order and the arguments of the GraphQL field it
+ * backs: each from the order, or from the argument (an optional one not given is left out).
+ */
+export function orderCallParams(
+  operation: OperationName,
+  order: Readonly<Record<OrderKey, string>>,
+  args: Readonly<Record<string, unknown>>,
+): Record<string, string> {
+  return paramValues(operation, (source) => {
+    if ('order' in source) return order[source.order];
+    const value = args[source.argument];
+    return value === undefined || value === null ? undefined : String(value);
+  });
+}
+
 /** An operation's parameters, path and query, in the contract's order. */
 export const paramNames = (operation: OperationName): string[] => Object.keys(operationSpec(operation).params ?? {});
 

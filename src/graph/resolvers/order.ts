@@ -2,7 +2,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { OrderResolvers, OrderStatus } from '../__generated__/resolvers-types.js';
 import { BadUserInputError } from '../../errors.js';
-import { canHaveValue, ORDER_STATUSES, paramValues, type OrderStage } from '../../upstream/contract.js';
+import { canHaveValue, ORDER_STATUSES, orderCallParams, type OrderStage } from '../../upstream/contract.js';
 import type { Address, Order as OrderModel } from '../../upstream/models.js';
 import type { PerOrderResponse } from '../../upstream/operations.js';
 import { readable } from '../../upstream/shapes.js';
@@ -81,9 +81,6 @@ type Unmapped = Exclude<PerOrderField, keyof typeof MAPPINGS>;
 type Holds<T extends true> = T;
 type _UnmappedResponsesFit = Holds<{ [F in Unmapped]: CallResult<F> extends FieldValue<F> ? true : false }[Unmapped]>;
 
-/** An argument's value as a parameter: none when not given (an optional parameter is then left out). */
-const argumentValue = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
-
 /**
  * A per-order field's resolver: its call (order-fields.ts) through that call's loader, with the
  * parameters the contract says, from the order and the field's arguments; null when the call
@@ -93,7 +90,7 @@ function perOrderField<F extends PerOrderField>(field: F): FieldResolver<F> {
   const operation = ORDER_FIELD_OPERATIONS[field];
   const map = (MAPPINGS as { [F in PerOrderField]?: Mapping<F> })[field] as Mapping<PerOrderField> | undefined;
   const resolve = async (order: OrderModel, args: Record<string, unknown>, { loaders }: GraphQLContext, info: GraphQLResolveInfo) => {
-    const params = paramValues(operation, (source) => ('order' in source ? order[source.order] : argumentValue(args[source.argument])));
+    const params = orderCallParams(operation, order, args);
     const answer = await (loaders[operation] as Loader<CallParams, CallResult<PerOrderField> | null>).load(params, info);
     return answer === null ? null : map ? map(answer as never, order, args as never) : answer;
   };
