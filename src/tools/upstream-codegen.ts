@@ -20,6 +20,7 @@
  * generate is a table of plain data, which a page of code writes.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 
 type Json = Record<string, unknown>;
@@ -203,6 +204,11 @@ function operation(reader: Reader, path: string, method: string, node: unknown) 
   const parameters =
     spec.parameters === undefined ? [] : Array.isArray(spec.parameters) ? spec.parameters : refuse(where, 'parameters is not a list');
   const params = parameters.map((param, index) => parameter(param, `${where} parameters[${index}]`, Object.keys(graph).length > 0));
+  // contract.ts places a parameter in the path where the template names it, so the two must agree.
+  const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  const pathParams = parameters.filter((param: Json) => param.in === 'path').map((param: Json) => param.name);
+  if (inPath.join() !== pathParams.join())
+    refuse(where, `the path names {${inPath.join('}, {')}} but its path parameters are ${pathParams.join(', ') || 'none'}`);
   const bearer = spec['x-bearer'];
   if (bearer !== undefined && bearer !== 'refresh') refuse(where, `x-bearer ${String(bearer)} is not refresh`);
   const open = Array.isArray(spec.security) && spec.security.length === 0;
@@ -276,7 +282,7 @@ export function generate(source: string): string {
 export const YAML_FILE = new URL('../../upstream/openapi.yaml', import.meta.url);
 export const GENERATED_FILE = new URL('../upstream/__generated__/contract.ts', import.meta.url);
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
     writeFileSync(GENERATED_FILE, generate(readFileSync(YAML_FILE, 'utf8')));
   } catch (error) {

@@ -85,6 +85,11 @@ describe('the declaration is derived from upstream/openapi.yaml (src/tools/upstr
       (o) => (o.paths['/order-address/findAll/{order_id}'].get.parameters[0].required = false),
       /a path parameter is required/,
     ],
+    [
+      'a path parameter its path does not name',
+      (o) => (o.paths['/order/estimate'].get.parameters[0].in = 'path'),
+      /get \/order\/estimate: the path names \{\} but its path parameters are orderID/,
+    ],
     ['a list without maxItems', (o) => delete schemas(o).Estimate.properties.fees.maxItems, /Estimate\.fees: a list needs maxItems/],
     [
       'a response list without maxItems',
