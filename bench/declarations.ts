@@ -11,14 +11,17 @@ import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } fro
 import {
   canHaveValue,
   CONTRACT,
+  operationSpec,
+  callParams,
   paramValues,
   queryParamNames,
   type HostName,
   type OperationName,
-  type OrderKey,
   type OrderStage,
   type ParamSource,
 } from '../src/upstream/contract.js';
+
+export { callParams };
 
 export type PerOrderField = keyof typeof ORDER_FIELD_OPERATIONS;
 export type PerOrderOperation = (typeof ORDER_FIELD_OPERATIONS)[PerOrderField];
@@ -37,26 +40,25 @@ export const PER_ORDER_CALLS: readonly PerOrderOperation[] = PER_ORDER_OPERATION
 /** The upstream host a call goes to. */
 export const hostOf = (operation: OperationName): HostName => CONTRACT[operation].host;
 
-/** A per-order call's parameters for one order and the arguments of the field it backs. */
-export function callParams(operation: OperationName, order: Readonly<Record<OrderKey, string>>, args: Readonly<Record<string, unknown>>) {
-  return paramValues(operation, (source) => ('order' in source ? order[source.order] : String(args[source.argument] ?? '')));
-}
-
-/** The arguments of the field a call backs that the call takes parameters from, in the contract's order. */
-export const callArguments = (operation: OperationName): string[] =>
-  Object.values(paramValues(operation, (source) => ('argument' in source ? source.argument : ''))).filter(Boolean);
+/** The arguments of the field a call backs that the call takes parameters from, in the contract's order, each with whether it is required. */
+export const callArguments = (operation: OperationName): { name: string; required: boolean }[] =>
+  Object.values(operationSpec(operation).params ?? {}).flatMap((source) =>
+    'argument' in source ? [{ name: source.argument, required: source.required }] : [],
+  );
 
 /**
  * A call as a template: its host, its path with each path parameter as `valueOf` writes its
- * source, and its query parameters in the contract's order, each likewise.
+ * source, and its query parameters in the contract's order, each likewise, with whether it is
+ * required (an optional one is left out when empty).
  */
 export function callTemplate(operation: OperationName, valueOf: (source: ParamSource) => string) {
   const values = paramValues(operation, valueOf);
+  const params = operationSpec(operation).params ?? {};
   return {
     host: hostOf(operation),
     method: CONTRACT[operation].method,
     path: CONTRACT[operation].path.replace(/\{(\w+)\}/g, (_, name: string) => values[name]!),
-    query: queryParamNames(operation).map((name) => ({ key: name, value: values[name]! })),
+    query: queryParamNames(operation).map((name) => ({ key: name, value: values[name]!, required: params[name]!.required })),
   };
 }
 

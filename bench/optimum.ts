@@ -87,7 +87,8 @@ async function wholeOrder(bearer: string) {
         PER_ORDER.map((operation) =>
           get(
             operation,
-            paramValues(operation, (source) => ('order' in source ? order[source.order] : 'ORDER_FEE')),
+            // An argument as the whole order passes it: a required one at its first allowed value, an optional one left out.
+            paramValues(operation, (source) => ('order' in source ? order[source.order] : source.required ? source.enum?.[0] : undefined)),
             bearer,
           ),
         ),

@@ -65,18 +65,20 @@ const SCALARS: Record<Leaf, string> = {
 const capital = (name: string) => `${name[0]!.toUpperCase()}${name.slice(1)}`;
 const shapeOf = (name: ModelName): ObjectShape => SHAPES[name];
 /** The order record: the type the per-order calls are fields of. */
-const ORDER = shapeOf('order');
+const ORDER = shapeOf('Order');
 
 /** A parameter in Tailcall's templates: a field of the order (its `value`), or an argument of the field. */
 const mustache = (source: ParamSource) => ('order' in source ? `{{.value.${source.order}}}` : `{{.args.${source.argument}}}`);
 const literal = (text: string) => JSON.stringify(text);
 
-/** A call's `@http`: the host's base URL and the contract's path and query, each parameter a template. */
+/** A call's `@http`: the host's base URL and the contract's path and query, each parameter a template (an optional one skipped when empty). */
 function http(urls: UpstreamUrls, operation: OperationName, valueOf: (source: ParamSource) => string): string {
   const { host, method, path, query } = callTemplate(operation, valueOf);
   if (method !== 'GET') throw new Error(`${operation}: only GET calls are part of a whole order`);
   const url = literal(`${urls[host].replace(/\/+$/, '')}${path}`);
-  const params = query.map(({ key, value }) => `{ key: ${literal(key)}, value: ${literal(value)} }`);
+  const params = query.map(
+    ({ key, value, required }) => `{ key: ${literal(key)}, value: ${literal(value)}${required ? '' : ', skipEmpty: true'} }`,
+  );
   return params.length === 0 ? `@http(url: ${url})` : `@http(url: ${url}, query: [${params.join(', ')}])`;
 }
 
@@ -121,7 +123,7 @@ export function tailcallConfig(urls: UpstreamUrls, port: number): string {
   const writer = new TypeWriter();
   writer.addFields(ORDER, () =>
     PER_ORDER_CALLS.map((operation) => {
-      const args = callArguments(operation).map((name) => `${name}: String!`);
+      const args = callArguments(operation).map(({ name, required }) => `${name}: String${required ? '!' : ''}`);
       const type = writer.typeOf(responseShape(operation), capital(operation));
       return `  ${operation}${args.length ? `(${args.join(', ')})` : ''}: ${type} ${http(urls, operation, mustache)}`;
     }),
@@ -145,21 +147,24 @@ export function tailcallConfig(urls: UpstreamUrls, port: number): string {
 
 /**
  * A call's arguments in the whole-order query: those of the gateway's field it backs, at
- * their SDL defaults (the WholeOrder document passes none).
+ * their SDL defaults (the WholeOrder document passes none); an optional one without a default
+ * is left out, as the gateway leaves its parameter out.
  */
 function wholeOrderArguments(operation: OperationName): string {
   const args = callArguments(operation);
   if (args.length === 0) return '';
   const field = PER_ORDER_FIELDS.find(([, call]) => call === operation)?.[0];
   const order = buildASTSchema(parse(loadTypeDefs().join('\n'))).getType('Order');
-  const values = args.map((name) => {
+  const values = args.flatMap(({ name, required }) => {
     const value =
       order instanceof GraphQLObjectType && field
         ? order.getFields()[field]?.args.find((arg) => arg.name === name)?.defaultValue
         : undefined;
+    if (value === undefined && !required) return [];
     if (typeof value !== 'string') throw new Error(`Order.${field}(${name}) has no default in the SDL`);
-    return `${name}: ${literal(value)}`;
+    return [`${name}: ${literal(value)}`];
   });
+  if (values.length === 0) return '';
   return `(${values.join(', ')})`;
 }
 

@@ -91,8 +91,8 @@ function createLoader<K, V>(
 
 /** A per-order call's key: its parameters, as the contract names them (`paramValues`). */
 export type CallParams = Record<string, string>;
-// Built in the contract's order, so equal parameters make equal keys.
-const paramsKey = (params: CallParams) => JSON.stringify(Object.values(params));
+// Built in the contract's order, so equal parameters make equal keys; named, as an optional one may be left out.
+const paramsKey = (params: CallParams) => JSON.stringify(params);
 
 type PerOrderLoaders = { [O in PerOrderOperation]: Loader<CallParams, PerOrderResponse<O> | null> };
 type CustomerLevelLoaders = { [O in CustomerLevelOperation]: Loader<CallParams, ResponseOf<O> | null> };

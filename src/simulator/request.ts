@@ -1,7 +1,7 @@
 // The simulator's request helpers: what a call carries, how it is read and checked, and
 // the error replies every operation shares.
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
-import { operationSpec, pathParamNames, type OperationName, type OrderKey } from '../upstream/contract.js';
+import { operationSpec, pathParamNames, type OperationName, type OperationSpec, type OrderKey } from '../upstream/contract.js';
 import type { AccessTokenCheck } from './tokens.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -159,19 +159,21 @@ export interface ParamsBySource {
 }
 
 /**
- * The operation's parameters (the contract's `params`, in the path or the query): each
- * present once, not blank, of a sane length, else a 400 naming every one that is not; then
- * each that the contract gives values (`enum`) one of them, else a 400 saying which.
+ * The operation's parameters (the contract's `params`, in the path or the query; `spec` is
+ * the call's row unless a test gives another): each required one present, each given one given
+ * once, not blank, of a sane length, else a 400 naming every one that is not; then each given
+ * one that the contract gives values (`enum`) one of them, else a 400 saying which.
  */
-export function requireParams(call: Call): ParamsBySource {
+export function requireParams(call: Call, spec: Pick<OperationSpec, 'path' | 'params'> = operationSpec(call.operation)): ParamsBySource {
   const problems: string[] = [];
   const params: ParamsBySource = { order: {}, argument: {} };
-  const specs = Object.entries(operationSpec(call.operation).params ?? {});
+  const specs = Object.entries(spec.params ?? {});
   for (const [name, source] of specs) {
-    const inQuery = placeOf(call.operation, name) === 'query';
+    const inQuery = !spec.path.includes(`{${name}}`);
     const sent = inQuery ? call.query : call.pathParams;
     const value = Object.hasOwn(sent, name) ? sent[name] : undefined;
-    if (value === undefined || value.trim() === '') problems.push(`${name} is required`);
+    if (value === undefined && !source.required) continue;
+    if (value === undefined || value.trim() === '') problems.push(source.required ? `${name} is required` : `${name} must not be blank`);
     else if (inQuery && call.repeated.has(name)) problems.push(`${name} must be given once`);
     else if (value.length > MAX_PARAM_LENGTH || /[\u0000-\u001f\u007f]/.test(value)) problems.push(`${name} is malformed`);
     else if ('order' in source) params.order[source.order] = value;
@@ -179,7 +181,8 @@ export function requireParams(call: Call): ParamsBySource {
   }
   if (problems.length > 0) throw validationError(problems.join('; '));
   for (const [name, source] of specs) {
-    if ('argument' in source && source.enum && !source.enum.includes(params.argument[source.argument]!))
+    const value = 'argument' in source ? params.argument[source.argument] : undefined;
+    if ('argument' in source && source.enum && value !== undefined && !source.enum.includes(value))
       throw validationError(`${name} must be one of: ${source.enum.join(', ')}`);
   }
   return params;

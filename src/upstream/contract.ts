@@ -2,21 +2,24 @@
  * The upstream layer's table: the REST contract (`upstream/openapi.yaml`) as one table, one
  * declaration per operation: its operationId, host, method, path, parameters (and where a call
  * takes each from), the bearer it takes, the stage from which it answers, the model its
- * response is (models.ts), and for a per-order call the Order fields it backs and what the
- * real service checks. Everything that needs one of these facts derives it from here: the
+ * response is (models.ts), the GraphQL fields it backs and what the real service checks. The
+ * rows are derived from the YAML and its `x-` extensions (src/tools/upstream-codegen.ts writes
+ * them into __generated__/contract.ts); this file types them and works out what every reader
+ * asks of them. Everything that needs one of these facts derives it from here: the
  * operations and their reading of each response, the loaders, the Order resolvers and
  * `Order.availability` (graph/order-fields.ts), the simulator's routes, parameter checks and
  * answers, the call counts of the tests, the budget's default and the benchmark, the trace
- * names. `test/integration/contract.test.ts` checks the table against the YAML;
- * docs/adding-an-upstream-operation.md walks through adding a row.
+ * names. `test/integration/contract.test.ts` checks the generated file is current and what the
+ * generator refuses; docs/adding-an-upstream-operation.md walks through adding an operation.
  *
  * It is the lowest layer, and the Order fields are declared here rather than in the graph
  * layer, because every reader of the declaration may import this file and none may import the
  * graph: the upstream operations, the simulator, the tests, the benchmark and the SDK (which
  * reads `Order.availability`'s stages through graph/order-fields.ts). So this file imports
- * nothing, not even the models' names (shapes.ts holds each row's `response` to a model of
- * models.ts): the SDK that reads it carries no gateway code.
+ * only the generated data, not even the models' names (shapes.ts holds each row's `response`
+ * to a model of models.ts): the SDK that reads it carries no gateway code.
  */
+import { OPERATIONS } from './__generated__/contract.js';
 
 /** The five upstream bases, named as in the contract's `x-base`, in that order. */
 export const HOSTS = ['AUTH_URL', 'APPOINTMENT_URL', 'ORDER_URL', 'PRICE_CALCULATOR_URL', 'TRADE_IN_URL'] as const;
@@ -45,19 +48,21 @@ export type OrderKey = 'id' | 'reservationId';
 
 /**
  * Where a per-order call takes one parameter from: a field of the order (from the caller's own
- * order list, never from the client), or an argument of the GraphQL field the call backs, with
- * the values the contract allows it when it lists them (its `enum`; others answer 400).
+ * order list, never from the client; `x-from`), or an argument of the GraphQL field the call
+ * backs, with the values the contract allows it when it lists them (its `enum`; others answer
+ * 400). `required` as the contract says: an optional one is left out of a call that has no value
+ * for it, never sent empty.
  */
-export type ParamSource = { order: OrderKey } | { argument: string; enum?: readonly string[] };
+export type ParamSource = { order: OrderKey; required: true } | { argument: string; required: boolean; enum?: readonly string[] };
 
-interface OperationSpec {
+export interface OperationSpec {
   host: HostName;
   method: 'GET' | 'POST';
   /** The contract path; `{name}` is a path parameter. */
   path: string;
   /**
-   * Its required parameters, path and query alike, spelled as the contract spells them and in
-   * its order, each with where a call takes it from. Those not in the path are the query's.
+   * Its parameters, path and query alike, spelled as the contract spells them and in its
+   * order, each with where a call takes it from. Those not in the path are the query's.
    */
   params?: Readonly<Record<string, ParamSource>>;
   /**
@@ -74,87 +79,24 @@ interface OperationSpec {
    */
   response: { model: string; list?: never } | { model: string; list: true; maxItems: number };
   /**
-   * A per-order call's Order fields: the fields its response backs (each given this
-   * operation's loader), in the order `Order.availability` lists the stage-bound ones.
+   * A per-order call's Order fields (`x-graph: [Order.…]`): the fields its response backs (each
+   * given this operation's loader), in the order `Order.availability` lists the stage-bound ones.
    */
   orderFields?: readonly string[];
-  /** A customer-level call's Customer fields: the fields its response backs (each given this operation's loader). */
+  /** A customer-level call's Customer fields (`x-graph: [Customer.…]`), likewise. */
   customerFields?: readonly string[];
-  /** Whether the service refuses (403) an order that is not the caller's; the gateway only ever names the caller's own. */
+  /** Whether the service refuses (403) an order that is not the caller's (a 403 response); the gateway only ever names the caller's own. */
   checksOwner?: true;
-  /** How the service's 409 starts (`… not available for order status X`); by default `<operationId> is`. */
+  /** How the service's 409 starts (`… not available for order status X`; `x-stage-refusal`); by default `<operationId> is`. */
   stageRefusal?: string;
 }
 
-export const CONTRACT = {
-  login: { host: 'AUTH_URL', method: 'POST', path: '/auth/login', auth: 'none', response: { model: 'tokenSet' } },
-  refreshTokens: { host: 'AUTH_URL', method: 'POST', path: '/auth/refresh', auth: 'refresh', response: { model: 'tokenSet' } },
-  customerDetails: { host: 'AUTH_URL', method: 'GET', path: '/auth/me', auth: 'access', response: { model: 'user' } },
-  vehicleProductionDetails: {
-    host: 'APPOINTMENT_URL',
-    method: 'GET',
-    path: '/vehicle/getDetails',
-    params: { order_id: { order: 'id' }, reservation_id: { order: 'reservationId' } },
-    auth: 'access',
-    activeFrom: 'IN_PRODUCTION',
-    response: { model: 'vehicle' },
-    orderFields: ['vehicle'],
-    checksOwner: true,
-    stageRefusal: 'Vehicle production details are',
-  },
-  orderDetails: { host: 'ORDER_URL', method: 'GET', path: '/v2/order/user', auth: 'access', response: { model: 'order', list: true, maxItems: 10_000 } },
-  nearestPickupCenter: {
-    host: 'PRICE_CALCULATOR_URL',
-    method: 'GET',
-    path: '/pickup-scheduler/get-pickup-nearest-center-plus',
-    params: { orderId: { order: 'id' } },
-    auth: 'access',
-    activeFrom: 'IN_TRANSIT',
-    response: { model: 'pickup' },
-    orderFields: ['pickup'],
-    stageRefusal: 'Pickup scheduling is',
-  },
-  priceEstimate: {
-    host: 'ORDER_URL',
-    method: 'GET',
-    path: '/order/estimate',
-    params: { orderID: { order: 'id' } },
-    auth: 'access',
-    activeFrom: 'ORDER_CONFIRMED',
-    response: { model: 'estimate' },
-    orderFields: ['estimate'],
-    checksOwner: true,
-    stageRefusal: 'Price estimate is',
-  },
-  shippingAddresses: {
-    host: 'ORDER_URL',
-    method: 'GET',
-    path: '/order-address/findAll/{order_id}',
-    params: { order_id: { order: 'id' } },
-    auth: 'access',
-    response: { model: 'address', list: true, maxItems: 100 },
-    orderFields: ['shippingAddress', 'addresses'],
-  },
-  orderPayments: {
-    host: 'ORDER_URL',
-    method: 'GET',
-    path: '/order-payments',
-    params: { order_id: { order: 'id' }, fee_type: { argument: 'feeType', enum: ['ORDER_FEE'] } },
-    auth: 'access',
-    response: { model: 'payment', list: true, maxItems: 500 },
-    orderFields: ['payments'],
-  },
-  tradeInDetails: {
-    host: 'TRADE_IN_URL',
-    method: 'GET',
-    path: '/partner-trade-in/trade-in-details',
-    params: { reservationId: { order: 'reservationId' } },
-    auth: 'access',
-    response: { model: 'tradeIn' },
-    orderFields: ['tradeIn'],
-    checksOwner: true,
-  },
-} as const satisfies Record<string, OperationSpec>;
+/**
+ * The table, derived from the YAML (src/tools/upstream-codegen.ts writes it; `npm run codegen`).
+ * `satisfies` holds every row to the spec above: a host, a stage, an order field each one this
+ * file names.
+ */
+export const CONTRACT = OPERATIONS satisfies Record<string, OperationSpec>;
 
 /** The contract's operationIds: the name every upstream-derived error carries. */
 export type OperationName = keyof typeof CONTRACT;
@@ -195,6 +137,26 @@ export const PER_ORDER_OPERATIONS = OPERATION_NAMES.filter((operation): operatio
 export const isPerOrder = (operation: OperationName): boolean =>
   Object.values(operationSpec(operation).params ?? {}).some((source) => 'order' in source);
 
+/**
+ * A call's parameter values for the GraphQL field it backs: each from the order (a per-order
+ * call's, never from the client) or from the field's argument (an optional one not given is
+ * left out). A call that takes a parameter from an order cannot back a field without one.
+ */
+export function callParams(
+  operation: OperationName,
+  order: Readonly<Record<OrderKey, string>> | null,
+  args: Readonly<Record<string, unknown>>,
+): Record<string, string> {
+  return paramValues(operation, (source) => {
+    if ('order' in source) {
+      if (!order) throw new Error(`${operation} takes a parameter from an order, and backs a field that has none`);
+      return order[source.order];
+    }
+    const value = args[source.argument];
+    return value === undefined || value === null ? undefined : String(value);
+  });
+}
+
 /** An operation's parameters, path and query, in the contract's order. */
 export const paramNames = (operation: OperationName): string[] => Object.keys(operationSpec(operation).params ?? {});
 
@@ -207,32 +169,46 @@ export const queryParamNames = (operation: OperationName): string[] => {
   return paramNames(operation).filter((name) => !inPath.includes(name));
 };
 
-/** A call's parameter values, each taken from where the contract says it comes from. */
-export function paramValues(operation: OperationName, valueOf: (source: ParamSource) => string): Record<string, string> {
-  return Object.fromEntries(Object.entries(operationSpec(operation).params ?? {}).map(([name, source]) => [name, valueOf(source)]));
+/**
+ * A call's parameter values, each taken from where the contract says it comes from; an
+ * optional one `valueOf` has no value for (undefined) is left out.
+ */
+export function paramValues(operation: OperationName, valueOf: (source: ParamSource) => string | undefined): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [name, source] of Object.entries(operationSpec(operation).params ?? {})) {
+    const value = valueOf(source);
+    if (value !== undefined) values[name] = value;
+    else if (source.required) values[name] = '';
+  }
+  return values;
 }
 
 /**
- * What contractPath needs of each operation, worked out once (it runs for every upstream
- * call): the path template, and the query's parameter names; none for an operation without
- * parameters, whose path is the template as it is.
+ * How a row's path is written with its parameters, worked out once per row: path parameters
+ * percent-encoded into the template, the rest as the query string in the contract's order. A
+ * required one without a value is sent empty (the service refuses it); an optional one without
+ * a value (or an empty one) is left out. An operation without parameters has its template as it is.
  */
-const CALL_PATHS = Object.fromEntries(
-  OPERATION_NAMES.map((operation) => [
-    operation,
-    { path: operationSpec(operation).path, query: operationSpec(operation).params ? queryParamNames(operation) : undefined },
-  ]),
-) as Record<OperationName, { path: string; query?: string[] }>;
+export function pathWriter({ path: template, params }: Pick<OperationSpec, 'path' | 'params'>): (values: Readonly<Record<string, string>>) => string {
+  if (!params) return () => template;
+  const query = Object.entries(params).filter(([name]) => !template.includes(`{${name}}`));
+  return (values) => {
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
+    const sent = query.filter(([name, { required }]) => required || (values[name] ?? '') !== '');
+    if (sent.length === 0) return path;
+    return `${path}?${new URLSearchParams(sent.map(([name]): [string, string] => [name, values[name] ?? '']))}`;
+  };
+}
 
-/**
- * An operation's path with its parameters: path parameters percent-encoded into the
- * template, the rest as the query string in the contract's order.
- */
+/** Each operation's pathWriter: contractPath runs for every upstream call. */
+const CALL_PATHS = Object.fromEntries(OPERATION_NAMES.map((operation) => [operation, pathWriter(operationSpec(operation))])) as Record<
+  OperationName,
+  ReturnType<typeof pathWriter>
+>;
+
+/** An operation's path with its parameters (pathWriter). */
 export function contractPath(operation: OperationName, params: Readonly<Record<string, string>> = {}): string {
-  const { path: template, query } = CALL_PATHS[operation];
-  const path = query === undefined ? template : template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-  if (query === undefined || query.length === 0) return path;
-  return `${path}?${new URLSearchParams(query.map((name): [string, string] => [name, params[name] ?? '']))}`;
+  return CALL_PATHS[operation](params);
 }
 
 /** The full URL of a call: the host's base (which may carry a path prefix) and the operation's path. */

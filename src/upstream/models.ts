@@ -1,11 +1,14 @@
 /**
- * The upstream JSON models, as `upstream/openapi.yaml` describes them, each declared once: as
- * the shape its JSON must have (SHAPES, which shapes.ts reads every body through), from which
- * its TypeScript type derives (`ModelOf`). The types are the resolver parents (codegen mappers).
- * Every field but a shape's `required` ones is optional, and may be null: the gateway reads
- * them tolerantly. The contract table names the model of each response (`response.model`),
- * and shapes.ts holds every name to one of these. Pure data and types, importing nothing.
+ * The upstream JSON models, as `upstream/openapi.yaml` describes them: each the shape its JSON
+ * must have (SHAPES, derived from the YAML, which shapes.ts reads every body through), from
+ * which its TypeScript type derives (`ModelOf`). The types are the resolver parents (codegen
+ * mappers). Every field but a shape's `required` ones is optional, and may be null: the gateway
+ * reads them tolerantly. The contract table names the model of each response
+ * (`response.model`), and shapes.ts holds every name to one of these. Pure data and types,
+ * importing only the generated data.
  */
+import { SHAPES as GENERATED_SHAPES } from './__generated__/contract.js';
+
 
 /** An amount in major units: a JSON number upstream (a decimal string is accepted too). */
 export type UpstreamMoney = number | string;
@@ -87,202 +90,13 @@ export type ModelOf<S extends ObjectShape> = {
   -readonly [K in keyof S['fields'] as K extends RequiredOf<S> ? never : K]?: ValueOf<S['fields'][K]> | null;
 };
 
-/** An object shape, its `required` fields among its fields (the compiler checks they are). */
-function object<const F extends ObjectShape['fields'], const R extends readonly (keyof F & string)[] = []>(
-  fields: F,
-  required?: R,
-): { readonly fields: F; readonly required?: R } {
-  return required ? { fields, required } : { fields };
-}
-
-const POSTAL_ADDRESS = object({ address1: 'text', address2: 'text', city: 'text', region: 'text', zipcode: 'code', country: 'text' });
-
-const ADDRESS = object({
-  ...POSTAL_ADDRESS.fields,
-  id: 'id',
-  orderId: 'id',
-  /** DELIVERY, BILLING, REGISTRATION; others may appear. */
-  addressType: 'code',
-  validated: 'flag',
-  primary: 'flag',
-  isActive: 'flag',
-  createdAt: 'dateTime',
-  updatedAt: 'dateTime',
-});
-
-const PRODUCT = object({
-  id: 'id',
-  country: 'text',
-  preorderFee: 'amount',
-  msrp: 'amount',
-  deliveryFees: 'amount',
-  currencyCode: 'currency',
-  model: 'text',
-  trim: 'text',
-});
-
-const CONFIGURATION = object({ id: 'id', exterior: 'code', interior: 'code', wheel: 'code', trim: 'code' });
-
-const PRICE_LINE = object({ code: 'code', description: 'text', amount: 'amount' });
-
-const TAX_LINE = object({ code: 'code', description: 'text', rate: 'number', taxableAmount: 'amount', amount: 'amount' });
-
-/** The most lines of one kind an estimate may list (fees, taxes, credits): a real one has a handful. */
-const PRICE_LINES = 200;
-
-const TRADE_IN_VEHICLE = object({
-  vin: 'code',
-  year: 'int',
-  make: 'text',
-  model: 'text',
-  trim: 'text',
-  mileage: 'int',
-  /** mi or km. */
-  mileageUnit: 'code',
-  condition: 'code',
-});
-
-/** The model of each response the contract promises, by the name the contract table gives it, with what it cannot be without. */
-export const SHAPES = {
-  tokenSet: object(
-    { accessToken: 'token', accessExpiration: 'epoch', idToken: 'token', idExpiration: 'epoch', refreshToken: 'token' },
-    ['accessToken', 'accessExpiration', 'refreshToken'],
-  ),
-  user: object(
-    {
-      id: 'id',
-      email: 'text',
-      emailVerified: 'flag',
-      firstName: 'text',
-      lastName: 'text',
-      phoneNumber: 'code',
-      country: 'code',
-      locale: 'code',
-      address: POSTAL_ADDRESS,
-      createdAt: 'dateTime',
-      updatedAt: 'dateTime',
-    },
-    ['id'],
-  ),
-  order: object(
-    {
-      id: 'id',
-      reservationId: 'id',
-      userId: 'id',
-      /** One of the stages, CANCELLED, or a value this contract does not know yet. */
-      status: 'code',
-      paymentId: 'id',
-      applicationSource: 'code',
-      editBuildExpirationDate: 'dateTime',
-      editBuildQuarter: 'code',
-      createdAt: 'dateTime',
-      updatedAt: 'dateTime',
-      cancelledAt: 'dateTime',
-      completedAt: 'dateTime',
-      centerPlusLocationId: 'id',
-      tradeinId: 'id',
-      vehicleDelivered: 'flag',
-      deliveryAddressId: 'id',
-      configurationId: 'id',
-      product: PRODUCT,
-      deliveryAddress: ADDRESS,
-      configuration: CONFIGURATION,
-    },
-    ['id', 'reservationId', 'status'],
-  ),
-  vehicle: object(
-    {
-      orderId: 'id',
-      reservationId: 'id',
-      vin: 'code',
-      model: 'code',
-      exterior: 'code',
-      interior: 'code',
-      lastUpdatedAt: 'code',
-      /** A string upstream, e.g. "2023". */
-      modelYear: 'code',
-      salesCountry: 'code',
-      trim: 'code',
-      wheel: 'code',
-      digitalId: 'id',
-    },
-    ['vin', 'model'],
-  ),
-  pickup: object(
-    {
-      orderId: 'id',
-      centerPlusLocationId: 'id',
-      name: 'text',
-      address: POSTAL_ADDRESS,
-      latitude: 'number',
-      longitude: 'number',
-      timeZone: 'code',
-      distance: object({ value: 'number', unit: 'code' }),
-      phone: 'code',
-      email: 'text',
-      pickupAvailable: 'flag',
-      earliestPickupDate: 'code',
-    },
-    ['centerPlusLocationId', 'name'],
-  ),
-  estimate: object(
-    {
-      orderId: 'id',
-      currencyCode: 'currency',
-      vehiclePrice: 'amount',
-      optionsTotal: 'amount',
-      fees: { list: PRICE_LINE, maxItems: PRICE_LINES },
-      feesTotal: 'amount',
-      taxes: { list: TAX_LINE, maxItems: PRICE_LINES },
-      taxTotal: 'amount',
-      credits: { list: PRICE_LINE, maxItems: PRICE_LINES },
-      tradeInCredit: 'amount',
-      total: 'amount',
-      paidTotal: 'amount',
-      amountDue: 'amount',
-      isEstimate: 'flag',
-      calculatedAt: 'dateTime',
-    },
-    ['currencyCode', 'total', 'amountDue'],
-  ),
-  address: ADDRESS,
-  payment: object(
-    {
-      id: 'id',
-      orderId: 'id',
-      feeType: 'code',
-      amount: 'amount',
-      currencyCode: 'currency',
-      /** PENDING, SUCCEEDED, FAILED, REFUNDED; others may appear. */
-      status: 'code',
-      paymentMethod: 'code',
-      card: object({ brand: 'code', last4: 'code', expiryDate: 'code' }),
-      refundable: 'flag',
-      /** Internal to the payment provider: never exposed by the gateway. */
-      transactionReference: 'id',
-      paidAt: 'dateTime',
-      createdAt: 'dateTime',
-    },
-    ['id', 'feeType', 'amount', 'currencyCode', 'status'],
-  ),
-  tradeIn: object(
-    {
-      id: 'id',
-      reservationId: 'id',
-      orderId: 'id',
-      partner: 'text',
-      partnerReferenceId: 'id',
-      status: 'code',
-      vehicle: TRADE_IN_VEHICLE,
-      offer: object({ amount: 'amount', currencyCode: 'currency', expiresAt: 'dateTime' }),
-      payoff: object({ lienHolder: 'text', amount: 'amount' }),
-      netCredit: 'amount',
-      createdAt: 'dateTime',
-      updatedAt: 'dateTime',
-    },
-    ['id', 'status'],
-  ),
-};
+/**
+ * The models: each object schema of the YAML the responses are made of, by its name there, as
+ * the shape its JSON must have (src/tools/upstream-codegen.ts derives them: a value's kind from
+ * its type or `x-kind`, a list's bound from `maxItems`, what an object cannot be without from
+ * `x-read-required` or else `required`). `satisfies` holds each to the shapes above.
+ */
+export const SHAPES = GENERATED_SHAPES satisfies Record<string, ObjectShape>;
 
 /** The name of a model the contract's responses are made of (`response.model` in contract.ts). */
 export type ModelName = keyof typeof SHAPES;
@@ -290,20 +104,21 @@ export type ModelName = keyof typeof SHAPES;
 export type Model<N extends ModelName> = ModelOf<(typeof SHAPES)[N]>;
 
 // Each model by the name the resolvers, the simulator's data and the tests know it by.
-export type TokenSet = Model<'tokenSet'>;
-export type PostalAddress = ModelOf<typeof POSTAL_ADDRESS>;
-export type User = Model<'user'>;
-export type VehicleDetails = Model<'vehicle'>;
-export type Product = ModelOf<typeof PRODUCT>;
-export type Configuration = ModelOf<typeof CONFIGURATION>;
-export type Address = Model<'address'>;
+type Fields<N extends ModelName> = (typeof SHAPES)[N]['fields'];
+export type TokenSet = Model<'TokenSet'>;
+export type PostalAddress = Model<'PostalAddress'>;
+export type User = Model<'User'>;
+export type VehicleDetails = Model<'VehicleDetails'>;
+export type Product = ModelOf<Fields<'Order'>['product']>;
+export type Configuration = ModelOf<Fields<'Order'>['configuration']>;
+export type Address = Model<'Address'>;
 /** The GraphQL Address is made from either upstream shape: a postal address or an order address. */
 export type AnyAddress = PostalAddress | Address;
-export type Order = Model<'order'>;
-export type PickupCenter = Model<'pickup'>;
-export type PriceLine = ModelOf<typeof PRICE_LINE>;
-export type TaxLine = ModelOf<typeof TAX_LINE>;
-export type Estimate = Model<'estimate'>;
-export type Payment = Model<'payment'>;
-export type TradeInVehicle = ModelOf<typeof TRADE_IN_VEHICLE>;
-export type TradeIn = Model<'tradeIn'>;
+export type Order = Model<'Order'>;
+export type PickupCenter = Model<'PickupCenter'>;
+export type PriceLine = Model<'PriceLine'>;
+export type TaxLine = ModelOf<Fields<'Estimate'>['taxes']['list']>;
+export type Estimate = Model<'Estimate'>;
+export type Payment = Model<'Payment'>;
+export type TradeInVehicle = ModelOf<Fields<'TradeIn'>['vehicle']>;
+export type TradeIn = Model<'TradeIn'>;

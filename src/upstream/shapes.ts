@@ -1,7 +1,7 @@
 // The reading that holds every upstream body to its model's shape (models.ts) before anything
 // else touches the body: the operations' checks, the resolvers, the order history and the live
 // polls all get what this reading made, never the parsed JSON itself. The shapes follow
-// `upstream/openapi.yaml` (test/integration/contract.test.ts checks them).
+// `upstream/openapi.yaml`, from which they are derived (src/tools/upstream-codegen.ts).
 import { UpstreamFailedError } from '../errors.js';
 import { CONTRACT, type OperationName } from './contract.js';
 import { SHAPES, STRING_LENGTHS, type Leaf, type Model, type ModelName, type Shape, type StringKind } from './models.js';

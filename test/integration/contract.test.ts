@@ -1,14 +1,18 @@
-// The contract checked three ways: the table in src/upstream/contract.ts against
-// upstream/openapi.yaml, and every simulator answer (all seeded customers, every
-// operation, and the demo's moving order at each of its stages) against the YAML's
-// response schemas, so contract, table, simulator and the models the simulator's data is
-// typed with cannot drift apart unnoticed.
+// The contract checked three ways: the declaration (src/upstream/__generated__/contract.ts)
+// is what src/tools/upstream-codegen.ts derives from upstream/openapi.yaml, and the generator
+// refuses what it cannot map; a parameter the YAML makes optional is left out of a call and
+// checked only when given; and every simulator answer (all seeded customers, every operation,
+// and the demo's moving order at each of its stages) matches the YAML's response schemas, so
+// contract, simulator and the models the simulator's data is typed with cannot drift apart
+// unnoticed.
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { requireParams, SimulatedError, type Call } from '../../src/simulator/request.js';
 import { MOVING_CUSTOMER, MOVING_STAGES, startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { declare, DeclarationError, generate, GENERATED_FILE, YAML_FILE } from '../../src/tools/upstream-codegen.js';
 import {
   CONTRACT,
   HOSTS,
@@ -17,19 +21,17 @@ import {
   ORDER_STATUSES,
   operationUrl,
   isPerOrder,
-  paramNames,
   paramValues,
-  pathParamNames,
+  pathWriter,
   PER_ORDER_OPERATIONS,
-  queryParamNames,
   type OperationName,
+  type OperationSpec,
 } from '../../src/upstream/contract.js';
-import { SHAPES, type Leaf } from '../../src/upstream/models.js';
-import { responseShape } from '../../src/upstream/shapes.js';
 import { demoCustomer } from '../helpers/demo.js';
 
 type Json = Record<string, any>;
-const openapi = parse(readFileSync(new URL('../../upstream/openapi.yaml', import.meta.url), 'utf8')) as Json;
+const source = readFileSync(YAML_FILE, 'utf8');
+const openapi = parse(source) as Json;
 
 /** The YAML's operations, by operationId. */
 const yamlOperations = new Map<string, { path: string; method: string; spec: Json }>();
@@ -38,30 +40,82 @@ for (const [path, methods] of Object.entries(openapi.paths as Json)) {
     yamlOperations.set(spec.operationId, { path, method: method.toUpperCase(), spec });
 }
 
-describe('the contract table matches upstream/openapi.yaml', () => {
-  it('has exactly the operations of the YAML', () => {
-    expect([...OPERATION_NAMES].sort()).toEqual([...yamlOperations.keys()].sort());
+/** The YAML as `change` leaves it (a copy), as text. */
+function changed(change: (openapi: Json) => void): string {
+  const copy = parse(source) as Json;
+  change(copy);
+  return stringify(copy);
+}
+
+describe('the declaration is derived from upstream/openapi.yaml (src/tools/upstream-codegen.ts)', () => {
+  it('is current: src/upstream/__generated__/contract.ts is what the generator writes from the YAML (run npm run codegen)', () => {
+    expect(readFileSync(GENERATED_FILE, 'utf8')).toBe(generate(source));
   });
 
-  it.each(OPERATION_NAMES)('%s: host, method, path, parameters, bearer and x-active-from', (operation) => {
-    const { path, method, spec } = yamlOperations.get(operation)!;
-    const row = CONTRACT[operation] as Json;
-    expect(row.host).toBe(spec['x-base']);
-    expect(row.method).toBe(method);
-    expect(row.path).toBe(path);
-    const parameters = (spec.parameters ?? []) as Json[];
-    expect(queryParamNames(operation)).toEqual(parameters.filter((p) => p.in === 'query').map((p) => p.name));
-    expect(pathParamNames(operation)).toEqual(parameters.filter((p) => p.in === 'path').map((p) => p.name));
-    expect(paramNames(operation)).toEqual(parameters.map((p) => p.name));
-    // The values an argument may take, where the contract lists them (the simulator refuses others).
-    const enums = (row.params ?? {}) as Json;
-    expect(Object.fromEntries(parameters.map((p) => [p.name, enums[p.name]?.enum]))).toEqual(
-      Object.fromEntries(parameters.map((p) => [p.name, p.schema.enum])),
-    );
-    // `security: []` is the one operation without a bearer; refresh says which bearers it takes.
-    expect(row.auth === 'none').toBe(Array.isArray(spec.security) && spec.security.length === 0);
-    if (row.auth === 'refresh') expect(spec.description).toMatch(/refresh token itself may be sent as the bearer/);
-    expect(row.activeFrom).toBe(spec['x-active-from']);
+  const schemas = (o: Json) => o.components.schemas as Json;
+  const estimate = (o: Json) => o.paths['/order/estimate'].get as Json;
+  it.each<[string, (o: Json) => void, RegExp]>([
+    [
+      'an unknown x-kind',
+      (o) => (schemas(o).User.properties.email['x-kind'] = 'email'),
+      /User\.email: x-kind email is not a kind of string/,
+    ],
+    [
+      'a kind of another type',
+      (o) => (schemas(o).TokenSet.properties.idExpiration['x-kind'] = 'currency'),
+      /x-kind currency is not a kind of integer/,
+    ],
+    [
+      'a parameter without a source (no x-from, and no GraphQL field whose argument it could be)',
+      (o) => (o.paths['/auth/me'].get.parameters = [{ name: 'locale', in: 'query', required: false, schema: { type: 'string' } }]),
+      /get \/auth\/me parameters\[0\] \(locale\): has no source/,
+    ],
+    [
+      'an x-graph entry not Order. or Customer.',
+      (o) => (estimate(o)['x-graph'] = ['Vehicle.estimate']),
+      /Vehicle\.estimate is not Order\.<field> or Customer\.<field>/,
+    ],
+    [
+      'an x-from not order.<field>',
+      (o) => (estimate(o).parameters[0]['x-from'] = 'customer.id'),
+      /x-from customer\.id is not order\.<field>/,
+    ],
+    [
+      'an optional path parameter',
+      (o) => (o.paths['/order-address/findAll/{order_id}'].get.parameters[0].required = false),
+      /a path parameter is required/,
+    ],
+    [
+      'a path parameter its path does not name',
+      (o) => (o.paths['/order/estimate'].get.parameters[0].in = 'path'),
+      /get \/order\/estimate: the path names \{\} but its path parameters are orderID/,
+    ],
+    ['a list without maxItems', (o) => delete schemas(o).Estimate.properties.fees.maxItems, /Estimate\.fees: a list needs maxItems/],
+    [
+      'a response list without maxItems',
+      (o) => delete o.paths['/v2/order/user'].get.responses['200'].content['application/json'].schema.maxItems,
+      /get \/v2\/order\/user 200: a list needs maxItems/,
+    ],
+    [
+      'an extension it does not know (a typo)',
+      (o) => (estimate(o)['x-active-form'] = 'IN_TRANSIT'),
+      /x-active-form is not an extension the gateway knows/,
+    ],
+    [
+      'x-read-required beyond required',
+      (o) => (schemas(o).Payment['x-read-required'] = ['paidAt']),
+      /x-read-required names paidAt, which the upstream does not require/,
+    ],
+    [
+      'a schema that contains itself',
+      (o) => (schemas(o).PostalAddress.properties.next = { $ref: '#/components/schemas/PostalAddress' }),
+      /PostalAddress contains itself/,
+    ],
+    ['an x-bearer other than refresh', (o) => (o.paths['/auth/me'].get['x-bearer'] = 'id'), /x-bearer id is not refresh/],
+  ])('refuses %s, saying where', (_, change, message) => {
+    const text = changed(change);
+    expect(() => generate(text)).toThrow(DeclarationError);
+    expect(() => generate(text)).toThrow(message);
   });
 
   it('the per-order calls (those that back Order fields) are the operations whose parameters come from an order', () => {
@@ -77,91 +131,113 @@ describe('the contract table matches upstream/openapi.yaml', () => {
   });
 });
 
-/** The YAML types each kind of shapes.ts reads (Money, a number in major units, is an amount; a date-time a string of that format). */
-const TYPES_OF_KIND: Record<Leaf, string[]> = {
-  id: ['string'],
-  code: ['string'],
-  text: ['string'],
-  token: ['string'],
-  currency: ['string'],
-  flag: ['boolean'],
-  int: ['integer'],
-  number: ['number'],
-  epoch: ['integer'],
-  amount: ['Money', 'number'],
-  dateTime: ['string date-time'],
-};
-
-/** Each field of a YAML schema with its type (a date-time string as `string date-time`), by path (a list's items as `[]`). */
-function yamlFields(node: Json, prefix = ''): [string, string][] {
-  if (node.$ref === '#/components/schemas/Money') return [[prefix, 'Money']];
-  if (node.$ref) return yamlFields(openapi.components.schemas[node.$ref.split('/').at(-1)], prefix);
-  if (node.oneOf)
-    return yamlFields(
-      node.oneOf.find((branch: Json) => branch.type !== 'null'),
-      prefix,
-    );
-  const type = [node.type].flat().find((candidate) => candidate !== 'null');
-  if (type === 'array') return yamlFields(node.items, `${prefix}[]`);
-  if (type !== 'object') return [[prefix, node.format === 'date-time' ? `${type} date-time` : type]];
-  return Object.entries(node.properties as Json).flatMap(([key, property]) =>
-    yamlFields(property as Json, prefix ? `${prefix}.${key}` : key),
+describe('an optional parameter (a per-order list with an optional enum argument, declared in a copy of the YAML)', () => {
+  const documents = {
+    'x-base': 'ORDER_URL',
+    operationId: 'orderDocuments',
+    'x-graph': ['Order.documents'],
+    parameters: [
+      { name: 'reservationId', in: 'path', required: true, schema: { type: 'string' }, 'x-from': 'order.reservationId' },
+      { name: 'category', in: 'query', required: false, schema: { type: 'string', enum: ['INVOICE', 'WARRANTY'] } },
+    ],
+    responses: {
+      '200': {
+        description: 'The documents',
+        content: { 'application/json': { schema: { type: 'array', maxItems: 50, items: { $ref: '#/components/schemas/Document' } } } },
+      },
+    },
+  };
+  const document = {
+    type: 'object',
+    required: ['id'],
+    properties: {
+      id: { type: 'string', 'x-kind': 'id' },
+      category: { type: 'string', enum: ['INVOICE', 'WARRANTY'] },
+      title: { type: 'string' },
+    },
+  };
+  const declared = declare(
+    changed((o) => {
+      o.paths['/orders/{reservationId}/documents'] = { get: documents };
+      o.components.schemas.Document = document;
+    }),
   );
-}
+  const row = declared.operations.orderDocuments as OperationSpec;
 
-/** Each leaf of a shape with its kind, by path. */
-function shapeFields(shape: unknown, prefix = ''): [string, string][] {
-  if (typeof shape === 'string') return [[prefix, shape]];
-  const node = shape as Json;
-  if (node.list) return shapeFields(node.list, `${prefix}[]`);
-  return Object.entries(node.fields as Json).flatMap(([key, field]) => shapeFields(field, prefix ? `${prefix}.${key}` : key));
-}
+  it('is declared required: false, with its values, its argument of its own name', () => {
+    expect(row).toEqual({
+      host: 'ORDER_URL',
+      method: 'GET',
+      path: '/orders/{reservationId}/documents',
+      params: {
+        reservationId: { order: 'reservationId', required: true },
+        category: { argument: 'category', required: false, enum: ['INVOICE', 'WARRANTY'] },
+      },
+      auth: 'access',
+      response: { model: 'Document', list: true, maxItems: 50 },
+      orderFields: ['documents'],
+    });
+    expect(declared.models.get('Document')).toEqual({ fields: { id: 'id', category: 'code', title: 'text' }, required: ['id'] });
+  });
 
-describe('the shapes every upstream body is read through (src/upstream/shapes.ts) match the YAML', () => {
-  const schemaOf = (operation: OperationName) =>
-    yamlOperations.get(operation)!.spec.responses['200'].content['application/json'].schema as Json;
-  /** The model the table says an operation's response is (its `response`), and whether a list of it. */
-  const shapeOf = (operation: OperationName) => {
-    const response = CONTRACT[operation].response;
-    return { shape: SHAPES[response.model], list: 'list' in response };
+  it('is left out of the call when the argument is not given or empty, never sent empty; sent when given', () => {
+    const path = pathWriter(row);
+    expect(path({ reservationId: 'OC-1' })).toBe('/orders/OC-1/documents');
+    expect(path({ reservationId: 'OC-1', category: '' })).toBe('/orders/OC-1/documents');
+    expect(path({ reservationId: 'OC 1', category: 'INVOICE' })).toBe('/orders/OC%201/documents?category=INVOICE');
+  });
+
+  const call = (query: Record<string, string>): Call => ({
+    operation: 'orderPayments',
+    path: '/orders/OC-1/documents',
+    query,
+    repeated: new Set(),
+    pathParams: { reservationId: 'OC-1' },
+    body: { kind: 'none' },
+    bearer: 't',
+    check: null,
+    userId: 'u',
+  });
+  const refusal = (query: Record<string, string>) => {
+    try {
+      requireParams(call(query), row);
+    } catch (error) {
+      if (error instanceof SimulatedError) return { status: error.status, code: error.code, message: error.message };
+      throw error;
+    }
+    return null;
   };
 
-  it.each(OPERATION_NAMES)(
-    '%s: every field the response may have, each of the kind its type is; a list where the YAML has one',
-    (operation) => {
-      expect(shapeOf(operation).list).toBe(schemaOf(operation).type === 'array');
-      const yaml = new Map(yamlFields(schemaOf(operation)));
-      const shaped = new Map(shapeFields(responseShape(operation)));
-      expect([...shaped.keys()].sort()).toEqual([...yaml.keys()].sort());
-      for (const [path, kind] of shaped)
-        expect(TYPES_OF_KIND[kind as Leaf], `${path}: ${kind} for ${yaml.get(path)}`).toContain(yaml.get(path));
-    },
-  );
-
-  it.each(OPERATION_NAMES)('%s: what the answer cannot be without is what the YAML requires, or less', (operation) => {
-    const schema = schemaOf(operation);
-    const required = (
-      schema.$ref
-        ? openapi.components.schemas[schema.$ref.split('/').at(-1)]
-        : openapi.components.schemas[schema.items.$ref.split('/').at(-1)]
-    ).required as string[];
-    for (const field of shapeOf(operation).shape.required ?? []) expect(required).toContain(field);
+  it('the simulator takes a call without it, checks it when given: refused outside its values, or blank (400 VALIDATION_ERROR)', () => {
+    expect(requireParams(call({}), row)).toEqual({ order: { reservationId: 'OC-1' }, argument: {} });
+    expect(requireParams(call({ category: 'WARRANTY' }), row)).toEqual({
+      order: { reservationId: 'OC-1' },
+      argument: { category: 'WARRANTY' },
+    });
+    expect(refusal({ category: 'OTHER' })).toEqual({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: 'category must be one of: INVOICE, WARRANTY',
+    });
+    expect(refusal({ category: ' ' })).toEqual({ status: 400, code: 'VALIDATION_ERROR', message: 'category must not be blank' });
+    // A required one is still required.
+    expect(() => requireParams({ ...call({}), pathParams: {} }, row)).toThrow('reservationId is required');
   });
 });
 
 /**
  * A schema of the YAML made strict (any property the contract does not name is an error,
  * so a simulator answer, typed with the models, cannot carry a field the contract lacks),
- * its references pointing into the schemas registered as `contract`.
+ * its references pointing into the schemas registered as `contract`, without the gateway's
+ * `x-` extensions (which say nothing of what the upstream sends).
  */
 function strict(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(strict);
   if (typeof node !== 'object' || node === null) return node;
   const copy: Json = Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [
-      key,
-      key === '$ref' ? String(value).replace('#/components/schemas/', 'contract#/$defs/') : strict(value),
-    ]),
+    Object.entries(node)
+      .flatMap(([key, value]) => (key.startsWith('x-') ? [] : [[key, value]]))
+      .map(([key, value]) => [key, key === '$ref' ? String(value).replace('#/components/schemas/', 'contract#/$defs/') : strict(value)]),
   );
   if (copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false;
   return copy;

@@ -2,7 +2,7 @@
 // order, Customer's once for the caller. A field needs no resolver of its own unless it maps
 // the answer (Order's MAPPINGS).
 import type { GraphQLResolveInfo } from 'graphql';
-import { isPerOrder, paramValues, type OperationName } from '../../upstream/contract.js';
+import { callParams, isPerOrder, type OperationName } from '../../upstream/contract.js';
 import type { Order } from '../../upstream/models.js';
 import type { GraphQLContext } from '../context.js';
 import type { CallParams, Loader } from '../loaders.js';
@@ -21,11 +21,7 @@ export function loadCall(
   { loaders }: GraphQLContext,
   info: GraphQLResolveInfo,
 ): Promise<unknown> {
-  const params = paramValues(operation, (source) => {
-    if (!('order' in source)) return String(args[source.argument] ?? '');
-    if (!order) throw new Error(`${operation} takes a parameter from an order, and backs a field that has none`);
-    return order[source.order];
-  });
+  const params = callParams(operation, order, args);
   return (loaders as unknown as Record<OperationName, Loader<CallParams, unknown>>)[operation].load(params, info);
 }
 
