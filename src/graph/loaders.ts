@@ -1,10 +1,14 @@
 // The per-request DataLoaders, one per upstream operation: one call per distinct key per request.
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
-import { PER_ORDER_OPERATIONS, type PerOrderOperation } from '../upstream/contract.js';
-import type { CustomerLevelOperation, Operations, PerOrderResponse } from '../upstream/operations.js';
+import {
+  CUSTOMER_LEVEL_OPERATIONS,
+  PER_ORDER_OPERATIONS,
+  type CustomerLevelOperation,
+  type PerOrderOperation,
+} from '../upstream/contract.js';
+import type { Operations, PerOrderResponse } from '../upstream/operations.js';
 import type { ResponseOf } from '../upstream/shapes.js';
-import { CUSTOMER_FIELD_OPERATIONS } from './order-fields.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
 export const CALLER = 'caller';
@@ -98,7 +102,7 @@ type PerOrderLoaders = { [O in PerOrderOperation]: Loader<CallParams, PerOrderRe
 type CustomerLevelLoaders = { [O in CustomerLevelOperation]: Loader<CallParams, ResponseOf<O> | null> };
 
 /** The calls that back fields (per-order and customer-level), each keyed by its parameters. */
-const FIELD_OPERATIONS = [...PER_ORDER_OPERATIONS, ...new Set(Object.values(CUSTOMER_FIELD_OPERATIONS) as CustomerLevelOperation[])];
+const FIELD_OPERATIONS = [...PER_ORDER_OPERATIONS, ...CUSTOMER_LEVEL_OPERATIONS];
 
 /**
  * One loader per upstream operation, named after it (the Order and Customer fields find theirs

@@ -3,6 +3,7 @@
 // SDK imports this file, so it imports nothing of the gateway but the contract, which imports nothing.
 import {
   CONTRACT,
+  CUSTOMER_LEVEL_OPERATIONS,
   OPERATION_NAMES,
   operationSpec,
   PER_ORDER_OPERATIONS,
@@ -72,11 +73,7 @@ export const AVAILABLE_FROM = Object.fromEntries(
  * The operations a whole order makes once for the customer, whatever its orders: the customer,
  * the order list and each customer-level call.
  */
-export const CUSTOMER_OPERATIONS: readonly OperationName[] = [
-  'customerDetails',
-  'orderDetails',
-  ...new Set(Object.values(CUSTOMER_FIELD_OPERATIONS)),
-];
+export const CUSTOMER_OPERATIONS: readonly OperationName[] = ['customerDetails', 'orderDetails', ...CUSTOMER_LEVEL_OPERATIONS];
 
 /**
  * The upstream calls of a whole order (the customer and every per-order field) of this many

@@ -1,11 +1,11 @@
 /**
  * The simulator's seeded world: demo customers, their orders and everything the upstream
  * operations serve about them, with what each per-order operation answers for an order
- * (PER_ORDER_RECORDS). Deterministic (fixed ids, dates and amounts) and coherent: estimate
+ * (PER_ORDER_RECORDS) and each customer-level one for a customer (CUSTOMER_RECORDS). Deterministic (fixed ids, dates and amounts) and coherent: estimate
  * totals add up, each order's deliveryAddress is its primary DELIVERY address, paymentId
  * names its successful order-fee payment, tradeinId its trade-in.
  */
-import type { PerOrderOperation } from '../upstream/contract.js';
+import type { CustomerLevelOperation, PerOrderOperation } from '../upstream/contract.js';
 import type { Address, Estimate, Order, Payment, PickupCenter, PostalAddress, TradeIn, User, VehicleDetails } from '../upstream/models.js';
 import type { ResponseOf } from '../upstream/shapes.js';
 
@@ -84,6 +84,22 @@ export const PER_ORDER_RECORDS: { [O in PerOrderOperation]: PerOrderRecord<O> } 
     missing: (order) => ({ code: 'TRADE_IN_NOT_FOUND', message: `No trade-in for reservation ${order.reservationId}` }),
   },
 };
+
+/**
+ * What the service holds for one customer-level operation: the body for the caller (by its
+ * user id, and the call's arguments). A list is never absent; a record is, and then the call
+ * answers 404 with `missing`.
+ */
+export type CustomerRecord<O extends CustomerLevelOperation> =
+  ResponseOf<O> extends unknown[]
+    ? { find: (data: SeedData, userId: string, args: Readonly<Record<string, string>>) => ResponseOf<O> }
+    : {
+        find: (data: SeedData, userId: string, args: Readonly<Record<string, string>>) => ResponseOf<O> | undefined;
+        missing: (userId: string) => NotFound;
+      };
+
+/** Each customer-level operation's body for a customer, read from the live data. */
+export const CUSTOMER_RECORDS: { [O in CustomerLevelOperation]: CustomerRecord<O> } = {};
 
 const US = 'United States';
 

@@ -4,14 +4,16 @@
 // records in data.ts.
 import {
   CONTRACT,
+  CUSTOMER_LEVEL_OPERATIONS,
   isActiveAt,
   PER_ORDER_OPERATIONS,
+  type CustomerLevelOperation,
   type OperationName,
   type OrderKey,
   type PerOrderOperation,
 } from '../upstream/contract.js';
 import type { Order } from '../upstream/models.js';
-import { PER_ORDER_RECORDS, type NotFound, type SeedData } from './data.js';
+import { CUSTOMER_RECORDS, PER_ORDER_RECORDS, type NotFound, type SeedData } from './data.js';
 import { orderNotFound, requireBodyStrings, requireParams, SimulatedError, unauthorized, type Call, type Reply } from './request.js';
 import type { TokenIssuer } from './tokens.js';
 
@@ -73,6 +75,21 @@ function perOrder(operation: PerOrderOperation): Handler {
   };
 }
 
+/** A customer-level operation: its arguments checked (400), then what data.ts holds for the caller (a record's absence is its own 404). */
+function perCustomer(operation: CustomerLevelOperation): Handler {
+  const record = CUSTOMER_RECORDS[operation] as {
+    find: (data: SeedData, userId: string, args: Readonly<Record<string, string>>) => unknown;
+    missing?: (userId: string) => NotFound;
+  };
+  return ({ data }, call) => {
+    const { argument } = requireParams(call);
+    const body = record.find(data, call.userId, argument);
+    if (body !== undefined) return ok(body);
+    const { code, message } = record.missing!(call.userId);
+    throw new SimulatedError(404, code, message);
+  };
+}
+
 async function login({ data, issuer }: World, call: Call): Promise<Reply> {
   const [username, password] = requireBodyStrings(call, ['username', 'password']) as [string, string];
   const account = data.users.find((candidate) => candidate.username.toLowerCase() === username.trim().toLowerCase());
@@ -114,6 +131,10 @@ export const HANDLERS: Record<OperationName, Handler> = {
   customerDetails,
   orderDetails,
   ...(Object.fromEntries(PER_ORDER_OPERATIONS.map((operation) => [operation, perOrder(operation)])) as Record<PerOrderOperation, Handler>),
+  ...(Object.fromEntries(CUSTOMER_LEVEL_OPERATIONS.map((operation) => [operation, perCustomer(operation)])) as Record<
+    CustomerLevelOperation,
+    Handler
+  >),
 };
 
 /** Whether an operation takes the caller's access token (and so answers 401 without a valid one). */

@@ -133,6 +133,15 @@ export type PerOrderOperation = {
 /** The per-order calls, in the table's order. */
 export const PER_ORDER_OPERATIONS = OPERATION_NAMES.filter((operation): operation is PerOrderOperation => 'orderFields' in CONTRACT[operation]);
 
+/** A customer-level call: one that backs Customer fields (`x-graph: [Customer.…]`), made once per request for the caller. */
+export type CustomerLevelOperation = {
+  [O in OperationName]: (typeof CONTRACT)[O] extends { customerFields: readonly string[] } ? O : never;
+}[OperationName];
+/** The customer-level calls, in the table's order. */
+export const CUSTOMER_LEVEL_OPERATIONS = OPERATION_NAMES.filter(
+  (operation): operation is CustomerLevelOperation => 'customerFields' in CONTRACT[operation],
+);
+
 /** Whether a call's parameters come from an order (contract.test.ts holds these to be the per-order calls). */
 export const isPerOrder = (operation: OperationName): boolean =>
   Object.values(operationSpec(operation).params ?? {}).some((source) => 'order' in source);

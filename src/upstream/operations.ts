@@ -1,7 +1,7 @@
 // The upstream calls bound to one request's scope: their arguments and bodies; each response is
 // read as the model the contract table says it is (shapes.ts).
 import { expiredTokenError, missingTokenError } from '../errors.js';
-import type { CONTRACT, OperationName, PerOrderOperation } from './contract.js';
+import type { CustomerLevelOperation, OperationName, PerOrderOperation } from './contract.js';
 import { isAbsence, toGraphQLError } from './failures.js';
 import type { UpstreamCall, UpstreamHttp } from './http.js';
 import type { CallScope } from './scope.js';
@@ -9,11 +9,6 @@ import { readResponse, type ResponseOf } from './shapes.js';
 
 /** What a per-order call's response is, read as its model. */
 export type PerOrderResponse<O extends PerOrderOperation> = ResponseOf<O>;
-
-/** A customer-level call: one that backs Customer fields (`customerFields`), made once per request for the caller. */
-export type CustomerLevelOperation = {
-  [O in OperationName]: (typeof CONTRACT)[O] extends { customerFields: readonly string[] } ? O : never;
-}[OperationName];
 
 /**
  * The upstream calls of `upstream/openapi.yaml`, bound to one request's caller. Hosts,
