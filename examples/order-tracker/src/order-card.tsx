@@ -74,7 +74,15 @@ export function OrderParts({
           : (view.empty ?? (gate ? `No ${title.toLowerCase()} yet.` : `No ${title.toLowerCase()}.`));
         const notReached = !gate || gate.available ? undefined : { from: gate.from, cancelled: order.status === 'CANCELLED' };
         return (
-          <Part key={field} title={view.title ?? title} gated={!!gate} {...part(field)} notReached={notReached} empty={empty}>
+          <Part
+            key={field}
+            title={view.title ?? title}
+            gated={!!gate}
+            generic={view === ANY_VIEW}
+            {...part(field)}
+            notReached={notReached}
+            empty={empty}
+          >
             {none ? null : <view.Facts value={value as never} />}
           </Part>
         );

@@ -3,7 +3,7 @@
 // is written per part: a part added to the query, with a stage or without, gets its card.
 import { AVAILABLE_FROM } from '@order-graph/client';
 import { fieldWords } from './format';
-import { ORDER_SELECTION, type SelectedField } from './query';
+import { ORDER_SELECTION, SHOWN_ELSEWHERE, type SelectedField } from './query';
 
 /** One entry of `Order.availability`: a stage-gated part, the stage it comes from, whether the order is there. */
 export interface Gate {
@@ -19,13 +19,6 @@ export interface Card {
   gate?: Gate;
   selected: boolean;
 }
-
-/**
- * The objects and lists the query selects on an order that have a place of their own rather
- * than a card: `availability` says which cards are gated and from when, the product and the
- * configuration are the order card's lines, the history is the timeline.
- */
-export const SHOWN_ELSEWHERE: readonly string[] = ['availability', 'product', 'configuration', 'history'];
 
 /**
  * The Order field an OrderPart names: the SDK's stage-bound field whose upper case the part is

@@ -1,7 +1,9 @@
 // What the page's query (tracker.graphql) selects on an order, read from its generated document:
-// the page makes its cards from it, so a part added to the query gets its card with no other change.
+// the page makes its cards from it, so a part added to the query gets its card with no other
+// change; and the few objects it selects that have a place other than a card.
 import { Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
-import { TrackerOrderDocument } from './gql/graphql';
+// With its extension: the gateway's tests read this file too.
+import { TrackerOrderDocument } from './gql/graphql.js';
 
 /** A field the query selects: its name in the answer (its alias, if any) and, for an object or a list of them, what it selects in turn. */
 export interface SelectedField {
@@ -36,3 +38,10 @@ export function orderSelection(document: DocumentNode): SelectedField[] {
 
 /** The Order fields the page's query selects. */
 export const ORDER_SELECTION = orderSelection(TrackerOrderDocument);
+
+/**
+ * The objects and lists the query selects on an order that have a place of their own rather
+ * than a card: `availability` says which cards are gated and from when, the product and the
+ * configuration are the order card's lines, the history is the timeline.
+ */
+export const SHOWN_ELSEWHERE: readonly string[] = ['availability', 'product', 'configuration', 'history'];

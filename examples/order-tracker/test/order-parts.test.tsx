@@ -11,9 +11,13 @@ import { OrderParts, Progress } from '../src/order-card';
 import { Part } from '../src/part';
 import { fieldWords } from '../src/format';
 import { AnyValue, PART_VIEWS } from '../src/part-views';
-import { orderCards, partField, SHOWN_ELSEWHERE } from '../src/parts';
+import { orderCards, partField } from '../src/parts';
+import { SHOWN_ELSEWHERE } from '../src/query';
 import type { TrackedOrder } from '../src/tracked-order';
-import { GATED, schemaOrder, SELECTED_PARTS } from './schema-order';
+import { schemaOrder, SELECTED_PARTS } from './schema-order';
+
+/** The Order fields that are stage-gated (the SDK's stage table), in its order. */
+const GATED = Object.keys(AVAILABLE_FROM);
 
 const money = (amount: string) => ({ amount, currencyCode: 'USD' });
 
