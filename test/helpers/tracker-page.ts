@@ -30,6 +30,9 @@ export async function buildTrackerPage(outDir: string): Promise<string> {
   return outDir;
 }
 
+/** The most JavaScript the page may ship, gzipped, in bytes (React included). */
+export const TRACKER_SCRIPT_LIMIT = 150_000;
+
 /** The page's JavaScript, in bytes and gzipped at the gateway's level (zlib's default). */
 export function trackerScriptBytes(folder: string): { raw: number; gzipped: number } {
   const scripts = readdirSync(join(folder, 'assets')).filter((name) => name.endsWith('.js'));
