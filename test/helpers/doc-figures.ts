@@ -1,6 +1,6 @@
-// The figures docs/querying.md and docs/limits.md quote from the code, written in place: the
-// SDK's whole-order query as querying.md shows it, what a whole order costs, the largest page
-// the cost limit lets through, the default call budget. They follow the per-order fields and
+// The figures docs/querying.md, docs/limits.md and docs/tracker.md quote from the code, written
+// in place: the SDK's whole-order query as querying.md shows it, what a whole order costs, the
+// largest page the cost limit lets through, the default call budget, the tracker's cards and its script limit. They follow the per-order fields and
 // the documents, so a new upstream operation changes them: `npm run docs:figures` writes them
 // into the pages, and test/unit/doc-figures.test.ts fails when a committed page is not what
 // this writes. It lives beside the tests, as config-doc.ts does, because src/tools may not
@@ -8,9 +8,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse, print, type DefinitionNode, type SelectionNode } from 'graphql';
+import { SHOWN_ELSEWHERE } from '../../examples/order-tracker/src/query.js';
+import { SELECTED_PARTS } from '../../examples/order-tracker/test/schema-order.js';
+import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
 import { LIMITS } from '../../src/server/limits.js';
 import { WHOLE_ORDER_COST, wholeOrderPageCost } from './hostile-requests.js';
+import { TRACKER_SCRIPT_LIMIT } from './tracker-page.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
@@ -57,6 +61,13 @@ export function wholeOrderShown(): string {
 /** The most whole orders one page may ask for within the cost limit. */
 const largestPage = () => Math.floor((LIMITS.maxCost - wholeOrderPageCost(0)) / WHOLE_ORDER_COST);
 
+/** The Order fields the tracker page makes a card for, as docs/tracker.md lists them: the stage-gated ones, then the other objects and lists its query selects. */
+function trackerCardFields(): string {
+  const gated = Object.keys(AVAILABLE_FROM);
+  const others = SELECTED_PARTS.filter((field) => !gated.includes(field) && !SHOWN_ELSEWHERE.includes(field));
+  return [...gated, ...others].map((field) => `\`${field}\``).join(', ');
+}
+
 /**
  * A figure: the page, the words before and after it (any line breaks between the words), and
  * what it is. Each is written wherever its words are, and must be somewhere.
@@ -66,6 +77,8 @@ interface Figure {
   before: string;
   after: string;
   value: () => string;
+  /** What the figure may look like on the page, when it is not a number. */
+  pattern?: string;
 }
 
 export const FIGURES: readonly Figure[] = [
@@ -82,13 +95,22 @@ export const FIGURES: readonly Figure[] = [
   { page: 'docs/limits.md', before: 'and ', after: ' or more are refused before any call', value: () => String(largestPage() + 1) },
   { page: 'docs/limits.md', before: '`UPSTREAM_CALLS_PER_REQUEST` (', after: ')', value: () => String(DEFAULT_UPSTREAM_CALLS) },
   { page: 'docs/limits.md', before: "by the request's budget of ", after: ' calls', value: () => String(DEFAULT_UPSTREAM_CALLS) },
+  { page: 'docs/tracker.md', before: 'is held under ', after: ' kB gzipped by', value: () => String(TRACKER_SCRIPT_LIMIT / 1000) },
+  {
+    page: 'docs/tracker.md',
+    before: 'today ',
+    after: ' (`npm run docs:figures`',
+    value: trackerCardFields,
+    pattern: '(?:`\\w+`(?:,\\s+)?)+',
+  },
 ];
 
 /** Words as a pattern: its spaces any run of white space, as a page wraps them. */
 const words = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
 
-/** What one figure's value may look like on the page: the query block (up to its fence), else a number. */
-const valuePattern = (figure: Figure) => (figure.before.startsWith('```') ? '(?:query WholeOrder\\b[\\s\\S]*?)' : '[\\d,]+');
+/** What one figure's value may look like on the page: its own pattern, the query block (up to its fence), else a number. */
+const valuePattern = (figure: Figure) =>
+  figure.pattern ?? (figure.before.startsWith('```') ? '(?:query WholeOrder\\b[\\s\\S]*?)' : '[\\d,]+');
 
 /** A page with its figures written in. Throws when a figure's words are not on it. */
 export function withFigures(page: string, text = read(page)): string {

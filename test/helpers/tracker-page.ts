@@ -1,11 +1,14 @@
 // The order-tracker page built from its sources (examples/order-tracker/) into a folder of the
-// caller's, as npm run build builds it, its size, and what its own query answers a customer.
+// caller's, as npm run build builds it, its size, what its own query answers a customer, and
+// the cards it shows for an order.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { TrackerOrderDocument, type TrackerOrderQuery } from '../../examples/order-tracker/src/gql/graphql.js';
+import { SHOWN_ELSEWHERE } from '../../examples/order-tracker/src/query.js';
+import { SELECTED_PARTS } from '../../examples/order-tracker/test/schema-order.js';
 import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
 import { createOrderClient } from '../../src/client/index.js';
 import { offeredDemoLogins, startSimulator, type Simulator } from '../../src/simulator/server.js';
@@ -26,6 +29,9 @@ export async function buildTrackerPage(outDir: string): Promise<string> {
   );
   return outDir;
 }
+
+/** The most JavaScript the page may ship, gzipped, in bytes (React included). */
+export const TRACKER_SCRIPT_LIMIT = 150_000;
 
 /** The page's JavaScript, in bytes and gzipped at the gateway's level (zlib's default). */
 export function trackerScriptBytes(folder: string): { raw: number; gzipped: number } {
@@ -52,6 +58,16 @@ export function gatedField(part: string): string {
   const field = Object.keys(AVAILABLE_FROM).find((candidate) => candidate.toUpperCase() === part);
   if (!field) throw new Error(`OrderPart ${part} names no stage-bound field of AVAILABLE_FROM`);
   return field;
+}
+
+/**
+ * The cards the page shows for an order, from its availability, the schema and the page's query
+ * (not from the page's code): the order record, each stage-gated part the order lists, then each
+ * other object or list the query selects on Order (but those the page shows elsewhere).
+ */
+export function trackerCards(order: TrackerOrder): string[] {
+  const gated = order.availability.map(({ part }) => gatedField(part));
+  return ['order', ...gated, ...SELECTED_PARTS.filter((field) => !gated.includes(field) && !SHOWN_ELSEWHERE.includes(field))];
 }
 
 /**

@@ -9,6 +9,7 @@ import { TrackerOrderDocument, type TrackerOrderQuery } from '../../examples/ord
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { startGateway } from '../helpers/harness.js';
 import { gatedField } from '../helpers/tracker-page.js';
+import { SELECTED_PARTS } from '../../examples/order-tracker/test/schema-order.js';
 
 const HTML = '<!doctype html><title>tracker</title><script type="module" src="/tracker/assets/index-abc123.js"></script>';
 const SCRIPT = 'console.log("tracker");'.repeat(50);
@@ -133,9 +134,9 @@ describe("the SDK's deferred() with the page's own document", () => {
     expect(firstOrder.reservationId).toBe('OC-ACBDE');
     expect('vehicle' in firstOrder).toBe(false);
     const lastOrder = results.at(-1)!.data!.me!.orders![0]!;
-    // Each stage-gated part the order's availability lists, and the parts every order has.
+    // Each stage-gated part the order's availability lists, and every object or list the query selects (from the schema).
     expect(lastOrder.availability.length).toBeGreaterThan(0);
-    for (const part of [...lastOrder.availability.map(({ part }) => gatedField(part)), 'payments', 'tradeIn', 'history'])
+    for (const part of [...lastOrder.availability.map(({ part }) => gatedField(part)), ...SELECTED_PARTS])
       expect(lastOrder).toHaveProperty(part);
   });
 });

@@ -54,6 +54,15 @@ export const dateTime = (iso: string | null | undefined) =>
 export const day = (date: string | null | undefined) =>
   date ? new Date(`${date}T12:00:00Z`).toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' }) : '—';
 
+/** A value of the API's as the page writes it when it has no words of its own for it: a flag as Yes or No, a time in the reader's locale, an enum value in words. */
+export function valueText(value: string | number | boolean | null | undefined): string {
+  if (value === null || value === undefined || value === '') return '—';
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value)) return dateTime(value);
+  if (typeof value === 'string' && /^[A-Z][A-Z\d]*(_[A-Z\d]+)+$/.test(value)) return words(value);
+  return String(value);
+}
+
 const FIELD_NAMES: Record<string, string> = {
   status: 'Stage',
   rawStatus: 'Status code',

@@ -2,8 +2,8 @@
 import { ORDER_STAGES, type OrderGraphError } from '@order-graph/client';
 import { changeLines, dateTime, stageIndex, stageName } from './format';
 import { Part } from './part';
-import { ANY_VIEW, GATED_VIEWS, OrderFacts, PaymentsList, TradeInFacts } from './part-views';
-import { gatedParts } from './parts';
+import { ANY_VIEW, OrderFacts, PART_VIEWS } from './part-views';
+import { orderCards } from './parts';
 import type { TrackedOrder } from './tracked-order';
 
 /** The stages as a line: done, the current one, and what comes next. */
@@ -32,9 +32,10 @@ export function Progress({ status, rawStatus }: { status: string; rawStatus: str
 }
 
 /**
- * The order's parts, each from its own deferred payload: the order record, a card per
- * stage-gated part its `availability` lists, its payments and its trade-in. A failed part
- * offers `onRetry`, which reads the order again.
+ * The order's parts, each from its own deferred payload: the order record, then a card per
+ * part (orderCards: each stage-gated part its `availability` lists, each other object or list
+ * the query selects), with its own view or laid out from its data. A failed part offers
+ * `onRetry`, which reads the order again.
  */
 export function OrderParts({
   order,
@@ -59,30 +60,33 @@ export function OrderParts({
     errors: errors.filter((e) => e.path?.[2] === index && e.path[3] === field),
     onRetry,
   });
-  const payments = 'payments' in order ? order.payments : undefined;
-  const tradeIn = 'tradeIn' in order ? order.tradeIn : undefined;
   return (
     <div className="parts">
       <Part title="Order" {...part('order')} arrived empty="">
         <OrderFacts order={order} />
       </Part>
-      {gatedParts(order.availability).map(({ field, title, gate }) => {
-        const view = GATED_VIEWS[field] ?? ANY_VIEW;
+      {orderCards(order.availability).map(({ field, title, gate, selected }) => {
+        const view = PART_VIEWS[field] ?? ANY_VIEW;
         const value = values[field];
-        const empty = view.empty ?? (field in order ? `No ${title.toLowerCase()} yet.` : 'Not shown on this page.');
-        const notReached = gate.available ? undefined : { from: gate.from, cancelled: order.status === 'CANCELLED' };
+        const none = value === null || value === undefined || (Array.isArray(value) && value.length === 0);
+        const empty = !selected
+          ? 'Not shown on this page.'
+          : (view.empty ?? (gate ? `No ${title.toLowerCase()} yet.` : `No ${title.toLowerCase()}.`));
+        const notReached = !gate || gate.available ? undefined : { from: gate.from, cancelled: order.status === 'CANCELLED' };
         return (
-          <Part key={field} title={view.title ?? title} gated {...part(field)} notReached={notReached} empty={empty}>
-            {value === null || value === undefined ? null : <view.Facts value={value as never} />}
+          <Part
+            key={field}
+            title={view.title ?? title}
+            gated={!!gate}
+            generic={view === ANY_VIEW}
+            {...part(field)}
+            notReached={notReached}
+            empty={empty}
+          >
+            {none ? null : <view.Facts value={value as never} />}
           </Part>
         );
       })}
-      <Part title="Payments" {...part('payments')} empty="No payments.">
-        {payments && payments.length > 0 ? <PaymentsList payments={payments} /> : null}
-      </Part>
-      <Part title="Trade-in" {...part('tradeIn')} empty="No trade-in.">
-        {tradeIn ? <TradeInFacts tradeIn={tradeIn} /> : null}
-      </Part>
     </div>
   );
 }

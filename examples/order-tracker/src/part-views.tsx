@@ -1,8 +1,9 @@
-// What each part of an order shows once it has arrived: every field the page's query selects,
-// each labelled for what it is (an option code as exterior, interior or wheels, a payment by its fee).
+// What each part of an order shows once it has arrived: every field the page's query selects.
+// A part with a view of its own labels each for what it is (an option code as exterior,
+// interior or wheels, a payment by its fee); any other is laid out from its data (AnyValue).
 import type { ReactNode } from 'react';
-import { dateTime, day, feeTypeName, money, percent, words } from './format';
-import { fieldLines } from './parts';
+import { dateTime, day, feeTypeName, fieldWords, money, percent, valueText, words } from './format';
+import { ORDER_SELECTION } from './query';
 import type { TrackedOrder } from './tracked-order';
 
 /** A deferred part's value, once its payload has arrived. */
@@ -30,8 +31,13 @@ function Amount({ of, value, minus = false }: { of: string; value: Money | null 
   );
 }
 
-/** The order record itself: the product and the build as ordered, its codes named, and its state. */
+/** The order record's values said elsewhere on the page (its heading, its stage line) or by a line of their own below. */
+const RECORD_SHOWN = ['id', 'reservationId', 'status', 'rawStatus', 'updatedAt', 'delivered'];
+
+/** The order record itself: the product and the build as ordered, its codes named, its state, and any other value the query selects on it. */
 export function OrderFacts({ order }: { order: TrackedOrder }) {
+  const values = order as TrackedOrder & Record<string, unknown>;
+  const more = ORDER_SELECTION.filter((field) => !field.fields && !RECORD_SHOWN.includes(field.name));
   return (
     <dl>
       <Row label="Model">{text(order.product?.model)}</Row>
@@ -42,6 +48,11 @@ export function OrderFacts({ order }: { order: TrackedOrder }) {
       {order.rawStatus !== order.status ? <Row label="Status code">{order.rawStatus}</Row> : null}
       <Row label="Delivered">{order.delivered ? 'Yes' : 'Not yet'}</Row>
       <Row label="Last changed">{dateTime(order.updatedAt)}</Row>
+      {more.map(({ name }) => (
+        <Row key={name} label={fieldWords(name)}>
+          <AnyValue value={values[name]} />
+        </Row>
+      ))}
     </dl>
   );
 }
@@ -138,7 +149,7 @@ function PriceFacts({ value: estimate }: { value: PartValue<'estimate'> }) {
 }
 
 /** Each payment with the fee it is for, its amount and state, how and when it was made. */
-export function PaymentsList({ payments }: { payments: PartValue<'payments'> }) {
+function PaymentsList({ value: payments }: { value: PartValue<'payments'> }) {
   return (
     <ul className="plain payments">
       {payments.map((p) => (
@@ -157,7 +168,7 @@ export function PaymentsList({ payments }: { payments: PartValue<'payments'> }) 
   );
 }
 
-export function TradeInFacts({ tradeIn }: { tradeIn: PartValue<'tradeIn'> }) {
+function TradeInFacts({ value: tradeIn }: { value: PartValue<'tradeIn'> }) {
   return (
     <dl>
       <Row label="Vehicle">{[tradeIn.vehicle?.year, tradeIn.vehicle?.make, tradeIn.vehicle?.model].filter(Boolean).join(' ') || '—'}</Row>
@@ -169,31 +180,56 @@ export function TradeInFacts({ tradeIn }: { tradeIn: PartValue<'tradeIn'> }) {
   );
 }
 
-/** A stage-gated part with no view of its own (newer than this page): each value it holds, labelled. */
-function AnyFacts({ value }: { value: unknown }) {
-  const lines = fieldLines(value);
+const isMoney = (value: object): value is Money =>
+  typeof (value as { amount?: unknown }).amount === 'string' && typeof (value as { currencyCode?: unknown }).currencyCode === 'string';
+
+/**
+ * A value of any shape laid out from its data, for a part with no view of its own: an object as
+ * a label/value list (each field under its name, in the query's order), a list as a list of
+ * such, money in its currency, a time in the reader's locale, an enum value in words.
+ */
+export function AnyValue({ value }: { value: unknown }): ReactNode {
+  if (Array.isArray(value))
+    return value.length === 0 ? (
+      'None'
+    ) : (
+      <ul className="plain items">
+        {value.map((item, i) => (
+          <li key={i}>
+            <AnyValue value={item} />
+          </li>
+        ))}
+      </ul>
+    );
+  if (value === null || typeof value !== 'object') return valueText(value as string | number | boolean | null | undefined);
+  if (isMoney(value)) return money(value);
   return (
     <dl>
-      {lines.map(([label, line], i) => (
-        <Row key={i} label={label}>
-          {line}
-        </Row>
-      ))}
+      {Object.entries(value)
+        .filter(([key]) => key !== '__typename')
+        .map(([key, inner]) => (
+          <Row key={key} label={fieldWords(key)}>
+            <AnyValue value={inner} />
+          </Row>
+        ))}
     </dl>
   );
 }
 
-export interface GatedView {
+/** How a part is shown: its title and its words for none when they are not its field's, and the view of its value. */
+export interface PartView {
   title?: string;
   empty?: string;
   Facts: (props: { value: never }) => ReactNode;
 }
 
-/** The views of the stage-gated parts this page knows; any other part the order lists is shown by AnyFacts. */
-export const GATED_VIEWS: Record<string, GatedView | undefined> = {
+/** The parts with a view of their own; any other part the page shows is laid out by AnyValue. */
+export const PART_VIEWS: Record<string, PartView | undefined> = {
   vehicle: { empty: 'No vehicle assigned yet.', Facts: VehicleFacts },
   pickup: { empty: 'No pickup centre yet.', Facts: PickupFacts },
   estimate: { title: 'Price', empty: 'No price estimate yet.', Facts: PriceFacts },
+  payments: { empty: 'No payments.', Facts: PaymentsList },
+  tradeIn: { title: 'Trade-in', empty: 'No trade-in.', Facts: TradeInFacts },
 };
 
-export const ANY_VIEW: GatedView = { Facts: AnyFacts };
+export const ANY_VIEW: PartView = { Facts: AnyValue };

@@ -20,6 +20,8 @@ export interface PartProps {
   field: string;
   /** Whether the part is stage-gated (listed in the order's `availability`). */
   gated?: boolean;
+  /** Whether the part has no view of its own: laid out from its data. */
+  generic?: boolean;
   /** Whether the part's payload has arrived (its field is in the order). */
   arrived: boolean;
   /** The query has ended: a part that has not arrived will not. */
@@ -47,6 +49,7 @@ export function Part({
   orderName,
   field,
   gated = false,
+  generic = false,
   arrived,
   complete,
   errors,
@@ -81,6 +84,7 @@ export function Part({
       aria-busy={waiting}
       data-part={field}
       data-gated={gated || undefined}
+      data-generic={generic || undefined}
       data-state={waiting ? 'waiting' : children ? 'shown' : failure ? 'failed' : 'absent'}
     >
       <h3 id={id}>

@@ -1,13 +1,23 @@
-// Which stage-gated parts an order has, read from the order itself (`Order.availability`, one
-// entry per OrderPart), and how a part the page has no view of its own for is written out.
+// Which cards an order has: a card per stage-gated part its `Order.availability` lists (one
+// entry per OrderPart), then one per other object or list the page's query selects on it. None
+// is written per part: a part added to the query, with a stage or without, gets its card.
 import { AVAILABLE_FROM } from '@order-graph/client';
-import { dateTime, fieldWords, money, words } from './format';
+import { fieldWords } from './format';
+import { ORDER_SELECTION, SHOWN_ELSEWHERE, type SelectedField } from './query';
 
 /** One entry of `Order.availability`: a stage-gated part, the stage it comes from, whether the order is there. */
 export interface Gate {
   part: string;
   from: string;
   available: boolean;
+}
+
+/** A card of the order: the field it shows, its title, its stage when it has one, whether the query selects it. */
+export interface Card {
+  field: string;
+  title: string;
+  gate?: Gate;
+  selected: boolean;
 }
 
 /**
@@ -20,34 +30,15 @@ export function partField(part: string): string {
   return known ?? part.toLowerCase().replace(/_([a-z\d])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-/** The order's stage-gated parts, in the API's order, each with its field and title. */
-export function gatedParts(availability: readonly Gate[]): { field: string; title: string; gate: Gate }[] {
-  return availability.map((gate) => {
-    const field = partField(gate.part);
-    return { field, title: fieldWords(field), gate };
-  });
-}
-
-const isMoney = (value: object): value is { amount: string; currencyCode: string } =>
-  typeof (value as { amount?: unknown }).amount === 'string' && typeof (value as { currencyCode?: unknown }).currencyCode === 'string';
-
 /**
- * A value of any shape as labelled lines, for a part with no view of its own: each scalar it
- * holds under its field's name (nested names joined), money in its currency, times in the
- * reader's locale, enum values in words, nothing left out but nulls.
+ * The order's cards: each stage-gated part in the API's order (one the query does not select
+ * too, which the page then says it does not show), then each other object or list the query
+ * selects, in the query's order.
  */
-export function fieldLines(value: unknown, label = ''): [label: string, text: string][] {
-  if (value === null || value === undefined) return [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => fieldLines(item, `${label} ${i + 1}`.trim()));
-  if (typeof value === 'object') {
-    if (isMoney(value)) return [[label, money(value)]];
-    return Object.entries(value).flatMap(([key, inner]) =>
-      fieldLines(inner, label ? `${label}, ${fieldWords(key).toLowerCase()}` : fieldWords(key)),
-    );
-  }
-  let text = String(value);
-  if (typeof value === 'boolean') text = value ? 'Yes' : 'No';
-  else if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value)) text = dateTime(value);
-  else if (typeof value === 'string' && /^[A-Z][A-Z\d]*(_[A-Z\d]+)+$/.test(value)) text = words(value);
-  return [[label || 'Value', text]];
+export function orderCards(availability: readonly Gate[], selection: readonly SelectedField[] = ORDER_SELECTION): Card[] {
+  const selected = new Set(selection.filter((field) => field.fields).map((field) => field.name));
+  const gated = availability.map((gate) => ({ field: partField(gate.part), gate }));
+  const gatedFields = new Set(gated.map(({ field }) => field));
+  const others = [...selected].filter((field) => !gatedFields.has(field) && !SHOWN_ELSEWHERE.includes(field)).map((field) => ({ field }));
+  return [...gated, ...others].map((card) => ({ ...card, title: fieldWords(card.field), selected: selected.has(card.field) }));
 }

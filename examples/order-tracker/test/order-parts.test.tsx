@@ -1,43 +1,35 @@
 // The page's cards from an order, rendered to HTML: a card per stage-gated part the order's
-// availability lists, whatever the part (one newer than this build of the page shows
-// generically, under its field's name), and a value of any shape written out line by line;
-// each part shown, failed (with a retry), not reached yet or none, whatever the order's status.
+// availability lists, whatever the part, and one per other object or list the page's query
+// selects on Order (read here from the schema and the query's text: schema-order.ts), one
+// without a view of its own laid out from its data; each part shown, failed (with a retry),
+// not reached yet or none, whatever the order's status.
 import { isValidElement, type ReactElement, type ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { AVAILABLE_FROM, type OrderGraphError } from '@order-graph/client';
 import { OrderParts, Progress } from '../src/order-card';
 import { Part } from '../src/part';
-import { fieldLines, gatedParts, partField } from '../src/parts';
+import { fieldWords } from '../src/format';
+import { AnyValue, PART_VIEWS } from '../src/part-views';
+import { orderCards, partField } from '../src/parts';
+import { SHOWN_ELSEWHERE } from '../src/query';
 import type { TrackedOrder } from '../src/tracked-order';
+import { schemaOrder, SELECTED_PARTS } from './schema-order';
+
+/** The Order fields that are stage-gated (the SDK's stage table), in its order. */
+const GATED = Object.keys(AVAILABLE_FROM);
 
 const money = (amount: string) => ({ amount, currencyCode: 'USD' });
 
 /** An order's fields with nothing in them yet: each test's order sets what it needs. */
 const NOTHING_YET = { updatedAt: null, delivered: false, product: null, configuration: null, vehicle: null, pickup: null, estimate: null };
 
-/**
- * An order at IN_TRANSIT as a newer API answers it: its availability lists the stage table's
- * parts and three this page has no view for, one the page's query selects (deliveryWindow),
- * one not reached, one reached that the query does not select.
- */
-function order(): TrackedOrder {
-  const availability = [
-    ...Object.entries(AVAILABLE_FROM).map(([field, from]) => ({ part: field.toUpperCase(), from, available: from !== 'READY_FOR_PICKUP' })),
-    { part: 'DELIVERY_WINDOW', from: 'IN_TRANSIT', available: true },
-    { part: 'HANDOVER_SLOT', from: 'READY_FOR_PICKUP', available: false },
-    { part: 'RETURN_POLICY', from: 'ORDER_CONFIRMED', available: true },
-  ];
-  return {
-    id: 'order-1',
-    reservationId: 'OC-TESTS',
-    status: 'IN_TRANSIT',
-    rawStatus: 'IN_TRANSIT',
-    availability,
-    ...NOTHING_YET,
-    deliveryWindow: { opensAt: '2026-12-01T09:00:00.000Z', deposit: money('100.00'), carrier: 'ROAD_FREIGHT', confirmed: false },
-  } as unknown as TrackedOrder;
-}
+/** The API's error for one field of the first order. */
+const failure = (field: string, code: string): OrderGraphError => ({
+  message: `${field} failed`,
+  path: ['me', 'orders', 0, field],
+  extensions: { code, operation: 'someOperation', upstreamStatus: 500 },
+});
 
 /** The rendered cards: each part's field, whether it is gated, its state, and its text. */
 function cards(html: string) {
@@ -55,54 +47,113 @@ function cards(html: string) {
   }));
 }
 
+/** Every stage-gated part reached, as the gateway lists them for a delivered order. */
+const allReached = () => GATED.map((field) => ({ part: field.toUpperCase(), from: AVAILABLE_FROM[field as never], available: true }));
+
+/** The parts the query selects that are neither stage-gated nor shown elsewhere (the history's timeline…): a card each, after the gated ones. */
+const OTHER_PARTS = SELECTED_PARTS.filter((field) => !GATED.includes(field) && !SHOWN_ELSEWHERE.includes(field));
+
+const renderCards = (order: TrackedOrder, errors: OrderGraphError[] = []) =>
+  cards(renderToStaticMarkup(<OrderParts order={order} index={0} complete errors={errors} onRetry={() => undefined} />));
+
 describe("the tracker's order cards", () => {
-  it('a card per stage-gated part the order lists, in its order: the known ones and any newer one, each saying whether and from when', () => {
-    const html = renderToStaticMarkup(<OrderParts order={order()} index={0} complete errors={[]} onRetry={() => undefined} />);
-    const gated = cards(html).filter((card) => card.gated);
-    expect(gated.map((card) => card.field)).toEqual([...Object.keys(AVAILABLE_FROM), 'deliveryWindow', 'handoverSlot', 'returnPolicy']);
-    const deliveryWindow = gated.find((card) => card.field === 'deliveryWindow')!.text;
-    expect(deliveryWindow).toMatch(/^Delivery window , OC-TESTS /);
-    expect(deliveryWindow).toContain('Deposit $100.00');
-    expect(deliveryWindow).toContain('Carrier Road freight');
-    expect(deliveryWindow).toContain('Confirmed No');
-    expect(gated.find((card) => card.field === 'handoverSlot')!.text).toBe(
-      'Handover slot , OC-TESTS Available from the “Ready for pickup” stage.',
+  it('a card per stage-gated part, then per other object or list the query selects on Order, each showing its value', () => {
+    const shown = renderCards(schemaOrder('DELIVERED', allReached()) as unknown as TrackedOrder);
+    expect(shown.map((card) => card.field)).toEqual(['order', ...GATED, ...OTHER_PARTS]);
+    expect(shown.map((card) => [card.field, card.gated, card.state])).toEqual(
+      shown.map((card) => [card.field, GATED.includes(card.field!), 'shown']),
     );
-    // Reached but not in the query: the page says it does not show it, not that there is none.
-    expect(gated.find((card) => card.field === 'returnPolicy')!.text).toBe('Return policy , OC-TESTS Not shown on this page.');
-    // The parts every order has, beside them.
-    expect(
-      cards(html)
-        .filter((card) => !card.gated)
-        .map((card) => card.field),
-    ).toEqual(['order', 'payments', 'tradeIn']);
+    // What has a place of its own is something the query selects, not a part left out.
+    for (const field of SHOWN_ELSEWHERE) expect(SELECTED_PARTS).toContain(field);
+  });
+
+  it("a part with no view of its own is laid out from its data: each value under its field's name, a list item by item", () => {
+    const order = schemaOrder('DELIVERED', allReached());
+    const generic = OTHER_PARTS.filter((field) => !PART_VIEWS[field]);
+    // The query selects one such part at least (else this test would prove nothing).
+    expect(generic.length).toBeGreaterThan(0);
+    const html = renderToStaticMarkup(
+      <OrderParts order={order as unknown as TrackedOrder} index={0} complete errors={[]} onRetry={() => undefined} />,
+    );
+    for (const field of generic) {
+      const card = cards(html).find((c) => c.field === field)!;
+      expect(card.text.startsWith(`${fieldWords(field)} , OC-PARTS`)).toBe(true);
+      const value = order[field as keyof typeof order];
+      const items = Array.isArray(value) ? value : [value];
+      const section = new RegExp(`<section[^>]*data-part="${field}"[\\s\\S]*?</section>`).exec(html)![0];
+      // A list as a list of its items, each a label/value list.
+      if (Array.isArray(value)) expect(section.match(/<li>/g)).toHaveLength(value.length);
+      for (const item of items as Record<string, unknown>[])
+        for (const [key, inner] of Object.entries(item)) {
+          expect(card.text).toContain(fieldWords(key));
+          if (typeof inner === 'string' && /^[a-z]/.test(inner)) expect(card.text).toContain(inner);
+        }
+    }
+  });
+
+  it("a newer API's stage-gated part: not reached, from when; reached but not in the query, not shown here", () => {
+    const order = schemaOrder('IN_TRANSIT', [
+      ...allReached(),
+      { part: 'HANDOVER_SLOT', from: 'READY_FOR_PICKUP', available: false },
+      { part: 'RETURN_POLICY', from: 'ORDER_CONFIRMED', available: true },
+    ]) as unknown as TrackedOrder;
+    const shown = renderCards(order);
+    expect(shown.filter((card) => card.gated).map((card) => card.field)).toEqual([...GATED, 'handoverSlot', 'returnPolicy']);
+    expect(shown.find((card) => card.field === 'handoverSlot')!.text).toBe(
+      'Handover slot , OC-PARTS Available from the “Ready for pickup” stage.',
+    );
+    expect(shown.find((card) => card.field === 'returnPolicy')!.text).toBe('Return policy , OC-PARTS Not shown on this page.');
   });
 
   it("an OrderPart names its field: the stage table's by its upper case, a newer one by its words", () => {
-    for (const field of Object.keys(AVAILABLE_FROM)) expect(partField(field.toUpperCase())).toBe(field);
+    for (const field of GATED) expect(partField(field.toUpperCase())).toBe(field);
     expect(partField('DELIVERY_WINDOW')).toBe('deliveryWindow');
-    expect(gatedParts([{ part: 'DELIVERY_WINDOW', from: 'IN_TRANSIT', available: false }])).toEqual([
-      { field: 'deliveryWindow', title: 'Delivery window', gate: { part: 'DELIVERY_WINDOW', from: 'IN_TRANSIT', available: false } },
+    expect(orderCards([{ part: 'DELIVERY_WINDOW', from: 'IN_TRANSIT', available: false }], [])).toEqual([
+      {
+        field: 'deliveryWindow',
+        title: 'Delivery window',
+        gate: { part: 'DELIVERY_WINDOW', from: 'IN_TRANSIT', available: false },
+        selected: false,
+      },
     ]);
   });
 
-  it('a value of any shape as labelled lines: money, times, enum values and flags in words, lists numbered, nulls left out', () => {
-    expect(
-      fieldLines({
-        deposit: money('100.00'),
-        carrier: 'ROAD_FREIGHT',
-        code: 'BSB',
-        confirmed: true,
-        slots: [{ startsAt: '2026-12-01T09:00:00.000Z' }, { startsAt: null }],
-        note: null,
-      }),
-    ).toEqual([
-      ['Deposit', '$100.00'],
-      ['Carrier', 'Road freight'],
-      ['Code', 'BSB'],
-      ['Confirmed', 'Yes'],
-      ['Slots 1, starts at', new Date('2026-12-01T09:00:00.000Z').toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })],
-    ]);
+  it('a value of any shape: an object as labelled lines, a list as a list, money, times, enum values and flags in words', () => {
+    const html = renderToStaticMarkup(
+      <AnyValue
+        value={{
+          deposit: money('100.00'),
+          carrier: 'ROAD_FREIGHT',
+          code: 'BSB',
+          confirmed: true,
+          slots: [{ startsAt: '2026-12-01T09:00:00.000Z' }, { startsAt: null }],
+          notes: [],
+        }}
+      />,
+    );
+    const at = new Date('2026-12-01T09:00:00.000Z').toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    expect(html).toBe(
+      '<dl>' +
+        '<div class="row"><dt>Deposit</dt><dd>$100.00</dd></div>' +
+        '<div class="row"><dt>Carrier</dt><dd>Road freight</dd></div>' +
+        '<div class="row"><dt>Code</dt><dd>BSB</dd></div>' +
+        '<div class="row"><dt>Confirmed</dt><dd>Yes</dd></div>' +
+        `<div class="row"><dt>Slots</dt><dd><ul class="plain items"><li><dl><div class="row"><dt>Starts at</dt><dd>${at}</dd></div></dl></li>` +
+        '<li><dl><div class="row"><dt>Starts at</dt><dd>—</dd></div></dl></li></ul></dd></div>' +
+        '<div class="row"><dt>Notes</dt><dd>None</dd></div>' +
+        '</dl>',
+    );
+  });
+
+  it('every part that failed says so with a retry, a part without a stage as one with', () => {
+    for (const { field, title } of orderCards(allReached())) {
+      const order = schemaOrder('DELIVERED', allReached(), { [field]: null }) as unknown as TrackedOrder;
+      const card = renderCards(order, [failure(field, 'UPSTREAM_ERROR')]).find((c) => c.field === field)!;
+      const name = PART_VIEWS[field]?.title ?? title;
+      expect([field, card.state, card.buttons]).toEqual([field, 'failed', [`Try again: ${name}, OC-PARTS`]]);
+    }
+    // Each part is asked after: the non-gated ones too.
+    expect(orderCards(allReached()).map(({ field }) => field)).toEqual([...GATED, ...OTHER_PARTS]);
   });
 
   describe('each part in its state', () => {
@@ -125,13 +176,6 @@ describe("the tracker's order cards", () => {
         ...values,
       } as unknown as TrackedOrder;
     }
-
-    /** The API's error for one field of the first order. */
-    const failure = (field: string, code: string): OrderGraphError => ({
-      message: `${field} failed`,
-      path: ['me', 'orders', 0, field],
-      extensions: { code, operation: 'someOperation', upstreamStatus: 500 },
-    });
 
     const render = (order: TrackedOrder, errors: OrderGraphError[] = []) =>
       Object.fromEntries(
