@@ -77,10 +77,18 @@ const MAPPINGS = {
   tradeIn: (tradeIn, order) => withCurrency(tradeIn, order),
 } satisfies { [F in PerOrderField]?: Mapping<F> };
 
-// A field with no mapping answers its call's model as it is: the compiler holds it to the field's type.
+// A field with no mapping answers its call's model as it is: the compiler holds it to the field's
+// type, an enum's values as the strings the upstream sends (open enums map them, enums.ts).
 type Unmapped = Exclude<PerOrderField, keyof typeof MAPPINGS>;
+type EnumsAsStrings<T> = T extends string
+  ? string
+  : T extends (infer I)[]
+    ? EnumsAsStrings<I>[]
+    : T extends object
+      ? { [K in keyof T]: EnumsAsStrings<T[K]> }
+      : T;
 type Holds<T extends true> = T;
-type _UnmappedResponsesFit = Holds<{ [F in Unmapped]: CallResult<F> extends FieldValue<F> ? true : false }[Unmapped]>;
+type _UnmappedResponsesFit = Holds<{ [F in Unmapped]: CallResult<F> extends EnumsAsStrings<FieldValue<F>> ? true : false }[Unmapped]>;
 
 /** A per-order field's resolver: its call (order-fields.ts) as `loadCall` makes it; the answer as the field's mapping makes it. */
 function perOrderField<F extends PerOrderField>(field: F): FieldResolver<F> {
