@@ -1,8 +1,8 @@
 // The figures docs/querying.md and docs/limits.md quote from the code, written in place: the
 // SDK's whole-order query as querying.md shows it, what a whole order costs, the largest page
-// the cost limit lets through, the default call budget. They follow the per-order fields and
-// the documents, so a new upstream operation changes them: `npm run docs:figures` writes them
-// into the pages, and test/unit/doc-figures.test.ts fails when a committed page is not what
+// the cost limit lets through, the default call budget, the hostile requests request-limits.test
+// sends by family. They follow the per-order fields, the documents and the corpus, so a new
+// upstream operation changes them: `npm run docs:figures` writes them into the pages, and test/unit/doc-figures.test.ts fails when a committed page is not what
 // this writes. It lives beside the tests, as config-doc.ts does, because src/tools may not
 // import the server.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Kind, parse, print, type DefinitionNode, type SelectionNode } from 'graphql';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
 import { LIMITS } from '../../src/server/limits.js';
-import { WHOLE_ORDER_COST, wholeOrderPageCost } from './hostile-requests.js';
+import { buildCorpus, WHOLE_ORDER_COST, wholeOrderPageCost } from './hostile-requests.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
@@ -57,19 +57,31 @@ export function wholeOrderShown(): string {
 /** The most whole orders one page may ask for within the cost limit. */
 const largestPage = () => Math.floor((LIMITS.maxCost - wholeOrderPageCost(0)) / WHOLE_ORDER_COST);
 
+/** request-limits.test.ts's hostile requests, counted by family in the corpus's order (built once: it takes a while). */
+let families: Map<string, number> | undefined;
+function hostileFamilies(): Map<string, number> {
+  if (families) return families;
+  families = new Map();
+  for (const { family } of buildCorpus({ token: () => 'token' })) families.set(family, (families.get(family) ?? 0) + 1);
+  return families;
+}
+const sum = (counts: Iterable<number>) => [...counts].reduce((total, count) => total + count, 0);
+
 /**
  * A figure: the page, the words before and after it (any line breaks between the words), and
- * what it is. Each is written wherever its words are, and must be somewhere.
+ * what it is. Each is written wherever its words are, and must be somewhere. What the value
+ * may look like on the page is a number unless `pattern` says otherwise.
  */
 interface Figure {
   page: string;
   before: string;
   after: string;
   value: () => string;
+  pattern?: string;
 }
 
 export const FIGURES: readonly Figure[] = [
-  { page: 'docs/querying.md', before: '```graphql\n', after: '\n```', value: wholeOrderShown },
+  { page: 'docs/querying.md', before: '```graphql\n', after: '\n```', value: wholeOrderShown, pattern: 'query WholeOrder\\b[\\s\\S]*?' },
   { page: 'docs/querying.md', before: 'takes up to ', after: ' whole orders in a page', value: () => String(largestPage()) },
   { page: 'docs/limits.md', before: 'a whole order costs ', after: ',', value: () => String(WHOLE_ORDER_COST) },
   {
@@ -82,18 +94,29 @@ export const FIGURES: readonly Figure[] = [
   { page: 'docs/limits.md', before: 'and ', after: ' or more are refused before any call', value: () => String(largestPage() + 1) },
   { page: 'docs/limits.md', before: '`UPSTREAM_CALLS_PER_REQUEST` (', after: ')', value: () => String(DEFAULT_UPSTREAM_CALLS) },
   { page: 'docs/limits.md', before: "by the request's budget of ", after: ' calls', value: () => String(DEFAULT_UPSTREAM_CALLS) },
+  {
+    page: 'docs/limits.md',
+    before: '**request limits, ',
+    after: ' hostile requests**',
+    value: () => sum(hostileFamilies().values()).toLocaleString('en'),
+  },
+  { page: 'docs/limits.md', before: 'hostile requests** in ', after: ' families (', value: () => String(hostileFamilies().size) },
+  {
+    page: 'docs/limits.md',
+    before: ' families (',
+    after: '): every one rejected',
+    value: () => [...hostileFamilies()].map(([family, count]) => `${family} ${count}`).join(', '),
+    pattern: '[^()]*',
+  },
 ];
 
 /** Words as a pattern: its spaces any run of white space, as a page wraps them. */
 const words = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
 
-/** What one figure's value may look like on the page: the query block (up to its fence), else a number. */
-const valuePattern = (figure: Figure) => (figure.before.startsWith('```') ? '(?:query WholeOrder\\b[\\s\\S]*?)' : '[\\d,]+');
-
 /** A page with its figures written in. Throws when a figure's words are not on it. */
 export function withFigures(page: string, text = read(page)): string {
   return FIGURES.filter((figure) => figure.page === page).reduce((written, figure) => {
-    const pattern = new RegExp(`(${words(figure.before)})${valuePattern(figure)}(${words(figure.after)})`, 'g');
+    const pattern = new RegExp(`(${words(figure.before)})(?:${figure.pattern ?? '[\\d,]+'})(${words(figure.after)})`, 'g');
     if (!pattern.test(written)) throw new Error(`${page} no longer says "${figure.before}…${figure.after}"`);
     return written.replace(pattern, (_match, before: string, after: string) => `${before}${figure.value()}${after}`);
   }, text);
