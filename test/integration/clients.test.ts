@@ -333,7 +333,6 @@ describe('Apollo Client 4 subscriptions through GraphQLWsLink (needs nothing bey
 /** Every demo customer: each stage the seed holds, a cancelled order, two orders, none. */
 const EVERY_CUSTOMER = createSeedData().users.map(({ username }) => username);
 
-/** The `availability` the stage table gives an order in this status. */
 /**
  * What `Order.availability` must say at a status, the rule written here rather than taken from
  * the gateway (its canHaveValue and hasReached): a part is available once the order's stage is
