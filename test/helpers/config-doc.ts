@@ -1,4 +1,4 @@
-// docs/configuration.md, written from the settings schema (envSchema in src/server/config.ts):
+// docs/configuration.md, written from the settings schema (envSchema in src/server/config.ts, its settings described in src/server/config/):
 // each variable with its default, the values it takes and its description. `npm run
 // docs:config` writes the page; test/unit/config-doc.test.ts fails when the committed page is
 // not what this writes. It lives beside the tests because src/tools may not import the server.
@@ -237,7 +237,7 @@ function table(variables: readonly string[], settings: Settings): string {
 
 const HEAD = `# Configuration
 
-<!-- Written by npm run docs:config from the settings schema (envSchema in src/server/config.ts): change the descriptions there, not here. -->
+<!-- Written by npm run docs:config from the settings schema (envSchema in src/server/config.ts, joined from src/server/config/): change the descriptions there, not here. -->
 
 Every setting is an environment variable, checked when the gateway starts: an empty variable
 counts as unset, each invalid value is reported on a line of its own, and the process exits

@@ -3,12 +3,27 @@ import { Kind, parse, print, type ConstDirectiveNode, type FieldDefinitionNode, 
 import { describe, expect, it } from 'vitest';
 import { tailcallConfig, tailcallQuery } from '../../bench/tailcall.js';
 import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS, wholeOrderCalls } from '../../src/graph/order-fields.js';
-import { HOSTS, OPERATION_NAMES, operationUrl, paramValues, type OperationName, type UpstreamUrls } from '../../src/upstream/contract.js';
+import {
+  callParams,
+  CONTRACT,
+  HOSTS,
+  OPERATION_NAMES,
+  operationUrl,
+  type OperationName,
+  type UpstreamUrls,
+} from '../../src/upstream/contract.js';
 
 // Bases with path prefixes and a trailing slash, as a deployment may give them.
 const URLS = Object.fromEntries(HOSTS.map((host, i) => [host, `http://127.0.0.1:${9000 + i}/prefix-${i}/`])) as UpstreamUrls;
 const ORDER = { id: 'order-1', reservationId: 'OC-1' };
-const ARGS: Record<string, string> = { feeType: 'ORDER_FEE' };
+// Each required argument of the declaration given a value the contract allows (an optional one is not given).
+const ARGS: Record<string, string> = Object.fromEntries(
+  Object.values(CONTRACT).flatMap((spec) =>
+    Object.values('params' in spec ? spec.params : {}).flatMap((source) =>
+      'argument' in source && source.required ? [[source.argument, source.enum?.[0] ?? `${source.argument}-value`]] : [],
+    ),
+  ),
+);
 
 const document = parse(tailcallConfig(URLS, 8123));
 const types = new Map(
@@ -23,11 +38,11 @@ const fieldsWithHttp = [...types.values()].flatMap((type) =>
   }),
 );
 
-/** The URL an @http sends for the order and arguments above: its templates filled, its query appended in order. */
+/** The URL an @http sends for the order and arguments above: its templates filled, its query appended in order, an empty value left out where `skipEmpty` says so. */
 function urlOf(http: ConstDirectiveNode): string {
   const fill = (template: string) =>
     template.replace(/\{\{\.(value|args)\.(\w+)\}\}/g, (_, from: string, key: string) =>
-      from === 'value' ? ORDER[key as keyof typeof ORDER] : ARGS[key]!,
+      from === 'value' ? ORDER[key as keyof typeof ORDER] : (ARGS[key] ?? ''),
     );
   const arg = (name: string) => http.arguments?.find((argument) => argument.name.value === name)?.value;
   const url = arg('url');
@@ -35,11 +50,14 @@ function urlOf(http: ConstDirectiveNode): string {
   const query = arg('query');
   const pairs =
     query?.kind === Kind.LIST
-      ? query.values.map((item) => {
+      ? query.values.flatMap((item) => {
           if (item.kind !== Kind.OBJECT) throw new Error('a query item is not an object');
-          const [key, value] = ['key', 'value'].map((name) => item.fields.find((field) => field.name.value === name)?.value);
+          const [key, value, skipEmpty] = ['key', 'value', 'skipEmpty'].map(
+            (name) => item.fields.find((field) => field.name.value === name)?.value,
+          );
           if (key?.kind !== Kind.STRING || value?.kind !== Kind.STRING) throw new Error('a query item without key or value');
-          return [key.value, fill(value.value)];
+          const filled = fill(value.value);
+          return filled === '' && skipEmpty?.kind === Kind.BOOLEAN && skipEmpty.value ? [] : [[key.value, filled]];
         })
       : [];
   const path = fill(url.value);
@@ -62,10 +80,7 @@ describe("the benchmark's Tailcall configuration", () => {
     "%s's @http sends the contract's URL, its parameters taken from the order and the field's arguments",
     (operation) => {
       const { http } = fieldsWithHttp.find(({ field }) => field.name.value === operation)!;
-      const params = paramValues(operation as OperationName, (source) =>
-        'order' in source ? ORDER[source.order] : ARGS[source.argument]!,
-      );
-      expect(urlOf(http)).toBe(operationUrl(URLS, operation as OperationName, params));
+      expect(urlOf(http)).toBe(operationUrl(URLS, operation as OperationName, callParams(operation as OperationName, ORDER, ARGS)));
     },
   );
 
