@@ -45,7 +45,7 @@ export function stageNumber(status: OrderStatus): number | null {
 export function stageLine(status: OrderStatus, rawStatus: string): string {
   if (status === 'CANCELLED') return 'Cancelled: this order will not go any further.';
   const number = stageNumber(status);
-  if (number === null) return `Unknown status "${rawStatus}": this tool does not know where it stands yet.`;
+  if (number === null) return `Unknown status "${rawStatus}": not one this tool knows yet.`;
   return `Stage ${number} of ${ORDER_STAGES.length}: ${STAGE_WORDS[status as Stage]}`;
 }
 
@@ -159,7 +159,8 @@ function amountDueLines(order: Order, errors: readonly OrderGraphError[], path: 
     ],
     ', ',
   );
-  return [`${formatMoney(estimate.amountDue)} (${details})`];
+  // On a line of its own: beside a large amount it passes 80 columns.
+  return [formatMoney(estimate.amountDue), details];
 }
 
 function paymentLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {

@@ -4,7 +4,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
-import type { CallObserver, CallOutcome, CallWatch } from '../upstream/http.js';
+import type { CallObserver, CallOutcome, CallWatch } from '../upstream/scope.js';
 import type { LoadStats } from '../graph/loaders.js';
 
 export interface Metrics {

@@ -36,7 +36,7 @@ import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphq
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { FieldTracer } from '../graph/loaders.js';
 import { CONTRACT, OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
-import type { CallObserver, CallWatch } from '../upstream/http.js';
+import type { CallObserver, CallWatch } from '../upstream/scope.js';
 import type { TracingSettings } from './settings.js';
 
 /**

@@ -16,17 +16,9 @@ import { GatewayError } from '../errors.js';
 import { bearerDigest } from '../upstream/auth.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
-import {
-  combineObservers,
-  createUpstreamHttp,
-  type CallObserver,
-  type Transport,
-  type TransportFactory,
-  type TransportOptions,
-  type UpstreamHttp,
-} from '../upstream/http.js';
+import { createUpstreamHttp, type Transport, type TransportFactory, type TransportOptions, type UpstreamHttp } from '../upstream/http.js';
 import { createOperations } from '../upstream/operations.js';
-import { CallScope } from '../upstream/scope.js';
+import { CallScope, combineObservers, type CallObserver } from '../upstream/scope.js';
 import { ByteCeiling, type ByteBudget } from '../upstream/bytes.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';

@@ -6,8 +6,7 @@ import proxyaddr from 'proxy-addr';
 import { readAuth } from '../upstream/auth.js';
 import type { BudgetLimits } from '../upstream/budget.js';
 import type { ByteBudget } from '../upstream/bytes.js';
-import type { CallObserver } from '../upstream/http.js';
-import { CallScope, type ScopeInit, type ScopeLimits } from '../upstream/scope.js';
+import { CallScope, type CallObserver, type ScopeInit, type ScopeLimits } from '../upstream/scope.js';
 import type { Callers } from './callers.js';
 import { RequestRecord } from './request-record.js';
 

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { CONTRACT, HOSTS, type OperationName, type UpstreamUrls } from './contract.js';
 import type { ByteBudget } from './bytes.js';
 import type { CallFailure } from './failures.js';
-import type { CallScope } from './scope.js';
+import type { CallScope, CallWatch } from './scope.js';
 
 /** One call's arguments: the contract's parameters by name, a JSON body, the bearer to send. */
 export interface UpstreamCall {
@@ -28,55 +28,6 @@ export function wholeResult(status: number, retryAfter: string | string[] | unde
 
 /** A call refused or cut off because its request's byte budget ended (bytes.ts). */
 export const bytesFailure = (budget: ByteBudget): CallFailure => ({ kind: 'bytes', budget });
-
-/** How a call ended, for whoever watches calls: the status (or the failure's kind), its retries, its time. */
-export interface CallOutcome {
-  status: number | CallFailure['kind'];
-  retries: number;
-  ms: number;
-}
-
-/** One watched call: headers to send with it (a traceparent), fields for its log line, and its end. */
-export interface CallWatch {
-  headers?: Record<string, string>;
-  /** Asked for only when the call is logged. */
-  logFields?(): Record<string, string>;
-  end(outcome: CallOutcome): void;
-}
-
-/**
- * Watches upstream calls as they happen (traces, metrics); the observability layer provides
- * it, and the server gives each request's scope its own (`CallScope.observer`).
- */
-export interface CallObserver {
-  /** A call starting (a traced request's observer knows whose trace the call joins). */
-  start(operation: OperationName): CallWatch;
-  /** A call that was not made: the request's budget was spent, or a parameter could not be sent. */
-  refused?(operation: OperationName, reason: 'budget' | 'unsendable'): void;
-}
-
-/** One observer that tells both of two (metrics and traces); none when there is nothing to watch (no cost at all). */
-export function combineObservers(first: CallObserver | undefined, second: CallObserver | undefined): CallObserver | undefined {
-  if (!first || !second) return first ?? second;
-  return {
-    start(operation) {
-      const a = first.start(operation);
-      const b = second.start(operation);
-      return {
-        headers: a.headers && b.headers ? { ...a.headers, ...b.headers } : (a.headers ?? b.headers),
-        logFields: () => ({ ...a.logFields?.(), ...b.logFields?.() }),
-        end(outcome) {
-          a.end(outcome);
-          b.end(outcome);
-        },
-      };
-    },
-    refused(operation, reason) {
-      first.refused?.(operation, reason);
-      second.refused?.(operation, reason);
-    },
-  };
-}
 
 export interface UpstreamHttp {
   send(operation: OperationName, call: UpstreamCall, scope: CallScope): Promise<UpstreamResult>;

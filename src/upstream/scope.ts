@@ -1,10 +1,12 @@
-// CallScope: what one gateway request lends the upstream calls made for it, made once where it enters.
+// CallScope: what one gateway request lends the upstream calls made for it, made once where it enters,
+// and the CallObserver it carries (below the upstream client, which only calls it).
 import { randomUUID } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Auth } from './auth.js';
 import { createCallBudget, type BudgetLimits, type CallBudget, type CallerAllowance } from './budget.js';
 import type { ByteBudget } from './bytes.js';
-import type { CallObserver } from './http.js';
+import type { OperationName } from './contract.js';
+import type { CallFailure } from './failures.js';
 
 /** How long, and how many calls: a deadline (epoch ms) and an upstream budget. */
 export interface ScopeLimits {
@@ -24,6 +26,55 @@ export interface ScopeInit extends ScopeLimits {
   observer?: CallObserver;
   /** The bytes its calls' answers may take (and the answer built from them): its execution's own. */
   bytes: ByteBudget;
+}
+
+/** How a call ended, for whoever watches calls: the status (or the failure's kind), its retries, its time. */
+export interface CallOutcome {
+  status: number | CallFailure['kind'];
+  retries: number;
+  ms: number;
+}
+
+/** One watched call: headers to send with it (a traceparent), fields for its log line, and its end. */
+export interface CallWatch {
+  headers?: Record<string, string>;
+  /** Asked for only when the call is logged. */
+  logFields?(): Record<string, string>;
+  end(outcome: CallOutcome): void;
+}
+
+/**
+ * Watches upstream calls as they happen (traces, metrics); the observability layer provides
+ * it, and the server gives each request's scope its own (`CallScope.observer`).
+ */
+export interface CallObserver {
+  /** A call starting (a traced request's observer knows whose trace the call joins). */
+  start(operation: OperationName): CallWatch;
+  /** A call that was not made: the request's budget was spent, or a parameter could not be sent. */
+  refused?(operation: OperationName, reason: 'budget' | 'unsendable'): void;
+}
+
+/** One observer that tells both of two (metrics and traces); none when there is nothing to watch (no cost at all). */
+export function combineObservers(first: CallObserver | undefined, second: CallObserver | undefined): CallObserver | undefined {
+  if (!first || !second) return first ?? second;
+  return {
+    start(operation) {
+      const a = first.start(operation);
+      const b = second.start(operation);
+      return {
+        headers: a.headers && b.headers ? { ...a.headers, ...b.headers } : (a.headers ?? b.headers),
+        logFields: () => ({ ...a.logFields?.(), ...b.logFields?.() }),
+        end(outcome) {
+          a.end(outcome);
+          b.end(outcome);
+        },
+      };
+    },
+    refused(operation, reason) {
+      first.refused?.(operation, reason);
+      second.refused?.(operation, reason);
+    },
+  };
 }
 
 /**

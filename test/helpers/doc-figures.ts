@@ -1,8 +1,9 @@
 // The figures docs/querying.md, docs/limits.md and docs/tracker.md quote from the code, written
 // in place: the SDK's whole-order query as querying.md shows it, what a whole order costs, the
-// largest page the cost limit lets through, the default call budget, the tracker's cards and its script limit. They follow the per-order fields and
-// the documents, so a new upstream operation changes them: `npm run docs:figures` writes them
-// into the pages, and test/unit/doc-figures.test.ts fails when a committed page is not what
+// largest page the cost limit lets through, the default call budget, the hostile requests
+// request-limits.test sends by family, the tracker's cards and its script limit. They follow the
+// per-order fields, the documents and the corpus, so a new upstream operation changes them:
+// `npm run docs:figures` writes them into the pages, and test/unit/doc-figures.test.ts fails when a committed page is not what
 // this writes. It lives beside the tests, as config-doc.ts does, because src/tools may not
 // import the server.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { SELECTED_PARTS } from '../../examples/order-tracker/test/schema-order.j
 import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
 import { LIMITS } from '../../src/server/limits.js';
-import { WHOLE_ORDER_COST, wholeOrderPageCost } from './hostile-requests.js';
+import { buildCorpus, WHOLE_ORDER_COST, wholeOrderPageCost } from './hostile-requests.js';
 import { TRACKER_SCRIPT_LIMIT } from './tracker-page.js';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -68,9 +69,20 @@ function trackerCardFields(): string {
   return [...gated, ...others].map((field) => `\`${field}\``).join(', ');
 }
 
+/** request-limits.test.ts's hostile requests, counted by family in the corpus's order (built once: it takes a while). */
+let families: Map<string, number> | undefined;
+function hostileFamilies(): Map<string, number> {
+  if (families) return families;
+  families = new Map();
+  for (const { family } of buildCorpus({ token: () => 'token' })) families.set(family, (families.get(family) ?? 0) + 1);
+  return families;
+}
+const sum = (counts: Iterable<number>) => [...counts].reduce((total, count) => total + count, 0);
+
 /**
  * A figure: the page, the words before and after it (any line breaks between the words), and
- * what it is. Each is written wherever its words are, and must be somewhere.
+ * what it is. Each is written wherever its words are, and must be somewhere. What the value
+ * may look like on the page is a number unless `pattern` says otherwise.
  */
 interface Figure {
   page: string;
@@ -82,7 +94,7 @@ interface Figure {
 }
 
 export const FIGURES: readonly Figure[] = [
-  { page: 'docs/querying.md', before: '```graphql\n', after: '\n```', value: wholeOrderShown },
+  { page: 'docs/querying.md', before: '```graphql\n', after: '\n```', value: wholeOrderShown, pattern: 'query WholeOrder\\b[\\s\\S]*?' },
   { page: 'docs/querying.md', before: 'takes up to ', after: ' whole orders in a page', value: () => String(largestPage()) },
   { page: 'docs/limits.md', before: 'a whole order costs ', after: ',', value: () => String(WHOLE_ORDER_COST) },
   {
@@ -103,14 +115,27 @@ export const FIGURES: readonly Figure[] = [
     value: trackerCardFields,
     pattern: '(?:`\\w+`(?:,\\s+)?)+',
   },
+  {
+    page: 'docs/limits.md',
+    before: '**request limits, ',
+    after: ' hostile requests**',
+    value: () => sum(hostileFamilies().values()).toLocaleString('en'),
+  },
+  { page: 'docs/limits.md', before: 'hostile requests** in ', after: ' families (', value: () => String(hostileFamilies().size) },
+  {
+    page: 'docs/limits.md',
+    before: ' families (',
+    after: '): every one rejected',
+    value: () => [...hostileFamilies()].map(([family, count]) => `${family} ${count}`).join(', '),
+    pattern: '[^()]*',
+  },
 ];
 
 /** Words as a pattern: its spaces any run of white space, as a page wraps them. */
 const words = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
 
-/** What one figure's value may look like on the page: its own pattern, the query block (up to its fence), else a number. */
-const valuePattern = (figure: Figure) =>
-  figure.pattern ?? (figure.before.startsWith('```') ? '(?:query WholeOrder\\b[\\s\\S]*?)' : '[\\d,]+');
+/** What one figure's value may look like on the page: its own pattern, else a number. */
+const valuePattern = (figure: Figure) => `(?:${figure.pattern ?? '[\\d,]+'})`;
 
 /** A page with its figures written in. Throws when a figure's words are not on it. */
 export function withFigures(page: string, text = read(page)): string {

@@ -25,7 +25,7 @@ import {
   type WholeOrderQuery,
 } from '../../src/client/index.js';
 import { createSeedData } from '../../src/simulator/data.js';
-import { canHaveValue, ORDER_STATUSES } from '../../src/upstream/contract.js';
+import { ORDER_STAGES, ORDER_STATUSES, type OrderStage } from '../../src/upstream/contract.js';
 import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
@@ -333,9 +333,20 @@ describe('Apollo Client 4 subscriptions through GraphQLWsLink (needs nothing bey
 /** Every demo customer: each stage the seed holds, a cancelled order, two orders, none. */
 const EVERY_CUSTOMER = createSeedData().users.map(({ username }) => username);
 
-/** The `availability` the stage table gives an order in this status. */
-const availabilityAt = (status: string) =>
-  Object.entries(AVAILABLE_FROM).map(([field, from]) => ({ part: field.toUpperCase(), from, available: canHaveValue(status, from) }));
+/**
+ * What `Order.availability` must say at a status, the rule written here rather than taken from
+ * the gateway (its canHaveValue and hasReached): a part is available once the order's stage is
+ * at or past the part's in ORDER_STAGES, never when cancelled, and always at a status the
+ * contract does not name (only the service can place it).
+ */
+function availabilityAt(status: string) {
+  const position = ORDER_STAGES.indexOf(status as OrderStage);
+  return Object.entries(AVAILABLE_FROM).map(([field, from]) => ({
+    part: field.toUpperCase(),
+    from,
+    available: status !== 'CANCELLED' && (position < 0 || position >= ORDER_STAGES.indexOf(from)),
+  }));
+}
 
 /**
  * The whole order through each client as a frontend sets it up, nothing beyond its defaults

@@ -139,7 +139,7 @@ describe('the docs read what they are meant to', () => {
       ]),
     );
     expect(namedPaths('docs/ARCHITECTURE.md')).toEqual(
-      expect.arrayContaining(['src/server/http-server.ts', 'upstream/http.ts', 'polling.ts', 'src/graph/resolvers/order.ts']),
+      expect.arrayContaining(['src/server/http-server.ts', 'upstream/scope.ts', 'polling.ts', 'src/graph/resolvers/order.ts']),
     );
     expect(namedPaths('docs/limits.md')).toEqual(expect.arrayContaining(['src/server/limits.ts', 'request-limits.test.ts', 'SECURITY.md']));
     // A link from docs/ is read from there: ../SECURITY.md is the root's.
