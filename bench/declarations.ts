@@ -7,7 +7,7 @@
  * operation added there reaches both peers from here (its response's model too: the contract row
  * names it); the Apollo peer needs a mapping only should its field not be the call's model as it is.
  */
-import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } from '../src/graph/order-fields.js';
+import { CUSTOMER_FIELD_OPERATIONS, CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, PER_ORDER_OPERATIONS } from '../src/graph/order-fields.js';
 import {
   canHaveValue,
   CONTRACT,
@@ -29,6 +29,9 @@ export type CustomerOperation = (typeof CUSTOMER_OPERATIONS)[number];
 
 /** Each Order field that takes a per-order call, with that call (two fields may share one). */
 export const PER_ORDER_FIELDS = Object.entries(ORDER_FIELD_OPERATIONS) as [PerOrderField, PerOrderOperation][];
+
+/** Each Customer field a customer-level call backs, with that call. */
+export const CUSTOMER_FIELDS = Object.entries(CUSTOMER_FIELD_OPERATIONS);
 
 /** The call that serves a per-order Order field. */
 export const callOf = (field: PerOrderField): PerOrderOperation => ORDER_FIELD_OPERATIONS[field];

@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   CONTRACT,
+  CUSTOMER_LEVEL_OPERATIONS,
   HOSTS,
   isPerOrder,
   OPERATION_NAMES,
@@ -72,31 +73,33 @@ interface OrderJson {
   reservationId: string;
 }
 
-/** The calls made for each order, with their parameters as the contract takes them from it (the fee type: the order fee). */
+/** The calls made for each order (those made once for the customer besides it and its orders are CUSTOMER_LEVEL_OPERATIONS). */
 const PER_ORDER = OPERATION_NAMES.filter(isPerOrder);
 
+/** A call's parameters as the whole order passes them: from the order, a required argument at its first allowed value, an optional one left out. */
+const paramsFor = (operation: OperationName, order: OrderJson | null) =>
+  paramValues(operation, (source) => ('order' in source ? order![source.order] : source.required ? source.enum?.[0] : undefined));
+
 async function wholeOrder(bearer: string) {
-  const [customer, orders] = await Promise.all([
+  const [customer, orders, ...customerLevel] = await Promise.all([
     get('customerDetails', {}, bearer),
     get('orderDetails', {}, bearer) as Promise<OrderJson[] | null>,
+    ...CUSTOMER_LEVEL_OPERATIONS.map((operation) => get(operation, paramsFor(operation, null), bearer)),
   ]);
   if (customer === null || !Array.isArray(orders)) throw new UpstreamError('customer or order list missing');
   const wholeOrders = await Promise.all(
     orders.map(async (order) => {
-      const answers = await Promise.all(
-        PER_ORDER.map((operation) =>
-          get(
-            operation,
-            // An argument as the whole order passes it: a required one at its first allowed value, an optional one left out.
-            paramValues(operation, (source) => ('order' in source ? order[source.order] : source.required ? source.enum?.[0] : undefined)),
-            bearer,
-          ),
-        ),
-      );
+      const answers = await Promise.all(PER_ORDER.map((operation) => get(operation, paramsFor(operation, order), bearer)));
       return { ...order, ...Object.fromEntries(PER_ORDER.map((operation, index) => [operation, answers[index]])) };
     }),
   );
-  return { customer, orders: wholeOrders };
+  return {
+    customer: {
+      ...customer,
+      ...Object.fromEntries(CUSTOMER_LEVEL_OPERATIONS.map((operation, index) => [operation, customerLevel[index]])),
+    },
+    orders: wholeOrders,
+  };
 }
 
 function reply(res: http.ServerResponse, status: number, payload: unknown) {

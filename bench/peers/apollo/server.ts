@@ -14,7 +14,7 @@ import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { knownEnumValues, loadTypeDefs } from '../../../src/graph/sdl.js';
 import { HOSTS, ORDER_STATUSES, type HostName, type OperationName } from '../../../src/upstream/contract.js';
-import { callParams, hostOf, PER_ORDER_FIELDS, STAGE_BOUND, type PerOrderField } from '../../declarations.js';
+import { callParams, CUSTOMER_FIELDS, hostOf, PER_ORDER_FIELDS, STAGE_BOUND, type PerOrderField } from '../../declarations.js';
 import {
   UpstreamAPI,
   type Amount,
@@ -132,6 +132,15 @@ const perOrderFields = Object.fromEntries(
   }),
 );
 
+/** The Customer fields a customer-level call backs, each its call's answer as it is (null when the upstream has none). */
+const customerCallFields = Object.fromEntries(
+  CUSTOMER_FIELDS.map(([field, operation]) => {
+    const resolve = (_user: User, args: Record<string, unknown>, context: Context) =>
+      sourceOf(context, operation).callOrNull(operation, callParams(operation, null, args));
+    return [field, resolve];
+  }),
+);
+
 // ---------------------------------------------------------------------------------------
 // Resolvers: fields not listed here keep graphql's default (same name upstream).
 
@@ -146,6 +155,7 @@ const resolvers = {
       const start = after == null ? 0 : orders.findIndex((order) => order.id === after) + 1;
       return orders.slice(start, start + first);
     },
+    ...customerCallFields,
   },
   Order: {
     status: (order: Order) => toEnum(order.status, ORDER_STATUSES),
