@@ -89,6 +89,10 @@ export default defineConfig({
     // machine, and a busy one runs them three to five times slower.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // expect.poll waits for what a test needs (a browser's page to show a state): vitest's 1 s
+    // default is a time a loaded machine misses (at load ~20 a GraphiQL sign-in took longer);
+    // a call that names its own timeout keeps it.
+    expect: { poll: { timeout: 30_000 } },
     // The JSON report is what .ci/run counts from.
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
