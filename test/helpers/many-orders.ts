@@ -10,12 +10,24 @@ const BASE_TIME = Date.UTC(2026, 0, 1);
 /** What a test closes after it: the upstream and the subscriptions push their close here. */
 type Cleanups = Array<() => unknown>;
 
+/** A call's kind: the customer check, the order list (a poll), or a per-order call. */
+type CallKind = 'customer' | 'poll' | 'perOrder';
+const kind = (path: string): CallKind => (path.endsWith('/auth/me') ? 'customer' : path.endsWith('/v2/order/user') ? 'poll' : 'perOrder');
+
 /**
  * The upstream: a bearer `orders-N`, or `orders-N~name` (the same customer, another token),
- * is customer `orders-N` with N orders, each answer after `latencyMs`; each order's `updatedAt`
- * moves on with `bump()`. It counts every call, and the calls in flight, per bearer.
+ * is customer `orders-N` with N orders, each answer after `latencyMs` (and, when `hold` gives a
+ * promise for the call's token and kind, after it settles); each order's `updatedAt` moves on with
+ * `bump()`. It counts every call, and the calls in flight, per bearer.
  */
-export async function manyOrdersUpstream(cleanups: Cleanups, { latencyMs = 5, trim = 'Long Range All-Wheel Drive' } = {}) {
+export async function manyOrdersUpstream(
+  cleanups: Cleanups,
+  {
+    latencyMs = 5,
+    trim = 'Long Range All-Wheel Drive',
+    hold,
+  }: { latencyMs?: number; trim?: string; hold?: (token: string, kind: CallKind) => Promise<void> | undefined } = {},
+) {
   const generations = new Map<number, number>();
   const inFlight = new Map<string, number>();
   const mostInFlight = new Map<string, number>();
@@ -33,7 +45,7 @@ export async function manyOrdersUpstream(cleanups: Cleanups, { latencyMs = 5, tr
     const customer = /^Bearer (orders-(\d+))/.exec(bearer);
     inFlight.set(bearer, (inFlight.get(bearer) ?? 0) + 1);
     mostInFlight.set(bearer, Math.max(mostInFlight.get(bearer) ?? 0, inFlight.get(bearer)!));
-    setTimeout(() => {
+    const answer = () => {
       inFlight.set(bearer, inFlight.get(bearer)! - 1);
       if (res.destroyed) return;
       if (!customer) return json(res, 401, { code: 'UNAUTHORIZED' });
@@ -43,10 +55,13 @@ export async function manyOrdersUpstream(cleanups: Cleanups, { latencyMs = 5, tr
       if (path.endsWith('/order/estimate')) return json(res, 200, { orderId: 'o', currencyCode: 'USD', total: 1, amountDue: 1 });
       if (path.includes('/order-address/findAll/') || path.endsWith('/order-payments')) return json(res, 200, []);
       json(res, 404, { code: 'NOT_FOUND' });
-    }, latencyMs);
+    };
+    const held = hold?.(bearer.replace(/^Bearer /, ''), kind(request.path));
+    const later = () => setTimeout(answer, latencyMs);
+    if (held) void held.then(later);
+    else later();
   });
   cleanups.push(stub.close);
-  const kind = (path: string) => (path.endsWith('/auth/me') ? 'customer' : path.endsWith('/v2/order/user') ? 'poll' : 'perOrder');
   return {
     stub,
     /** Moves the first `count` orders on by one minute. */

@@ -9,6 +9,7 @@ import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { wholeOrderCalls } from '../../src/graph/order-fields.js';
 import { DEFAULT_UPSTREAM_CALLS } from '../../src/server/config.js';
 import { execute, startGateway, type ResponseError, type TestGateway, type TestGatewayConfig } from '../helpers/harness.js';
+import { until } from '../helpers/intervals.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import {
   expectOnlyPollFailures,
@@ -27,7 +28,8 @@ afterEach(async () => {
 });
 
 /** The upstream of these tests: each bearer's customer has the orders it says (`orders-2000`), each call answered after `latencyMs`. */
-const hostileUpstream = (latencyMs = 20) => manyOrdersUpstream(cleanups, { latencyMs });
+const hostileUpstream = (latencyMs = 20, hold?: NonNullable<Parameters<typeof manyOrdersUpstream>[1]>['hold']) =>
+  manyOrdersUpstream(cleanups, { latencyMs, hold });
 
 async function gatewayFor(upstream: ManyOrdersUpstream, options: TestGatewayConfig = {}) {
   const gateway = await startGateway({ upstreamUrls: upstream.stub.urls, upstreamTimeoutMs: 5000, ...options });
@@ -96,25 +98,31 @@ describe('fan-out', () => {
     );
   });
 
-  it('three such requests at once do not hold up another customer: their one-order whole order is whole, and answered before any of them', async () => {
-    const upstream = await hostileUpstream();
-    const gateway = await gatewayFor(upstream);
+  it('three such requests at once do not hold up another customer: their one-order whole order is whole, and answered while all of theirs wait', async () => {
+    // The heavy requests' per-order calls wait until the test lets them go: all three have a
+    // full turn of calls in flight, held, while the other customer's request is asked and answered.
+    const HEAVY = ['orders-2000a', 'orders-2000b', 'orders-2000c'];
+    let letGo!: () => void;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    const upstream = await hostileUpstream(20, (token, kind) => (HEAVY.includes(token) && kind === 'perOrder' ? gate : undefined));
+    const gateway = await gatewayFor(upstream, { upstreamTimeoutMs: 60_000, requestDeadlineMs: 60_000 });
     const alone = await timed(gateway, 'orders-1', WHOLE_ORDERS(16));
     const finished: string[] = [];
-    const heavy = ['orders-2000a', 'orders-2000b', 'orders-2000c'].map((token) =>
-      timed(gateway, token, WHOLE_ORDERS(100)).then((result) => (finished.push(token), result)),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 30)); // the heavy ones are fanning out
+    const heavy = HEAVY.map((token) => timed(gateway, token, WHOLE_ORDERS(100)).then((result) => (finished.push(token), result)));
+    // The heavy ones are fanning out: each has its request's concurrency of calls waiting.
+    await until(() => HEAVY.every((token) => upstream.mostInFlight(token) === 16));
     const beside = await timed(gateway, 'orders-1b', WHOLE_ORDERS(16));
     finished.push('orders-1b');
+    letGo();
     const heavyResults = await Promise.all(heavy);
     expect(alone.errors).toEqual([]);
     expect(beside.errors).toEqual([]);
     expect(beside.data.me.orders[0].estimate.total.amount).toBe('1.00');
     expect(upstream.callsOf('orders-1b')).toBe(wholeOrderCalls(1));
-    // Its calls did not queue behind theirs: it came back first (an order, not a time:
-    // the figures are in the log).
+    // Its calls did not queue behind theirs: it came back while theirs waited (an order, not a
+    // time: the figures are in the log).
     expect(finished[0]).toBe('orders-1b');
+    expect(heavyResults.every((result) => result.data.me.orders.length === 100)).toBe(true);
     console.info(
       `one-order whole order: ${alone.ms.toFixed(0)} ms alone, ${beside.ms.toFixed(0)} ms beside three 100-order requests (they took ${heavyResults.map((r) => r.ms.toFixed(0)).join(', ')} ms)`,
     );

@@ -33,9 +33,13 @@ function gate() {
   return { hold: () => (held++, closed), open, held: () => held };
 }
 
+// Held calls wait as long as the test takes to line its operations up (on a loaded machine,
+// seconds): no deadline or upstream timeout cuts them first. No test here is about either.
+const PATIENT = { requestDeadlineMs: 60_000, upstreamTimeoutMs: 60_000 };
+
 /**
  * The simulator behind a proxy that holds calls (by default every order list until `open()`;
- * those `hold` holds instead when given), and the gateway in front (the defaults unless given).
+ * those `hold` holds instead when given), and the gateway in front (PATIENT, and the defaults unless given).
  */
 async function setup(gateway: TestGatewayConfig = {}, hold?: ProxyHooks['hold']) {
   const simulator = await startSimulator({ latencyMs: 0 });
@@ -45,7 +49,7 @@ async function setup(gateway: TestGatewayConfig = {}, hold?: ProxyHooks['hold'])
     hold: hold ?? ((operation) => (operation === 'orderDetails' ? lists.hold() : undefined)),
   });
   cleanups.push(upstream.close);
-  const started = await startGateway({ upstreamUrls: upstream.urls, ...gateway });
+  const started = await startGateway({ upstreamUrls: upstream.urls, ...PATIENT, ...gateway });
   cleanups.push(started.close);
   /** A graphql-ws client with the token, its socket from `localAddress` when given (any of 127/8: Linux routes them all to lo). */
   const ws = (token: string, localAddress?: string): Client => {
@@ -141,9 +145,6 @@ describe('operations in flight per caller', () => {
   });
 });
 
-// Held calls wait as long as the test takes to line its operations up: no deadline or upstream timeout cuts them first.
-const PATIENT = { requestDeadlineMs: 60_000, upstreamTimeoutMs: 60_000 };
-
 const isRefusal = (result: FormattedExecutionResult<Record<string, unknown>, unknown>) =>
   result.errors?.[0]?.extensions?.code === 'RATE_LIMITED';
 
@@ -160,7 +161,7 @@ describe('a token the gateway has not verified yet: one caller from its first re
       // holds one order list, then as many per-order calls as its caller lets it.
       const lists = gate();
       const parts = gate();
-      const { simulator, upstream, ws, post } = await setup(PATIENT, (operation, request) => {
+      const { simulator, upstream, ws, post } = await setup({}, (operation, request) => {
         if (request.headers.authorization !== `Bearer ${flood}` || operation === 'customerDetails') return undefined;
         return operation === 'orderDetails' ? lists.hold() : parts.hold();
       });
@@ -213,7 +214,7 @@ describe('a token the gateway has not verified yet: one caller from its first re
     const customer = gate();
     const parts = gate();
     // The first operations' /auth/me wait (not the verifying request's); every per-order call waits.
-    const { simulator, upstream, ws, post } = await setup({ callerLimits: limits, ...PATIENT }, (operation, request) => {
+    const { simulator, upstream, ws, post } = await setup({ callerLimits: limits }, (operation, request) => {
       if (request.headers.authorization !== `Bearer ${flood}` || operation === 'orderDetails') return undefined;
       if (operation !== 'customerDetails') return parts.hold();
       return holdingCustomer && request.headers['x-request-id'] !== 'verify' ? customer.hold() : undefined;
@@ -244,7 +245,7 @@ describe('a token the gateway has not verified yet: one caller from its first re
     // Every call of a made-up token waits (its /auth/me too, so none is ever verified); the most in flight at once is sampled as each arrives.
     const calls = gate();
     const { ws, post, simulator, upstream } = await setup(
-      { callerLimits: { operations: LIMITS.operations, upstreamCalls }, ...PATIENT },
+      { callerLimits: { operations: LIMITS.operations, upstreamCalls } },
       (_operation, request) => {
         if (!request.headers.authorization?.startsWith('Bearer made-up-')) return undefined;
         peak = Math.max(peak, inFlight());

@@ -386,10 +386,13 @@ describe('orderUpdates', () => {
       expect(pollsAfter(simulator, 0)).toBe(1);
 
       expect((await b.next(SLOW_POLL_MS * 4)).data!.orderUpdates.changes[0]).toMatchObject({ field: 'status', to: 'DELIVERED' });
-      await until(() => checks(simulator, faultAt, names).length > 0, SLOW_POLL_MS * 4);
-      // Checked at once when the change was held (and again by a round, as the machine's timing falls): never accepted.
+      const ofA = (from: number) => checks(simulator, from, names).filter(([name]) => name === 'A');
+      await until(() => ofA(faultAt).length > 0, SLOW_POLL_MS * 4);
+      // A's token checked at once when the change was held (and again by a round, as the machine's
+      // timing falls): never accepted. A round may check the owner's too (a loaded machine's poll
+      // comes a little later than the round): as the earlier test accepts, nothing else.
       const refusedChecks = checks(simulator, faultAt, names);
-      expect(refusedChecks.every(([name, status]) => name === 'A' && status === 500)).toBe(true);
+      expect(refusedChecks.every(([name, status]) => (name === 'A' && status === 500) || name === 'B')).toBe(true);
       simulator.clearFaults();
       const clearedAt = simulator.requestLog.length;
 
@@ -399,12 +402,13 @@ describe('orderUpdates', () => {
       console.info(
         `a stream whose token check failed (500): the change reached it with ${JSON.stringify(checkedWhenRead)} logged since the fault cleared`,
       );
-      expect(checkedWhenRead.filter(([, status]) => status === 200)).toEqual([['A', 200]]);
+      expect(checkedWhenRead.filter(([name, status]) => name === 'A' && status === 200)).toEqual([['A', 200]]);
+      expect(checkedWhenRead.every(([name]) => name === 'A' || name === 'B')).toBe(true);
       expect(event.errors).toEqual([]);
       expect(event.data!.orderUpdates.changes[0]).toEqual({ field: 'status', from: 'READY_FOR_PICKUP', to: 'DELIVERED' });
-      const all = checks(simulator, faultAt, names);
+      const all = ofA(faultAt);
       expect(all.at(-1)).toEqual(['A', 200]);
-      expect(all.slice(0, -1).every(([name, status]) => name === 'A' && status === 500)).toBe(true);
+      expect(all.slice(0, -1).every(([, status]) => status === 500)).toBe(true);
     });
   });
 
