@@ -4,7 +4,17 @@
  * check applied to every response body there and in the fuzzing of graphql-over-http.test.ts.
  */
 import { gzipSync, deflateSync } from 'node:zlib';
-import { getIntrospectionQuery, Kind, Lexer, print, Source, TokenKind, type SelectionSetNode } from 'graphql';
+import {
+  getIntrospectionQuery,
+  Kind,
+  Lexer,
+  print,
+  Source,
+  TokenKind,
+  type FieldNode,
+  type SelectionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { LIMITS } from '../../src/server/limits.js';
 
@@ -338,10 +348,32 @@ function fragmentFamily(): HostileRequest[] {
 }
 
 // The SDK's whole-order fragments (CustomerFields, WholeOrderFields and what they spread).
-const WHOLE_ORDER_FRAGMENTS = WholeOrderDocument.definitions
+export const WHOLE_ORDER_FRAGMENTS = WholeOrderDocument.definitions
   .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
   .map((definition) => print(definition))
   .join('\n');
+
+const WHOLE_ORDER_FRAGMENTS_BY_NAME = new Map(
+  WholeOrderDocument.definitions.flatMap((definition) =>
+    definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [],
+  ),
+);
+
+// What the SDK's WholeOrder asks of `me`: the customer, its customer-level fields and its orders.
+const WHOLE_ORDER_ME = WholeOrderDocument.definitions
+  .flatMap((definition) => (definition.kind === Kind.OPERATION_DEFINITION ? definition.selectionSet.selections : []))
+  .find((selection): selection is FieldNode => selection.kind === Kind.FIELD && selection.name.value === 'me')!.selectionSet!;
+const isOrders = (selection: SelectionNode) => selection.kind === Kind.FIELD && selection.name.value === 'orders';
+/** WholeOrder's `me` selection but its orders: the customer and every field of it WholeOrder asks for. */
+const CUSTOMER_SELECTION = { ...WHOLE_ORDER_ME, selections: WHOLE_ORDER_ME.selections.filter((selection) => !isOrders(selection)) };
+const WHOLE_ORDER_FIELDS = (WHOLE_ORDER_ME.selections.find(isOrders) as FieldNode).selectionSet!;
+
+/**
+ * WholeOrder's `me`, its orders asked for as `orders` says (`orders(first: 3)`, aliases): whatever
+ * the SDK's whole order asks of the customer, with WHOLE_ORDER_FRAGMENTS for the fragments it spreads.
+ */
+export const wholeOrderMe = (orders: (fields: string) => string) =>
+  `me { ${CUSTOMER_SELECTION.selections.map((selection) => print(selection)).join(' ')} ${orders(print(WHOLE_ORDER_FIELDS))} }`;
 
 /**
  * The paging example of docs/querying.md: a page of whole orders after a given one, with
@@ -350,37 +382,29 @@ const WHOLE_ORDER_FRAGMENTS = WholeOrderDocument.definitions
 export function wholeOrderPage(first: number | '$first'): string {
   const variables = first === '$first' ? '$after: ID, $first: Int' : '$after: ID';
   return `query WholeOrderPage(${variables}) {
-  me { ...CustomerFields orderCount orders(first: ${first}, after: $after) { ...WholeOrderFields } }
+  ${wholeOrderMe((fields) => `orderCount orders(first: ${first}, after: $after) ${fields}`)}
 }
 ${WHOLE_ORDER_FRAGMENTS}`;
 }
 
-const WHOLE_ORDER_FRAGMENTS_BY_NAME = new Map(
-  WholeOrderDocument.definitions.flatMap((definition) =>
-    definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [],
-  ),
-);
-
 /**
- * The fields a fragment of the SDK's whole order selects, its spreads expanded, counted: its
+ * The fields a selection of the SDK's whole order selects, its spreads expanded, counted: its
  * cost, since each field counts 1 and a list without `first` counts its fields once.
  */
-function fieldsOf(fragment: string): number {
-  const count = (selectionSet: SelectionSetNode): number =>
-    selectionSet.selections.reduce((sum, selection) => {
-      if (selection.kind === Kind.FRAGMENT_SPREAD)
-        return sum + count(WHOLE_ORDER_FRAGMENTS_BY_NAME.get(selection.name.value)!.selectionSet);
-      if (selection.kind === Kind.INLINE_FRAGMENT) return sum + count(selection.selectionSet);
-      if (selection.arguments?.some((argument) => argument.name.value === 'first'))
-        throw new Error(`${fragment}: a paged list (${selection.name.value}) is not counted once`);
-      return sum + 1 + (selection.selectionSet ? count(selection.selectionSet) : 0);
-    }, 0);
-  return count(WHOLE_ORDER_FRAGMENTS_BY_NAME.get(fragment)!.selectionSet);
+function fieldsOf(selectionSet: SelectionSetNode): number {
+  return selectionSet.selections.reduce((sum, selection) => {
+    if (selection.kind === Kind.FRAGMENT_SPREAD)
+      return sum + fieldsOf(WHOLE_ORDER_FRAGMENTS_BY_NAME.get(selection.name.value)!.selectionSet);
+    if (selection.kind === Kind.INLINE_FRAGMENT) return sum + fieldsOf(selection.selectionSet);
+    if (selection.arguments?.some((argument) => argument.name.value === 'first'))
+      throw new Error(`a paged list (${selection.name.value}) is not counted once`);
+    return sum + 1 + (selection.selectionSet ? fieldsOf(selection.selectionSet) : 0);
+  }, 0);
 }
 
-/** The cost of one whole order (WholeOrderFields: each field 1) and of the customer's fields (CustomerFields). */
-export const WHOLE_ORDER_COST = fieldsOf('WholeOrderFields');
-const CUSTOMER_COST = fieldsOf('CustomerFields');
+/** The cost of one whole order (what WholeOrder asks of each order: each field 1) and of what it asks of the customer but its orders. */
+export const WHOLE_ORDER_COST = fieldsOf(WHOLE_ORDER_FIELDS);
+const CUSTOMER_COST = fieldsOf(CUSTOMER_SELECTION);
 
 /** The cost of wholeOrderPage(first): me, the customer's fields, orderCount, orders and its page. */
 export const wholeOrderPageCost = (first: number) => 1 + CUSTOMER_COST + 1 + 1 + WHOLE_ORDER_COST * first;
@@ -429,7 +453,7 @@ function pageSizeFamily(): HostileRequest[] {
     document(
       family,
       '4 aliases of the default page (16 whole orders each)',
-      `{ me { ...CustomerFields orderCount ${repeat(4, (i) => `a${i}: orders { ...WholeOrderFields }`)} } } ${WHOLE_ORDER_FRAGMENTS}`,
+      `{ ${wholeOrderMe((fields) => `orderCount ${repeat(4, (i) => `a${i}: orders ${fields}`)}`)} } ${WHOLE_ORDER_FRAGMENTS}`,
       tooCostly(wholeOrderPageCost(0) - 1 + 4 * (1 + 16 * WHOLE_ORDER_COST)),
     ),
   );

@@ -16,6 +16,7 @@ import { defaultOrdersPage } from '../../src/graph/sdl.js';
 import { createSimulator } from '../../src/simulator/server.js';
 import { STRING_LENGTHS } from '../../src/upstream/models.js';
 import { demoToken } from '../helpers/demo.js';
+import { WHOLE_ORDER_FRAGMENTS, wholeOrderMe } from '../helpers/hostile-requests.js';
 import { inProcessGateway, startGateway, type ResponseError, type TestGatewayConfig } from '../helpers/harness.js';
 import { createStubUpstream, json, type InProcessStubHandler, type StubResponse } from '../helpers/stub-upstream.js';
 import { subscribeSse } from '../helpers/many-orders.js';
@@ -120,9 +121,8 @@ describe('one request within REQUEST_BYTES', () => {
 
   it('the answer counts too: five aliases of a whole order pass it where the upstream answers (each asked once) do not', async () => {
     const { stub, post } = inProcess({ bytes: { request: 100 * KB, inFlight: 64 * 1024 * KB } });
-    const fragment = WHOLE_ORDER.slice(WHOLE_ORDER.indexOf('fragment'));
     const aliases = (n: number) =>
-      `{ ${Array.from({ length: n }, (_, i) => `a${i}: me { ...CustomerFields orders(first: 1) { ...WholeOrderFields } }`).join(' ')} } ${fragment}`;
+      `{ ${Array.from({ length: n }, (_, i) => `a${i}: ${wholeOrderMe((fields) => `orders(first: 1) ${fields}`)}`).join(' ')} } ${WHOLE_ORDER_FRAGMENTS}`;
     // An estimate of about 20 kB: one whole order holds about 50 kB, half of it its answer; five
     // aliases hold the same upstream answers and five times the answer.
     const one = await post('mid:1', aliases(1));

@@ -7,7 +7,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getIntrospectionQuery } from 'graphql';
 import { WholeOrderDocument, type WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
-import { ORDER_FIELD_OPERATIONS, wholeOrderCalls } from '../../src/graph/order-fields.js';
+import { CUSTOMER_OPERATIONS, ORDER_FIELD_OPERATIONS, wholeOrderCalls } from '../../src/graph/order-fields.js';
 import { LIMITS } from '../../src/server/limits.js';
 import { buildCorpus, findLeaks, JSON_POST, wholeOrderPage, type HostileRequest } from '../helpers/hostile-requests.js';
 import { demoCustomer } from '../helpers/demo.js';
@@ -339,10 +339,9 @@ describe('odd but legitimate requests reach the upstream correctly', () => {
       name: `docs/querying.md's paging example, first ${first === 16 ? 'as a literal' : 'as a variable'} (16): the customer's one whole order`,
       query: wholeOrderPage(first),
       variables: first === 16 ? {} : { first: 16 },
-      // The customer and the order list, then one call per per-order operation.
+      // The customer, the order list and each customer-level call, then one call per per-order operation.
       calls: {
-        customerDetails: 1,
-        orderDetails: 1,
+        ...Object.fromEntries(CUSTOMER_OPERATIONS.map((operation) => [operation, 1])),
         ...Object.fromEntries(Object.values(ORDER_FIELD_OPERATIONS).map((operation) => [operation, 1])),
       },
       check: ({ status, json }: Answer) => {
