@@ -15,6 +15,7 @@ import { MOVING_CUSTOMER, MOVING_STAGES, startSimulator, type Simulator } from '
 import { declare, DeclarationError, generate, GENERATED_FILE, YAML_FILE } from '../../src/tools/upstream-codegen.js';
 import {
   CONTRACT,
+  CUSTOMER_LEVEL_OPERATIONS,
   HOSTS,
   OPERATION_NAMES,
   ORDER_STAGES,
@@ -294,6 +295,11 @@ describe('every simulator answer matches the contract', () => {
       record('customerDetails', (await call('customerDetails', { bearer: accessToken })).status);
       const orders = await call('orderDetails', { bearer: accessToken });
       record('orderDetails', orders.status);
+      // Each customer-level call, an argument as the first value the contract allows it.
+      for (const operation of CUSTOMER_LEVEL_OPERATIONS) {
+        const params = paramValues(operation, (source) => ('argument' in source ? (source.enum?.[0] ?? 'x') : undefined));
+        record(operation, (await call(operation, { params, bearer: accessToken })).status);
+      }
       // A customer without orders asks about an order that does not exist: the contract's 404.
       const ids = orders.body.length > 0 ? (orders.body as Json[]) : [{ id: 'no-such-order', reservationId: 'OC-NONE' }];
       for (const order of ids) {
