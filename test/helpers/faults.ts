@@ -1,6 +1,7 @@
 // The simulator's faults as the gateway must answer them: the code of each, and the Order
-// fields each per-order operation serves (what a fault on it nulls).
-import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
+// fields each per-order operation serves, the Customer fields each customer-level one (what a
+// fault on it nulls).
+import { CUSTOMER_FIELD_OPERATIONS, ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import type { FaultMode } from '../../src/simulator/server.js';
 import type { OperationName } from '../../src/upstream/contract.js';
 
@@ -25,3 +26,7 @@ export const ORDER_FIELDS_OF: Partial<Record<OperationName, OrderField[]>> = {};
 for (const [field, operation] of Object.entries(ORDER_FIELD_OPERATIONS) as [OrderField, OperationName][]) {
   (ORDER_FIELDS_OF[operation] ??= []).push(field);
 }
+
+/** The Customer fields each customer-level operation serves: what a fault on it must null. */
+export const CUSTOMER_FIELDS_OF: Partial<Record<OperationName, string[]>> = {};
+for (const [field, operation] of Object.entries(CUSTOMER_FIELD_OPERATIONS)) (CUSTOMER_FIELDS_OF[operation] ??= []).push(field);

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_MODES, startSimulator, type FaultMode, type InProcessSimulator } from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, OPERATION_NAMES, type OperationName } from '../../src/upstream/contract.js';
 import { demoCustomer } from '../helpers/demo.js';
-import { CODE_OF_FAULT, ORDER_FIELDS_OF } from '../helpers/faults.js';
+import { CODE_OF_FAULT, CUSTOMER_FIELDS_OF, ORDER_FIELDS_OF } from '../helpers/faults.js';
 import { inProcessGateway, startGateway, type ResponseError, type TestGateway } from '../helpers/harness.js';
-import { PER_ORDER_FIELDS } from '../helpers/whole-order.js';
+import { CUSTOMER_CALL_FIELDS, PER_ORDER_FIELDS } from '../helpers/whole-order.js';
 
 // The per-call timeout ends a hang or a drip; every other call of the probe must come back
 // within it, which on a loaded machine (load 8 on two cores) 300 ms was not always enough for.
@@ -24,7 +24,7 @@ const SETTINGS = { upstreamTimeoutMs: TIMEOUT_MS, upstreamRetries: 1, requestDea
 const SOCKET_FAULTS: ReadonlySet<FaultMode> = new Set(['hang', 'reset', 'oversized', 'slowdrip']);
 
 const WHOLE = `{
-  me { id firstName orders { id status ${PER_ORDER_FIELDS} } }
+  me { id firstName ${CUSTOMER_CALL_FIELDS} orders { id status ${PER_ORDER_FIELDS} } }
   orders { id reservationId }
 }`;
 
@@ -73,10 +73,18 @@ function probeFor(operation: OperationName): Probe {
     case 'orderDetails':
       // Both lists fail: the same call serves me.orders and orders.
       return { query: WHOLE, authenticated: true, nulled: [['me', 'orders'], ['orders']] };
-    default:
-      return { query: WHOLE, authenticated: true, nulled: ORDER_FIELDS_OF[operation]!.map((f) => ['me', 'orders', '0', f]) };
+    default: {
+      // A per-order call's fields in the first order, a customer-level call's in the customer.
+      const nulled =
+        ORDER_FIELDS_OF[operation]?.map((f) => ['me', 'orders', '0', f]) ?? CUSTOMER_FIELDS_OF[operation]!.map((f) => ['me', f]);
+      return { query: WHOLE, authenticated: true, nulled };
+    }
   }
 }
+
+/** The paths none of which is under another: a field under a null one is not there to be null. */
+const outermost = (paths: string[][]) =>
+  paths.filter((path) => !paths.some((other) => other.length < path.length && other.every((key, i) => key === path[i])));
 
 async function run(gateway: TestGateway, probe: Probe) {
   const variables = probe.variables ? await probe.variables() : undefined;
@@ -176,14 +184,20 @@ describe('connection refused, per host (every operation of that host fails, the 
     // Port 1 on loopback: nothing listens, every connection is refused.
     const refused = await startGateway({ upstreamUrls: { ...simulator.urls, [host]: 'http://127.0.0.1:1/refused' }, ...SETTINGS });
     try {
-      // The order host also serves the order list, so nothing per-order can be reached without it.
-      const operations = host === 'ORDER_URL' ? (['orderDetails'] as const) : OPERATION_NAMES.filter((op) => CONTRACT[op].host === host);
-      // A host may serve several per-order calls: the whole order loses the fields of all of them at once.
-      const perOrderFields = operations.flatMap((op) => (ORDER_FIELDS_OF[op] ?? []).map((field) => ['me', 'orders', '0', field]));
-      for (const operation of operations) {
-        const nulled = ORDER_FIELDS_OF[operation] ? perOrderFields : undefined;
-        expectFault(operation, 'refused', await run(refused, probeFor(operation)), nulled);
-      }
+      const operations = OPERATION_NAMES.filter((op) => CONTRACT[op].host === host);
+      // The whole order, asked once, loses the fields of all the host's calls at once, and those
+      // under one of them with it: the order list's host takes every per-order field, the
+      // customer's every customer-level one.
+      const wholeOrder = operations.filter((op) => probeFor(op).query === WHOLE);
+      for (const operation of operations.filter((op) => !wholeOrder.includes(op)))
+        expectFault(operation, 'refused', await run(refused, probeFor(operation)));
+      if (wholeOrder.length > 0)
+        expectFault(
+          wholeOrder[0]!,
+          'refused',
+          await run(refused, probeFor(wholeOrder[0]!)),
+          outermost(wholeOrder.flatMap((op) => probeFor(op).nulled)),
+        );
     } finally {
       await refused.close();
     }
