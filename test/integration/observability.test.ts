@@ -15,7 +15,7 @@ import { execute, graphqlClient, listen, startGateway } from '../helpers/harness
 import { capturedLogLines, captureTracing } from '../helpers/log-capture.js';
 import { json, startStubUpstream } from '../helpers/stub-upstream.js';
 import { wholeOrderCalls } from '../../src/graph/order-fields.js';
-import { CONTRACT, PER_ORDER_OPERATIONS } from '../../src/upstream/contract.js';
+import { CONTRACT, CUSTOMER_LEVEL_OPERATIONS, operationSpec, PER_ORDER_OPERATIONS } from '../../src/upstream/contract.js';
 
 /** The upstream calls of a whole order whose customer has one order. */
 const ONE_ORDER_CALLS = wholeOrderCalls(1);
@@ -93,11 +93,13 @@ describe('traces', () => {
       expect(call.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200 });
       expect(call.name).toBe(`GET ${call.attributes['url.template']}`);
     }
-    // Each per-order call under the first of its fields (the document asks for them in the table's order).
+    // Each per-order call under the first of its fields, each customer-level call under the first
+    // of its own (the document asks for them in the table's order).
     expect(calls.map((c) => [c.attributes['order_graph.upstream.operation'], c.attributes['graphql.field.path']]).sort()).toEqual(
       [
         ['customerDetails', 'me'],
         ['orderDetails', 'me.orders'],
+        ...CUSTOMER_LEVEL_OPERATIONS.map((operation) => [operation, `me.${operationSpec(operation).customerFields![0]}`]),
         ...PER_ORDER_OPERATIONS.map((operation) => [operation, `me.orders.0.${CONTRACT[operation].orderFields[0]}`]),
       ].sort(),
     );
