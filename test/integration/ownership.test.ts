@@ -15,19 +15,26 @@ const REQUESTS_PER_CUSTOMER = 30;
 
 /**
  * A copy of a seeded customer's whole world under new ids, so the simulator has one more: the
- * user, its orders, and every record of every other collection that names one of its orders
- * (by any of the order's keys), each id in them replaced wherever it appears.
+ * user, its orders, and every record of every other collection that names the customer or one
+ * of its orders (by any of the order's keys; in a collection keyed by id, by its key), each id
+ * in them replaced wherever it appears.
  */
 function cloneCustomer(data: SeedData, username: string, n: number) {
   const source = data.users.find((u) => u.username === username)!;
   const orders = data.orders.filter((o) => o.userId === source.user.id);
-  const orderKeys = new Set<unknown>(orders.flatMap((o) => [o.id, o.reservationId]));
+  const owned = new Set<unknown>([source.user.id, ...orders.flatMap((o) => [o.id, o.reservationId])]);
   const collections = (Object.keys(data) as (keyof SeedData)[]).filter((name) => name !== 'users' && name !== 'orders');
   const records = collections.map((name) => {
-    const list = data[name] as Array<Record<string, unknown>>;
-    return { list, own: list.filter((record) => Object.values(record).some((value) => orderKeys.has(value))) };
+    const collection = data[name] as unknown as Array<Record<string, unknown>> | Map<string, Record<string, unknown>>;
+    const own =
+      collection instanceof Map
+        ? [...collection].filter(([key]) => owned.has(key))
+        : collection
+            .filter((record) => Object.values(record).some((value) => owned.has(value)))
+            .map((record) => [undefined, record] as const);
+    return { collection, own };
   });
-  const ids = [source.user.id, ...orderKeys, ...records.flatMap(({ own }) => own.map((record) => record.id))].filter(
+  const ids = [...owned, ...records.flatMap(({ own }) => own.map(([, record]) => record.id))].filter(
     (id): id is string => typeof id === 'string',
   );
   // New ids that share no substring with the originals, so a leak cannot hide in a match.
@@ -37,7 +44,11 @@ function cloneCustomer(data: SeedData, username: string, n: number) {
   const clone = renamed(source);
   data.users.push({ ...clone, username: `clone${n}-${username}`, user: { ...clone.user, email: `clone${n}-${username}` } });
   data.orders.push(...orders.map(renamed));
-  for (const { list, own } of records) list.push(...own.map(renamed));
+  for (const { collection, own } of records)
+    for (const [key, record] of own) {
+      if (collection instanceof Map) collection.set(renamed(key!), renamed(record));
+      else collection.push(renamed(record));
+    }
   return clone.user.id;
 }
 
