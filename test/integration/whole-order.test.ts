@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import {
   AVAILABLE_FROM,
+  CUSTOMER_FIELD_OPERATIONS,
   CUSTOMER_OPERATIONS,
   ORDER_FIELD_OPERATIONS,
   PER_ORDER_OPERATIONS,
   wholeOrderCalls,
 } from '../../src/graph/order-fields.js';
 import { createGraphSchema } from '../../src/graph/schema.js';
-import { createSeedData, PER_ORDER_RECORDS } from '../../src/simulator/data.js';
+import { createSeedData, CUSTOMER_RECORDS, PER_ORDER_RECORDS } from '../../src/simulator/data.js';
 import type { SeedData } from '../../src/simulator/server.js';
 import { isActiveAt } from '../../src/upstream/contract.js';
 import type { Order } from '../../src/upstream/models.js';
@@ -48,6 +49,18 @@ function upstreamOrder(seed: SeedData, order: Order) {
     // A trade-in's amounts are in its offer's currency, else the order's.
     tradeIn: tradeIn && { ...tradeIn, currencyCode: tradeIn.offer?.currencyCode ?? order.product?.currencyCode },
   };
+}
+
+/** The customer's fields a customer-level call backs, each as its call answers (the simulator's record for the customer, null when it has none). */
+function customerCallAnswers(seed: SeedData, userId: string) {
+  return Object.fromEntries(
+    Object.entries(CUSTOMER_FIELD_OPERATIONS).map(([field, operation]) => {
+      const { find } = (CUSTOMER_RECORDS as Record<string, { find: (data: SeedData, userId: string, args: object) => unknown }>)[
+        operation
+      ]!;
+      return [field, find(seed, userId, {}) ?? null];
+    }),
+  );
 }
 
 const schema = createGraphSchema();
@@ -146,7 +159,11 @@ describe('the whole-order query, for every seeded customer', () => {
       const records = answered.map(({ availability: _availability, ...record }) => record);
       expectMapped(
         { ...data!.me, orders: records },
-        { ...demoUser(simulator, username), orders: orders.map((order) => upstreamOrder(seed, order)) },
+        {
+          ...demoUser(simulator, username),
+          ...customerCallAnswers(seed, demoUser(simulator, username).id),
+          orders: orders.map((order) => upstreamOrder(seed, order)),
+        },
         'me',
         schema.getType('Customer')!,
       );
