@@ -100,9 +100,11 @@ describe('slow readers', () => {
     ];
     // Each is cut once its unsent data has stayed over the limit (or not shrunk) for a second.
     await untilMetric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}', 3);
-    // What had reached them when they were cut is far from the 6 MB of each answer, and the connection is closed.
+    // What had reached them when they were cut is not the whole answer, and the connection is
+    // closed. (Less than the answer, not a share of it: the kernel's loopback buffers, which
+    // it sizes itself, held 4.25 of the 6 MB once.)
     const received = await Promise.all(clients.map((client) => client.drain()));
-    for (const bytes of received) expect(bytes).toBeLessThan(ANSWER_BYTES * 0.7);
+    for (const bytes of received) expect(bytes).toBeLessThan(ANSWER_BYTES);
     expect(await metric(gateway.origin, 'order_graph_connections_cut_total{reason="slow_reader"}')).toBe(3);
   }, 60_000);
 
