@@ -2,7 +2,7 @@
 // production requires, and each refusal with its one line.
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_UPSTREAM_CALLS, loadConfig } from '../../src/server/config.js';
+import { ConfigError, DEFAULT_UPSTREAM_CALLS, loadConfig, WHOLE_PAGE_BYTES } from '../../src/server/config.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 
 const allUrls = Object.fromEntries(HOSTS.map((name) => [name, `http://upstream.test/${name.toLowerCase()}`]));
@@ -29,7 +29,12 @@ describe('loadConfig', () => {
       requestDeadlineMs: 10_000,
       upstreamBudget: { calls: DEFAULT_UPSTREAM_CALLS, concurrency: 16, retries: 4 },
       // An eighth of the heap this process runs with.
-      bytes: { request: 4 * 1024 * 1024, inFlight: Math.floor(getHeapStatistics().heap_size_limit / 8), shedMs: 1000, smallBytes: 200_000 },
+      bytes: {
+        request: 4 * 1024 * 1024,
+        inFlight: Math.floor(getHeapStatistics().heap_size_limit / 8),
+        shedMs: 1000,
+        smallBytes: WHOLE_PAGE_BYTES,
+      },
       callerLimits: { operations: 32, upstreamCalls: 64 },
       webSocketIdleTimeoutMs: 30_000,
       loginThrottle: { perUsernameAndAddress: 5, firstDelaySeconds: 30, perUsername: 100, perAddress: 20, windowSeconds: 900 },

@@ -5,18 +5,20 @@ import { SHED_FOR_MS } from '../../upstream/bytes.js';
 import { integer, MIB } from './kinds.js';
 
 /**
- * What a whole order of the default page holds, its upstream answers and its answer: the
- * simulator's fullest customer's, about 186 kB (test/integration/byte-budgets.test.ts measures
- * it, and holds this above it). A request holding more than this gives way to newcomers while
- * the requests in flight have no room (upstream/bytes.ts).
+ * What a whole order of the default page may hold, its upstream answers and its answer: the
+ * simulator's fullest customer's holds about 186 kB with today's parts
+ * (test/integration/byte-budgets.test.ts measures it, and holds this above it), and this leaves
+ * a third more for parts to come (a new upstream operation grows every whole order). A request
+ * holding more than this gives way to newcomers while the requests in flight have no room
+ * (upstream/bytes.ts).
  */
-export const WHOLE_PAGE_BYTES = 200_000;
+export const WHOLE_PAGE_BYTES = 256 * 1024;
 
 /**
- * REQUEST_BYTES when unset: what one request may hold. Twenty whole pages, rounded up to 4 MiB:
- * room for one upstream answer at its 2 MB cap beside a page.
+ * REQUEST_BYTES when unset: what one request may hold. Sixteen whole pages, 4 MiB: room for one
+ * upstream answer at its 2 MB cap beside a page.
  */
-export const DEFAULT_REQUEST_BYTES = 4 * MIB;
+export const DEFAULT_REQUEST_BYTES = 16 * WHOLE_PAGE_BYTES;
 
 /**
  * IN_FLIGHT_BYTES when unset: this share of the V8 heap the process runs with (63 MB under the
@@ -31,7 +33,7 @@ export const bytesVariables = z.object({
   REQUEST_BYTES: integer('REQUEST_BYTES', 10_000, 1024 * MIB)
     .default(DEFAULT_REQUEST_BYTES)
     .describe(
-      'What one request may hold: the upstream answers it read (counted as they arrive) and the answer built from them (estimated before it is written); a live event has its own. Past it the request ends, `data` null with `ANSWER_TOO_LARGE`; other requests are untouched. The default is twenty times a whole order of the default page.',
+      'What one request may hold: the upstream answers it read (counted as they arrive) and the answer built from them (estimated before it is written); a live event has its own. Past it the request ends, `data` null with `ANSWER_TOO_LARGE`; other requests are untouched. The default is sixteen times what a whole order of the default page may hold (256 KiB).',
     ),
   IN_FLIGHT_BYTES: integer('IN_FLIGHT_BYTES', 100_000, 64 * 1024 * MIB)
     .optional()
