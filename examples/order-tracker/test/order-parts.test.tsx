@@ -6,7 +6,7 @@
 import { isValidElement, type ReactElement, type ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { AVAILABLE_FROM, type OrderGraphError } from '@order-graph/client';
+import { AVAILABLE_FROM, ORDER_STAGES, type OrderGraphError } from '@order-graph/client';
 import { OrderParts, Progress } from '../src/order-card';
 import { Part } from '../src/part';
 import { fieldWords } from '../src/format';
@@ -160,8 +160,14 @@ describe("the tracker's order cards", () => {
     /** The vehicle (with a VIN), the pickup and the estimate as a stage-gated part each. */
     const vehicle = { vin: 'VCF1ZBU28PG123456', model: 'OC', modelYear: 2026, trim: null, exterior: null, interior: null, wheel: null };
 
-    /** An order in `status` whose availability is `available` part by part (as the gateway answers it), with these parts' values. */
-    function orderAt(status: string, available: Record<string, boolean>, values: Record<string, unknown>): TrackedOrder {
+    /** Whether a part of this stage can have a value at `status`, as the SDL says: reached, or a status the API does not know. */
+    const canHave = (status: string, from: string) =>
+      status === 'UNKNOWN' ||
+      ((ORDER_STAGES as readonly string[]).includes(status) &&
+        ORDER_STAGES.indexOf(status as never) >= ORDER_STAGES.indexOf(from as never));
+
+    /** An order in `status` with its availability part by part as the gateway answers it, and these parts' values. */
+    function orderAt(status: string, values: Record<string, unknown>): TrackedOrder {
       return {
         id: 'order-2',
         reservationId: 'OC-PARTS',
@@ -170,7 +176,7 @@ describe("the tracker's order cards", () => {
         availability: Object.entries(AVAILABLE_FROM).map(([field, from]) => ({
           part: field.toUpperCase(),
           from,
-          available: available[field],
+          available: canHave(status, from),
         })),
         ...NOTHING_YET,
         ...values,
@@ -184,15 +190,9 @@ describe("the tracker's order cards", () => {
         ),
       );
 
-    // ORDER_CONFIRMED: the estimate's stage reached, the vehicle's and the pickup's not.
-    const confirmed = { estimate: true, vehicle: false, pickup: false };
-
     it('a failed part says it failed, in plain words, with a retry: before its stage too, never "Available from"', () => {
       // A 500 on the vehicle's call before its stage, and the estimate's call timed out.
-      const shown = render(orderAt('ORDER_CONFIRMED', confirmed, {}), [
-        failure('vehicle', 'UPSTREAM_ERROR'),
-        failure('estimate', 'UPSTREAM_TIMEOUT'),
-      ]);
+      const shown = render(orderAt('ORDER_CONFIRMED', {}), [failure('vehicle', 'UPSTREAM_ERROR'), failure('estimate', 'UPSTREAM_TIMEOUT')]);
       expect(shown.vehicle).toMatchObject({
         state: 'failed',
         text: 'Vehicle , OC-PARTS Could not be loaded: the order service had a problem. Try again',
@@ -239,7 +239,7 @@ describe("the tracker's order cards", () => {
     });
 
     it('a part before its stage with nothing failed: available from that stage (or never, when cancelled), no retry', () => {
-      const shown = render(orderAt('ORDER_CONFIRMED', confirmed, { estimate: null }));
+      const shown = render(orderAt('ORDER_CONFIRMED', { estimate: null }));
       expect(shown.vehicle).toMatchObject({
         state: 'absent',
         text: 'Vehicle , OC-PARTS Available from the “In production” stage.',
@@ -252,16 +252,14 @@ describe("the tracker's order cards", () => {
       });
       // Reached, and none: its own words.
       expect(shown.estimate).toMatchObject({ state: 'absent', text: 'Price , OC-PARTS No price estimate yet.', buttons: [] });
-      const cancelled = render(orderAt('CANCELLED', { estimate: false, vehicle: false, pickup: false }, {}), [
-        failure('pickup', 'UPSTREAM_ERROR'),
-      ]);
+      const cancelled = render(orderAt('CANCELLED', {}), [failure('pickup', 'UPSTREAM_ERROR')]);
       expect(cancelled.vehicle).toMatchObject({ state: 'absent', text: 'Vehicle , OC-PARTS Not for a cancelled order.' });
       // A failure is said even for a cancelled order: the page does not guess it away.
       expect(cancelled.pickup).toMatchObject({ state: 'failed', buttons: ['Try again: Pickup, OC-PARTS'] });
     });
 
     it('a part that is there is shown, whatever available says', () => {
-      const shown = render(orderAt('ORDER_CONFIRMED', confirmed, { vehicle }));
+      const shown = render(orderAt('ORDER_CONFIRMED', { vehicle }));
       expect(shown.vehicle).toMatchObject({ state: 'shown', buttons: [] });
       expect(shown.vehicle!.text).toContain('VIN VCF1ZBU28PG123456');
       expect(shown.vehicle!.text).not.toMatch(/Available from|Could not/);
@@ -269,7 +267,7 @@ describe("the tracker's order cards", () => {
 
     it('an order in a status the API does not know (UNKNOWN): every part may come, so none says from which stage; a failed one says it failed', () => {
       // As the gateway answers it: every part available (the stage cannot be placed), the vehicle there.
-      const order = orderAt('UNKNOWN', { estimate: true, vehicle: true, pickup: true }, { vehicle });
+      const order = orderAt('UNKNOWN', { vehicle });
       const shown = render(order, [failure('estimate', 'UPSTREAM_ERROR')]);
       expect(shown.vehicle).toMatchObject({ state: 'shown' });
       expect(shown.vehicle!.text).toContain('VIN VCF1ZBU28PG123456');
