@@ -136,14 +136,18 @@ describe('silence', () => {
   });
 
   it('the time a busy reader takes between reads is not silence: only waiting for the network counts', async () => {
+    let sent!: () => void;
+    const allSent = new Promise<void>((resolve) => (sent = resolve));
     const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' }).write(':\n\n');
-      setTimeout(() => response.end('event: complete\n\n'), 50);
+      setTimeout(() => response.end('event: complete\n\n', sent), 50);
     });
     const { fetch, last } = boundedFetch({ maxBytes: 1000, idleMs: 300 });
     const reader = (await fetch(server.url)).body!.getReader();
     await reader.read();
-    // Busy for three idle timeouts; the rest of the answer arrived meanwhile.
+    // Busy for three idle timeouts once the rest of the answer is sent (at load 19 the server's
+    // 50 ms came after the 900, and the reader then waited on the network: silence indeed).
+    await allSent;
     await sleep(900);
     const text: string[] = [];
     for (let next = await reader.read(); !next.done; next = await reader.read()) text.push(new TextDecoder().decode(next.value));
