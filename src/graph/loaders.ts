@@ -112,7 +112,7 @@ const FIELD_OPERATIONS = [...PER_ORDER_OPERATIONS, ...CUSTOMER_LEVEL_OPERATIONS]
 export function createLoaders(operations: Operations, stats: LoadStats, tracer?: FieldTracer) {
   const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, stats, tracer, cacheKeyFn);
   const fieldCalls = Object.fromEntries(
-    FIELD_OPERATIONS.map((operation) => [operation, loader((params: CallParams) => operations.perOrder(operation, params), paramsKey)]),
+    FIELD_OPERATIONS.map((operation) => [operation, loader((params: CallParams) => operations.fieldCall(operation, params), paramsKey)]),
   ) as PerOrderLoaders & CustomerLevelLoaders;
   return {
     customerDetails: loader((_: typeof CALLER) => operations.customerDetails()),

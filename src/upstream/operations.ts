@@ -57,10 +57,10 @@ export function createOperations(http: UpstreamHttp, scope: CallScope) {
 
     /**
      * A call that backs GraphQL fields, per-order or customer-level, with its parameters
-     * (`paramValues` in contract.ts): a 404, or a stage the order has not reached, is data
+     * (`callParams` in contract.ts): a 404, or a stage the order has not reached, is data
      * (null), not an error.
      */
-    perOrder: <O extends PerOrderOperation | CustomerLevelOperation>(operation: O, params: Record<string, string>): Promise<ResponseOf<O> | null> =>
+    fieldCall: <O extends PerOrderOperation | CustomerLevelOperation>(operation: O, params: Record<string, string>): Promise<ResponseOf<O> | null> =>
       send(operation, { params, bearer: bearer() }, true),
   };
 }
