@@ -3,12 +3,12 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OrderGraphError, OrderResult } from '../../src/client/index.js';
 import { AVAILABLE_FROM, ORDER_STAGES } from '../../src/client/index.js';
-import { Kind, type SelectionSetNode } from 'graphql';
 import { WholeOrderDocument, type OrderPart, type OrderStatus, type WholeOrderQuery } from '../../src/client/__generated__/graphql.js';
 import { blockingError, changeLine, formatMoney, historyLines, progressLine, stageLine, summarize, toJson } from '../../src/cli/summary.js';
 import { printable } from '../../src/cli/terminal.js';
 import { ORDER_FIELD_OPERATIONS } from '../../src/graph/order-fields.js';
 import { canHaveValue } from '../../src/upstream/contract.js';
+import { selectionAt } from '../../examples/order-tracker/src/query.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
 type Order = NonNullable<Customer['orders']>[number];
@@ -20,28 +20,10 @@ const NO_PARTS = Object.fromEntries(Object.keys(ORDER_FIELD_OPERATIONS).map((fie
   [F in keyof typeof ORDER_FIELD_OPERATIONS]: null;
 };
 
-/** The names of the fields a selection of the SDK's WholeOrder asks for, its fragments spread. */
-function selected({ selections }: SelectionSetNode): string[] {
-  return selections.flatMap((selection) => {
-    if (selection.kind === Kind.FIELD) return [(selection.alias ?? selection.name).value];
-    if (selection.kind === Kind.INLINE_FRAGMENT) return selected(selection.selectionSet);
-    const fragment = WholeOrderDocument.definitions.find(
-      (definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value,
-    );
-    return fragment?.kind === Kind.FRAGMENT_DEFINITION ? selected(fragment.selectionSet) : [];
-  });
-}
-
-const WHOLE_ORDER_ME = WholeOrderDocument.definitions.flatMap((definition) =>
-  definition.kind === Kind.OPERATION_DEFINITION
-    ? definition.selectionSet.selections.flatMap((selection) =>
-        selection.kind === Kind.FIELD && selection.name.value === 'me' && selection.selectionSet ? [selection.selectionSet] : [],
-      )
-    : [],
-)[0]!;
-
 /** Every field WholeOrder asks of the customer null: a field the summary does not read needs no value here. */
-const NO_CUSTOMER_FIELDS = Object.fromEntries(selected(WHOLE_ORDER_ME).map((field) => [field, null])) as { [F in keyof Customer]: null };
+const NO_CUSTOMER_FIELDS = Object.fromEntries(selectionAt(WholeOrderDocument, ['me']).map(({ name }) => [name, null])) as {
+  [F in keyof Customer]: null;
+};
 
 /** A READY_FOR_PICKUP order with every part the summary shows present, as the gateway would send it. */
 function readyOrder(overrides: Partial<Order> = {}): Order {

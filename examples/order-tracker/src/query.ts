@@ -28,13 +28,16 @@ export function selectedFields(document: DocumentNode, set: SelectionSetNode): S
   });
 }
 
-/** What a document selects on each order of `me.orders`. */
-export function orderSelection(document: DocumentNode): SelectedField[] {
+/** What a document's operation selects at a path of fields (`['me', 'orders']`: on each order). */
+export function selectionAt(document: DocumentNode, path: readonly string[]): SelectedField[] {
   const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
   let fields = operation ? selectedFields(document, operation.selectionSet) : [];
-  for (const name of ['me', 'orders']) fields = fields.find((field) => field.name === name)?.fields ?? [];
+  for (const name of path) fields = fields.find((field) => field.name === name)?.fields ?? [];
   return fields;
 }
+
+/** What a document selects on each order of `me.orders`. */
+export const orderSelection = (document: DocumentNode): SelectedField[] => selectionAt(document, ['me', 'orders']);
 
 /** The Order fields the page's query selects. */
 export const ORDER_SELECTION = orderSelection(TrackerOrderDocument);
