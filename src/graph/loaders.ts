@@ -93,7 +93,7 @@ function createLoader<K, V>(
   };
 }
 
-/** A per-order call's key: its parameters, as the contract names them (`paramValues`). */
+/** A field call's key (per-order or customer-level): its parameters, as the contract names them (`callParams`). */
 export type CallParams = Record<string, string>;
 // Built in the contract's order, so equal parameters make equal keys; named, as an optional one may be left out.
 const paramsKey = (params: CallParams) => JSON.stringify(params);
