@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import type { Subject, SubjectName } from './subjects.js';
+import type { WatchCollections } from './processes.js';
 
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -28,42 +29,73 @@ export function percentile(sorted: number[], p: number): number {
 type ClientState = { reqsMade: number; responseMax?: number };
 
 /**
+ * What a process allocates per query: the bytes V8 allocated between its first and its last
+ * garbage collection within a run, over the queries answered between them (a collection's
+ * `allocated=` is what was allocated since the one before it). Undefined for a process that is
+ * not Node's, or that collected fewer than twice in the run (a short run at c=1).
+ */
+export function allocationPerQuery(watch: WatchCollections | undefined) {
+  if (!watch) return { answered: () => undefined, stop: () => undefined };
+  let answered = 0;
+  let first: number | undefined;
+  let last = 0;
+  let bytes = 0;
+  const unwatch = watch((allocated) => {
+    if (first === undefined) first = answered;
+    else bytes += allocated;
+    last = answered;
+  });
+  return {
+    answered: () => void answered++,
+    stop: () => {
+      unwatch();
+      return first === undefined || last === first ? undefined : bytes / (last - first);
+    },
+  };
+}
+
+/**
  * Drives one server for `seconds`, then lets every connection finish the request it has in
  * flight before closing: autocannon's own stop drops them while the server still works on
  * them, which would skew per-query CPU and upstream calls by up to one query per connection.
  * So every request sent is answered. req/s counts the answers within `seconds`.
  */
 export function drive(subject: Subject, connections: number, seconds: number) {
-  return new Promise<{ result: autocannon.Result; latencies: number[]; rps: number }>((resolve, reject) => {
-    const latencies: number[] = [];
-    const clients: ClientState[] = [];
-    let answeredInWindow = 0;
-    let windowS = 0;
-    const startedAt = performance.now();
-    const instance = autocannon(
-      {
-        ...subject.request,
-        connections,
-        duration: seconds + 30, // a backstop: the drain below ends the run
-        setupClient: (client) => clients.push(client as unknown as ClientState),
-        verifyBody: (body) => subject.verifyBody(body?.toString() ?? ''),
-      },
-      (error: unknown, result) => {
-        clearTimeout(deadline);
-        if (error) reject(error instanceof Error ? error : new Error(String(error)));
-        else resolve({ result, latencies, rps: answeredInWindow / (windowS || result.duration) });
-      },
-    );
-    // Our own latency samples: autocannon's histogram has a 1 ms resolution.
-    instance.on('response', (_client, status, _bytes, ms) => {
-      if (status >= 200 && status < 300) latencies.push(ms);
-      if (windowS === 0) answeredInWindow++;
-    });
-    const deadline = setTimeout(() => {
-      windowS = (performance.now() - startedAt) / 1000;
-      for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
-    }, seconds * 1000);
-  });
+  return new Promise<{ result: autocannon.Result; latencies: number[]; rps: number; allocatedBytesPerQuery?: number }>(
+    (resolve, reject) => {
+      const latencies: number[] = [];
+      const allocation = allocationPerQuery(subject.watchCollections);
+      const clients: ClientState[] = [];
+      let answeredInWindow = 0;
+      let windowS = 0;
+      const startedAt = performance.now();
+      const instance = autocannon(
+        {
+          ...subject.request,
+          connections,
+          duration: seconds + 30, // a backstop: the drain below ends the run
+          setupClient: (client) => clients.push(client as unknown as ClientState),
+          verifyBody: (body) => subject.verifyBody(body?.toString() ?? ''),
+        },
+        (error: unknown, result) => {
+          clearTimeout(deadline);
+          if (error) reject(error instanceof Error ? error : new Error(String(error)));
+          else
+            resolve({ result, latencies, rps: answeredInWindow / (windowS || result.duration), allocatedBytesPerQuery: allocation.stop() });
+        },
+      );
+      // Our own latency samples: autocannon's histogram has a 1 ms resolution.
+      instance.on('response', (_client, status, _bytes, ms) => {
+        if (status >= 200 && status < 300) latencies.push(ms);
+        if (windowS === 0) answeredInWindow++;
+        allocation.answered();
+      });
+      const deadline = setTimeout(() => {
+        windowS = (performance.now() - startedAt) / 1000;
+        for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
+      }, seconds * 1000);
+    },
+  );
 }
 
 export interface Run {
@@ -82,6 +114,8 @@ export interface Run {
   callsByOperation: Record<string, number>;
   /** VmHWM: the process's peak so far. */
   peakRssMb: number;
+  /** What the process allocated per query, in kB (allocationPerQuery); undefined for Tailcall. */
+  allocKbPerQuery?: number;
   errors: number;
   timeouts: number;
   non2xx: number;

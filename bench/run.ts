@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { operationUrl, type UpstreamUrls } from '../src/upstream/contract.js';
 import { abuseSettings, measureAbuse, type AbuseResults } from './abuse.js';
 import { cpuMs, drive, percentile, rssMb, type CallStats, type Run } from './measure.js';
-import { build, children, isRunning, log, NODE, ROOT_URL, startChild, stopChildren } from './processes.js';
+import { build, children, isRunning, log, NODE, ROOT_URL, startChild, stopChildren, type WatchCollections } from './processes.js';
 import { buildReport } from './report.js';
 import { CALLS_PER_QUERY, CONCURRENCIES, CUSTOMER, settings, streamSettings } from './settings.js';
 import { measureStreams, type StreamResults } from './streams.js';
@@ -87,7 +87,7 @@ async function main() {
    */
   const graphqlSubject = (
     name: SubjectName,
-    child: { pid: number; value: string },
+    child: { pid: number; value: string; watchCollections?: WatchCollections },
     concurrencies: Subject['concurrencies'],
     query = wholeOrder,
   ): Subject => ({
@@ -101,6 +101,7 @@ async function main() {
     },
     verifyBody: graphqlResponse,
     concurrencies,
+    watchCollections: child.watchCollections,
   });
   const subjects: Subject[] = [
     graphqlSubject('gateway', started.gateway, CONCURRENCIES),
@@ -119,6 +120,7 @@ async function main() {
       request: { url: started.optimum.value, method: 'GET', headers: auth },
       verifyBody: (body) => body.includes(vin),
       concurrencies: CONCURRENCIES,
+      watchCollections: started.optimum.watchCollections,
     },
   ];
   // Idle: started, settled, not yet asked anything.
@@ -151,7 +153,7 @@ async function main() {
       await fetchJson(`${statsUrl}/reset`, { method: 'POST' });
       const cpuBefore = cpuMs(subject.pid);
       const simulatorCpuBefore = cpuMs(simulator.pid);
-      const { result, latencies, rps } = await drive(subject, connections, settings.durationS);
+      const { result, latencies, rps, allocatedBytesPerQuery } = await drive(subject, connections, settings.durationS);
       const calls = await settle();
       const sent = result.requests.sent;
       latencies.sort((a, b) => a - b);
@@ -170,6 +172,7 @@ async function main() {
         upstreamCallsPerQuery: calls.total / sent,
         callsByOperation: calls.operations,
         peakRssMb: rssMb(subject.pid),
+        allocKbPerQuery: allocatedBytesPerQuery === undefined ? undefined : allocatedBytesPerQuery / 1024,
         errors: result.errors,
         timeouts: result.timeouts,
         non2xx: result.non2xx,

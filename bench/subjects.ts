@@ -6,7 +6,7 @@ import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import type autocannon from 'autocannon';
 import { HOSTS, type UpstreamUrls } from '../src/upstream/contract.js';
-import { log, ROOT, startChild, startProcess } from './processes.js';
+import { GC_TRACE, log, ROOT, startChild, startProcess, type WatchCollections } from './processes.js';
 import { settings } from './settings.js';
 import { benchGatewayEnv, listening } from './streams.js';
 import { gatewayComparable, tailcallBinary, tailcallConfig, tailcallEnv, tailcallListening, upstreamComparable } from './tailcall.js';
@@ -36,6 +36,8 @@ export interface Subject {
   /** The answer holds the VIN (and, for GraphQL servers, no errors). */
   verifyBody: (body: string) => boolean;
   concurrencies: readonly number[];
+  /** A Node process's garbage collections, for its allocation per query. */
+  watchCollections?: WatchCollections;
 }
 
 /** An OTLP endpoint that takes the observed gateway's spans and drops them. */
@@ -95,25 +97,25 @@ export async function startSubjects(urls: UpstreamUrls, sinkUrl: string) {
     OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
   };
+  // Every Node process measured traces its collections (its allocation per query); the launcher
+  // passes the flag on to the gateway's node.
+  const profiled = [GC_TRACE, ...settings.gatewayNodeArgs];
   const [gateway, got, observed, traced, cached, apollo, optimum, tailcall] = await Promise.all([
-    startChild('gateway', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off' }, listening, settings.gatewayNodeArgs),
-    startChild(
-      'gateway-got',
-      GATEWAY_START,
-      { ...gatewayEnv, METRICS_PATH: 'off', UPSTREAM_CLIENT: 'got' },
-      listening,
-      settings.gatewayNodeArgs,
-    ),
-    startChild('gateway-observed', GATEWAY_START, observability, listening),
-    startChild('gateway-traced', GATEWAY_START, { ...observability, OTEL_TRACES_SAMPLER_ARG: '1' }, listening),
+    startChild('gateway', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off' }, listening, profiled),
+    startChild('gateway-got', GATEWAY_START, { ...gatewayEnv, METRICS_PATH: 'off', UPSTREAM_CLIENT: 'got' }, listening, profiled),
+    startChild('gateway-observed', GATEWAY_START, observability, listening, [GC_TRACE]),
+    startChild('gateway-traced', GATEWAY_START, { ...observability, OTEL_TRACES_SAMPLER_ARG: '1' }, listening, [GC_TRACE]),
     startChild(
       'gateway-cached',
       GATEWAY_START,
       { ...gatewayEnv, METRICS_PATH: 'off', RESPONSE_CACHE_TTL_MS: String(CACHE_TTL_MS) },
       listening,
+      [GC_TRACE],
     ),
-    startChild('apollo', 'dist/bench/peers/apollo/server.js', { ...upstream, APOLLO_PORT: '0', NODE_ENV: 'production' }, jsonLine),
-    startChild('optimum', 'dist/bench/optimum.js', { ...upstream, OPTIMUM_PORT: '0' }, jsonLine),
+    startChild('apollo', 'dist/bench/peers/apollo/server.js', { ...upstream, APOLLO_PORT: '0', NODE_ENV: 'production' }, jsonLine, [
+      GC_TRACE,
+    ]),
+    startChild('optimum', 'dist/bench/optimum.js', { ...upstream, OPTIMUM_PORT: '0' }, jsonLine, [GC_TRACE]),
     startTailcall(urls),
   ]);
   return { gateway, got, observed, traced, cached, apollo, optimum, tailcall };
