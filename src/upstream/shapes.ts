@@ -5,7 +5,7 @@
 import { UpstreamFailedError } from '../errors.js';
 import { CONTRACT, type OperationName } from './contract.js';
 import { SHAPES, STRING_LENGTHS, type Leaf, type Model, type ModelName, type Shape, type StringKind } from './models.js';
-import { epochToDateTime, toDecimal, toIsoDateTime } from './values.js';
+import { epochToDateTime, isAmount, isDateTime } from './values.js';
 
 /**
  * A field the upstream sent in the wrong shape, standing in for its value: a resolver that
@@ -41,9 +41,9 @@ const LEAVES: Record<Leaf, (value: unknown) => boolean> = {
   int: (value) => Number.isInteger(value) && Math.abs(value as number) <= MAX_INT,
   number: (value) => typeof value === 'number' && Number.isFinite(value),
   flag: (value) => typeof value === 'boolean',
-  amount: (value) => toDecimal(value) !== null,
+  amount: isAmount,
   epoch: (value) => epochToDateTime(value) !== null,
-  dateTime: (value) => toIsoDateTime(value) !== null,
+  dateTime: isDateTime,
 };
 
 /** Where a reader is in a body: its keys and indexes, made into text only for an UnreadableValue. */

@@ -11,23 +11,23 @@ const LONGEST_DECIMAL = 40;
 const LONGEST_DATE_TIME = 64;
 
 /**
+ * Whether a value is an amount toDecimal reads: a finite JSON number printed without an
+ * exponent, or a decimal text. It builds nothing, so a body's every amount is checked for free.
+ */
+export function isAmount(value: unknown): value is number | string {
+  if (typeof value === 'number') return Number.isFinite(value) && DECIMAL.test(String(value));
+  // 1e21 and above, or below 1e-6, print in exponent form: neither is a price.
+  return typeof value === 'string' && value.length <= LONGEST_DECIMAL && DECIMAL.test(value.trim());
+}
+
+/**
  * An upstream amount as an exact decimal string with at least two decimals: 68999 → "68999.00",
  * 12.5 → "12.50", "4156.255" stays. A JSON number is read through its shortest round-trip
  * form, so no float arithmetic ever touches it.
  */
 export function toDecimal(value: unknown): string | null {
-  let text: string;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return null;
-    text = String(value);
-    // 1e21 and above, or below 1e-6, print in exponent form: neither is a price.
-    if (!DECIMAL.test(text)) return null;
-  } else if (typeof value === 'string' && value.length <= LONGEST_DECIMAL && DECIMAL.test(value.trim())) {
-    text = value.trim();
-  } else {
-    return null;
-  }
-  const [whole, fraction = ''] = text.split('.');
+  if (!isAmount(value)) return null;
+  const [whole, fraction = ''] = (typeof value === 'number' ? String(value) : value.trim()).split('.');
   return `${whole}.${fraction.padEnd(2, '0')}`;
 }
 
@@ -39,9 +39,11 @@ export function epochToDateTime(value: unknown): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
+/** Whether a value is a date-time toIsoDateTime reads; it builds nothing (no Date, no text). */
+export const isDateTime = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && value.length <= LONGEST_DATE_TIME && !Number.isNaN(Date.parse(value));
+
 /** An upstream date-time (a string Date.parse reads, ISO 8601 for one) as ISO 8601 UTC. */
 export function toIsoDateTime(value: unknown): string | null {
-  if (typeof value !== 'string' || value === '' || value.length > LONGEST_DATE_TIME) return null;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+  return isDateTime(value) ? new Date(Date.parse(value)).toISOString() : null;
 }
