@@ -92,6 +92,41 @@ describe('a date-time the contract holds a field to (the dateTime kind of a shap
   });
 });
 
+describe('a body checked where it lies (readShape)', () => {
+  const shape = { fields: { startsAt: 'dateTime', endsAt: 'dateTime', price: 'amount' }, required: ['startsAt'] } as const;
+  const list = { list: shape, maxItems: 5 } as const;
+
+  it('keeps a body whose every key is its shape’s as it is, a field of the wrong shape replaced where it lies', () => {
+    const body: Record<string, unknown> = { startsAt: '2026-11-28T17:30:00Z', endsAt: 'later', price: 12.5 };
+    expect(readShape('customerDetails', shape, body)).toBe(body);
+    expect(body.endsAt).toBeInstanceOf(UnreadableValue);
+    expect(body).toMatchObject({ startsAt: '2026-11-28T17:30:00Z', price: 12.5 });
+  });
+
+  it('copies an object with a key its shape does not name, in its place in the list, with the shape’s fields alone', () => {
+    const body = JSON.parse(
+      '[{"startsAt":"2026-11-28T17:30:00Z"},{"startsAt":"2026-11-28T17:30:00Z","endsAt":null,"other":1},{"startsAt":"2026-11-28T17:30:00Z","__proto__":{"polluted":true}}]',
+    ) as Record<string, unknown>[];
+    const [first] = body;
+    const read = readShape('customerDetails', list, body) as Record<string, unknown>[];
+    expect(read).toBe(body);
+    expect(read[0]).toBe(first);
+    expect(Object.keys(read[1]!)).toEqual(['startsAt', 'endsAt']);
+    expect(read[1]!.endsAt).toBeNull();
+    expect(Object.keys(read[2]!)).toEqual(['startsAt']);
+    expect(Object.getPrototypeOf(read[2])).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([68999, 12.5, -0, 1e-6, 9.99e20, 1e21, 1e-7, Number.NaN, ' 12.5 ', '1e5', '12.', 'x'.repeat(41)])(
+    'takes the amount %j exactly when toDecimal reads it',
+    (price) => {
+      const read = readShape('customerDetails', shape, { startsAt: '2026-11-28T17:30:00Z', price }) as Record<string, unknown>;
+      expect(read.price instanceof UnreadableValue).toBe(toDecimal(price) === null);
+    },
+  );
+});
+
 describe('enums', () => {
   it('maps known values and anything else to UNKNOWN', () => {
     const known = ['PENDING', 'SUCCEEDED'] as const;
