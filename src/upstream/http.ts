@@ -57,7 +57,7 @@ export interface TransportOptions {
  * off (`bytesFailure`) when the budget refuses it.
  */
 export interface Transport {
-  attempt(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: Record<string, string>, timeoutMs: number): Promise<UpstreamResult>;
+  attempt(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: HeaderList, timeoutMs: number): Promise<UpstreamResult>;
   close(): void;
 }
 
@@ -88,13 +88,47 @@ function sendable(operation: OperationName, params: Readonly<Record<string, stri
 }
 
 
-/** The headers of one call: the request's id, the caller's bearer, language and address, and the observers'. */
-function callHeaders(scope: CallScope, bearer: string | undefined, watch: CallWatch | undefined): Record<string, string> {
-  const headers: Record<string, string> = { 'x-request-id': scope.id };
-  if (bearer) headers.authorization = `Bearer ${bearer}`;
-  if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
-  if (scope.clientAddress) headers['x-forwarded-for'] = scope.clientAddress;
-  return watch?.headers ? Object.assign(headers, watch.headers) : headers;
+/**
+ * A call's headers as undici takes them, each name followed by its value: sent as they are,
+ * without an object to build per call and for undici to list the keys of again.
+ */
+export type HeaderList = readonly string[];
+
+/** The headers as an object, for a transport that takes them so (got's). */
+export function headerRecord(headers: HeaderList): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (let i = 0; i < headers.length; i += 2) record[headers[i]!] = headers[i + 1]!;
+  return record;
+}
+
+/** What every call asks for, whichever transport makes it. */
+const EVERY_CALL = ['user-agent', 'order-graph', 'accept', 'application/json'] as const;
+/** What a call with a JSON body adds. */
+export const JSON_BODY: HeaderList = ['content-type', 'application/json'];
+
+/**
+ * The headers of a request's calls with one bearer: the request's id, the bearer, the caller's
+ * language and address. Made once per request (and bearer) and kept on its scope: all its
+ * calls send the same.
+ */
+function requestHeaders(scope: CallScope, bearer: string | undefined): HeaderList {
+  const kept = scope.callHeaders;
+  if (kept && kept.bearer === bearer) return kept.headers;
+  const headers: string[] = [...EVERY_CALL, 'x-request-id', scope.id];
+  if (bearer) headers.push('authorization', `Bearer ${bearer}`);
+  if (scope.acceptLanguage) headers.push('accept-language', scope.acceptLanguage);
+  if (scope.clientAddress) headers.push('x-forwarded-for', scope.clientAddress);
+  scope.callHeaders = { bearer, headers };
+  return headers;
+}
+
+/** The headers of one call: its request's (requestHeaders), and the observers' (a traceparent) when they add some. */
+function callHeaders(scope: CallScope, bearer: string | undefined, watch: CallWatch | undefined): HeaderList {
+  const headers = requestHeaders(scope, bearer);
+  if (!watch?.headers) return headers;
+  const watched = [...headers];
+  for (const [name, value] of Object.entries(watch.headers)) watched.push(name, value);
+  return watched;
 }
 
 // Network errors worth one more try on an idempotent GET. A timeout is not among them:
@@ -127,7 +161,7 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, tim
    * while a whole further attempt still fits before the request's deadline and its budget
    * still has a retry and a call for it.
    */
-  async function attempts(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: Record<string, string>, attemptMs: number) {
+  async function attempts(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: HeaderList, attemptMs: number) {
     let result = await transport.attempt(operation, call, scope, headers, attemptMs);
     let retries = 0;
     const retryable = CONTRACT[operation].method === 'GET';

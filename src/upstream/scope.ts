@@ -143,6 +143,8 @@ export class CallScope implements ScopeLimits {
   readonly observer: CallObserver | undefined;
   /** What the request holds: its upstream answers as they arrive, then its answer (bytes.ts). */
   readonly bytes: ByteBudget;
+  /** The headers its calls send with this bearer, made by the upstream client at the first call (http.ts). */
+  callHeaders: { bearer: string | undefined; headers: readonly string[] } | undefined = undefined;
   readonly #running: RunningCalls | undefined;
 
   constructor(init: ScopeInit, running?: RunningCalls) {

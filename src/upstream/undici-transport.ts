@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import { CONTRACT, contractPath, HOSTS, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
-import { bytesFailure, EXHAUSTED_CODES, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
+import { bytesFailure, EXHAUSTED_CODES, JSON_BODY, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
 import type { CallScope } from './scope.js';
 
 const POOL_OPTIONS: Pool.Options = {
@@ -13,9 +13,6 @@ const POOL_OPTIONS: Pool.Options = {
   headersTimeout: 0,
   bodyTimeout: 0,
 };
-
-const HEADERS = { 'user-agent': 'order-graph', accept: 'application/json' };
-const JSON_HEADERS = { ...HEADERS, 'content-type': 'application/json' };
 
 /** Why an attempt was ended before its response was read. */
 type Stop = 'timeout' | 'cancelled' | 'oversized' | 'bytes';
@@ -105,7 +102,8 @@ export function undiciTransport(urls: UpstreamUrls, { maxBodyBytes }: TransportO
       const options: Dispatcher.DispatchOptions = {
         path: prefixes[host] + contractPath(operation, params),
         method,
-        headers: { ...(body === undefined ? HEADERS : JSON_HEADERS), ...headers },
+        // undici only reads the list (its type asks for a mutable one): the request's own, shared by its calls.
+        headers: (body === undefined ? headers : [...headers, ...JSON_BODY]) as string[],
         body,
       };
       return attemptOn(pools[host], options, scope, timeoutMs, maxBodyBytes);
