@@ -192,20 +192,40 @@ export function paramValues(operation: OperationName, valueOf: (source: ParamSou
   return values;
 }
 
+// Values that encodeURIComponent, and a form-encoded query (URLSearchParams), leave as they are:
+// an id, a code, an enum value. Such a value goes into the path as it is, nothing built for it.
+const PATH_SAFE = /^[\w.!~*'()-]*$/;
+const QUERY_SAFE = /^[\w.*-]*$/;
+const pathValue = (value: string) => (PATH_SAFE.test(value) ? value : encodeURIComponent(value));
+const queryValue = (value: string) => (QUERY_SAFE.test(value) ? value : new URLSearchParams([['', value]]).toString().slice(1));
+
 /**
  * How a row's path is written with its parameters, worked out once per row: path parameters
- * percent-encoded into the template, the rest as the query string in the contract's order. A
- * required one without a value is sent empty (the service refuses it); an optional one without
- * a value (or an empty one) is left out. An operation without parameters has its template as it is.
+ * percent-encoded into the template, the rest as the query string in the contract's order
+ * (form-encoded, as URLSearchParams writes it). A required one without a value is sent empty
+ * (the service refuses it); an optional one without a value (or an empty one) is left out. An
+ * operation without parameters has its template as it is. A call builds its path and nothing
+ * else: the template's pieces and the query's names are split once, here.
  */
 export function pathWriter({ path: template, params }: Pick<OperationSpec, 'path' | 'params'>): (values: Readonly<Record<string, string>>) => string {
   if (!params) return () => template;
-  const query = Object.entries(params).filter(([name]) => !template.includes(`{${name}}`));
+  // Text, then a parameter's name, then text, …: the names at the odd places.
+  const pieces = template.split(/\{(\w+)\}/);
+  const query = Object.entries(params)
+    .filter(([name]) => !template.includes(`{${name}}`))
+    .map(([name, { required }]) => ({ name, required, key: queryValue(name) }));
   return (values) => {
-    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
-    const sent = query.filter(([name, { required }]) => required || (values[name] ?? '') !== '');
-    if (sent.length === 0) return path;
-    return `${path}?${new URLSearchParams(sent.map(([name]): [string, string] => [name, values[name] ?? '']))}`;
+    let path = pieces[0]!;
+    for (let i = 1; i < pieces.length; i += 2) path += pathValue(values[pieces[i]!] ?? '') + pieces[i + 1]!;
+    let separator = '?';
+    for (let i = 0; i < query.length; i++) {
+      const { name, required, key } = query[i]!;
+      const value = values[name] ?? '';
+      if (!required && value === '') continue;
+      path += `${separator}${key}=${queryValue(value)}`;
+      separator = '&';
+    }
+    return path;
   };
 }
 

@@ -2,7 +2,7 @@
 // unsendable parameters, retries, observers, log lines) around its transport's attempts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { CONTRACT, HOSTS, type OperationName, type UpstreamUrls } from './contract.js';
+import { CONTRACT, HOSTS, OPERATION_NAMES, pathParamNames, type OperationName, type UpstreamUrls } from './contract.js';
 import type { ByteBudget } from './bytes.js';
 import type { CallFailure } from './failures.js';
 import type { CallScope, CallWatch } from './scope.js';
@@ -79,14 +79,20 @@ export interface UpstreamHttpOptions extends TransportOptions {
 // would send U+FFFD instead) or a control character.
 const UNSENDABLE_VALUE = /[\u0000-\u001f\u007f]/;
 
+/** Each operation's path parameters (contract.ts pathParamNames), worked out once. */
+const PATH_PARAMS: ReadonlyMap<OperationName, ReadonlySet<string>> = new Map(OPERATION_NAMES.map((operation) => [operation, new Set(pathParamNames(operation))]));
+
 /** Whether every parameter can go upstream as it is: `.` and `..` would move a path to another resource. */
 function sendable(operation: OperationName, params: Readonly<Record<string, string>>): boolean {
-  const { path } = CONTRACT[operation];
-  return Object.entries(params).every(
-    ([name, value]) => value.isWellFormed() && !UNSENDABLE_VALUE.test(value) && !(path.includes(`{${name}}`) && (value === '.' || value === '..' || value === '')),
-  );
+  const inPath = PATH_PARAMS.get(operation)!;
+  for (const name in params) {
+    if (!Object.hasOwn(params, name)) continue;
+    const value = params[name]!;
+    if (!value.isWellFormed() || UNSENDABLE_VALUE.test(value)) return false;
+    if (inPath.has(name) && (value === '.' || value === '..' || value === '')) return false;
+  }
+  return true;
 }
-
 
 /**
  * A call's headers as undici takes them, each name followed by its value: sent as they are,

@@ -1,7 +1,7 @@
 // The upstream transport on undici: one keep-alive Pool per upstream host, one dispatch per attempt.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
-import { CONTRACT, contractPath, HOSTS, type HostName, type UpstreamUrls } from './contract.js';
+import { CONTRACT, HOSTS, OPERATION_NAMES, operationSpec, pathWriter, type HostName, type OperationName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
 import { bytesFailure, EXHAUSTED_CODES, JSON_BODY, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
 import type { Cancellable, CallScope } from './scope.js';
@@ -13,6 +13,8 @@ const POOL_OPTIONS: Pool.Options = {
   headersTimeout: 0,
   bodyTimeout: 0,
 };
+
+const NO_PARAMS: Readonly<Record<string, string>> = {};
 
 /** Why an attempt was ended before its response was read. */
 type Stop = 'timeout' | 'cancelled' | 'oversized' | 'bytes';
@@ -117,14 +119,19 @@ const timedOut = (attempt: Attempt) => attempt.stop('timeout');
  */
 export function undiciTransport(urls: UpstreamUrls, { maxBodyBytes }: TransportOptions): Transport {
   const pools = Object.fromEntries(HOSTS.map((name) => [name, new Pool(new URL(urls[name]).origin, POOL_OPTIONS)])) as Record<HostName, Pool>;
-  // The bases' paths alone (as operationUrl joins them): with the contract path, each call's path and query, prefix included.
-  const prefixes = Object.fromEntries(HOSTS.map((name) => [name, new URL(urls[name]).pathname.replace(/\/+$/, '')])) as UpstreamUrls;
+  // Each operation's path and query written after its host's base path (as operationUrl joins them), worked out once.
+  const paths = Object.fromEntries(
+    OPERATION_NAMES.map((operation) => {
+      const { host, path, params } = operationSpec(operation);
+      return [operation, pathWriter({ path: new URL(urls[host]).pathname.replace(/\/+$/, '') + path, params })];
+    }),
+  ) as Record<OperationName, ReturnType<typeof pathWriter>>;
   return {
-    attempt(operation, { params, json }, scope, headers, timeoutMs) {
+    attempt(operation, { params = NO_PARAMS, json }, scope, headers, timeoutMs) {
       const { host, method } = CONTRACT[operation];
       const body = json === undefined ? undefined : JSON.stringify(json);
       const options: Dispatcher.DispatchOptions = {
-        path: prefixes[host] + contractPath(operation, params),
+        path: paths[operation](params),
         method,
         // undici only reads the list (its type asks for a mutable one): the request's own, shared by its calls.
         headers: (body === undefined ? headers : [...headers, ...JSON_BODY]) as string[],
