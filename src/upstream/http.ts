@@ -163,24 +163,11 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, tim
   const transport = makeTransport(urls, options);
 
   /**
-   * A call's attempts: the first, and for a GET that failed in a way worth another, more,
-   * while a whole further attempt still fits before the request's deadline and its budget
-   * still has a retry and a call for it.
+   * One call, once the budget gave it a turn: its attempts, the first and for a GET that failed
+   * in a way worth another, more, while a whole further attempt still fits before the request's
+   * deadline and its budget still has a retry and a call for it. One async function for them
+   * all: on every call's path, each one more costs a promise and its await.
    */
-  async function attempts(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: HeaderList, attemptMs: number) {
-    let result = await transport.attempt(operation, call, scope, headers, attemptMs);
-    let retries = 0;
-    const retryable = CONTRACT[operation].method === 'GET';
-    while (!result.ok && retryable && retries < maxRetries && worthRetrying(result.failure, attemptMs)) {
-      if (Date.now() + RETRY_DELAY_MS + attemptMs > scope.deadline || !scope.budget.takeRetry()) break;
-      retries += 1;
-      await sleep(RETRY_DELAY_MS);
-      result = scope.signal?.aborted ? { ok: false, failure: { kind: 'cancelled' } } : await transport.attempt(operation, call, scope, headers, attemptMs);
-    }
-    return { result, retries };
-  }
-
-  /** One call (with its retries), once the budget gave it a turn. */
   async function send(operation: OperationName, call: UpstreamCall, scope: CallScope): Promise<UpstreamResult> {
     if (scope.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     // The request ended while this call waited its turn: its bytes are spent, or were given up.
@@ -190,7 +177,16 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, tim
     const remaining = scope.deadline - startedAt;
     if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
     const watch = scope.observer?.start(operation);
-    const { result, retries } = await attempts(operation, call, scope, callHeaders(scope, call.bearer, watch), Math.min(timeoutMs, remaining));
+    const headers = callHeaders(scope, call.bearer, watch);
+    const attemptMs = Math.min(timeoutMs, remaining);
+    let result = await transport.attempt(operation, call, scope, headers, attemptMs);
+    let retries = 0;
+    while (!result.ok && retries < maxRetries && CONTRACT[operation].method === 'GET' && worthRetrying(result.failure, attemptMs)) {
+      if (Date.now() + RETRY_DELAY_MS + attemptMs > scope.deadline || !scope.budget.takeRetry()) break;
+      retries += 1;
+      await sleep(RETRY_DELAY_MS);
+      result = scope.signal?.aborted ? { ok: false, failure: { kind: 'cancelled' } } : await transport.attempt(operation, call, scope, headers, attemptMs);
+    }
     const status = statusOf(result);
     const ms = Date.now() - startedAt;
     watch?.end({ status, retries, ms });
