@@ -146,24 +146,39 @@ export const CUSTOMER_LEVEL_OPERATIONS = OPERATION_NAMES.filter(
 export const isPerOrder = (operation: OperationName): boolean =>
   Object.values(operationSpec(operation).params ?? {}).some((source) => 'order' in source);
 
+/** Each operation's parameters with where each comes from, in the contract's order, listed once. */
+const PARAMS: ReadonlyMap<OperationName, readonly (readonly [string, ParamSource])[]> = new Map(
+  OPERATION_NAMES.map((operation) => [operation, Object.entries(operationSpec(operation).params ?? {})]),
+);
+
+/** A parameter's value put in `values`: an optional one without a value is left out, a required one sent empty. */
+function putParam(values: Record<string, string>, name: string, source: ParamSource, value: string | undefined): void {
+  if (value !== undefined) values[name] = value;
+  else if (source.required) values[name] = '';
+}
+
 /**
  * A call's parameter values for the GraphQL field it backs: each from the order (a per-order
  * call's, never from the client) or from the field's argument (an optional one not given is
  * left out). A call that takes a parameter from an order cannot back a field without one.
+ * Runs for every field call: no closure, no list of entries built for it.
  */
 export function callParams(
   operation: OperationName,
   order: Readonly<Record<OrderKey, string>> | null,
   args: Readonly<Record<string, unknown>>,
 ): Record<string, string> {
-  return paramValues(operation, (source) => {
+  const values: Record<string, string> = {};
+  for (const [name, source] of PARAMS.get(operation)!) {
     if ('order' in source) {
       if (!order) throw new Error(`${operation} takes a parameter from an order, and backs a field that has none`);
-      return order[source.order];
+      putParam(values, name, source, order[source.order]);
+    } else {
+      const value = args[source.argument];
+      putParam(values, name, source, value === undefined || value === null ? undefined : String(value));
     }
-    const value = args[source.argument];
-    return value === undefined || value === null ? undefined : String(value);
-  });
+  }
+  return values;
 }
 
 /** An operation's parameters, path and query, in the contract's order. */
@@ -184,11 +199,7 @@ export const queryParamNames = (operation: OperationName): string[] => {
  */
 export function paramValues(operation: OperationName, valueOf: (source: ParamSource) => string | undefined): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const [name, source] of Object.entries(operationSpec(operation).params ?? {})) {
-    const value = valueOf(source);
-    if (value !== undefined) values[name] = value;
-    else if (source.required) values[name] = '';
-  }
+  for (const [name, source] of PARAMS.get(operation)!) putParam(values, name, source, valueOf(source));
   return values;
 }
 
