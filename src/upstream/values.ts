@@ -27,8 +27,10 @@ export function isAmount(value: unknown): value is number | string {
  */
 export function toDecimal(value: unknown): string | null {
   if (!isAmount(value)) return null;
-  const [whole, fraction = ''] = (typeof value === 'number' ? String(value) : value.trim()).split('.');
-  return `${whole}.${fraction.padEnd(2, '0')}`;
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  const dot = text.indexOf('.');
+  // Two decimals or more: the text as it is; one: a zero more; none: ".00". Nothing split.
+  return dot === -1 ? `${text}.00` : text.length - dot > 2 ? text : `${text}0`;
 }
 
 /** An upstream expiry in epoch seconds, or milliseconds when above 1e12, as ISO 8601 UTC. */
@@ -43,7 +45,36 @@ export function epochToDateTime(value: unknown): string | null {
 export const isDateTime = (value: unknown): value is string =>
   typeof value === 'string' && value !== '' && value.length <= LONGEST_DATE_TIME && !Number.isNaN(Date.parse(value));
 
-/** An upstream date-time (a string Date.parse reads, ISO 8601 for one) as ISO 8601 UTC. */
+// A date-time as toISOString writes one: UTC, to the millisecond. The upstream sends its times so.
+const ISO_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The number the `count` digits at `at` write. */
+function digitsAt(text: string, at: number, count: number): number {
+  let number = 0;
+  for (let i = at; i < at + count; i++) number = number * 10 + text.charCodeAt(i) - 48;
+  return number;
+}
+
+/**
+ * Whether a date-time is already what toISOString would write for it: in its form, on a day its
+ * month has (Date.parse takes February 30th, and toISOString would write March 2nd).
+ */
+function isIsoUtc(value: string): boolean {
+  if (value.length !== 24 || !ISO_UTC.test(value)) return false;
+  const year = digitsAt(value, 0, 4);
+  const month = digitsAt(value, 5, 2);
+  const day = digitsAt(value, 8, 2);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && !leap ? 28 : DAYS_IN_MONTH[month - 1]!);
+}
+
+/**
+ * An upstream date-time (a string Date.parse reads, ISO 8601 for one) as ISO 8601 UTC. One that
+ * is already so is answered as it is: a resolver runs this for every date-time of an answer,
+ * and a Date and its text for each would be built only to write the same characters.
+ */
 export function toIsoDateTime(value: unknown): string | null {
-  return isDateTime(value) ? new Date(Date.parse(value)).toISOString() : null;
+  if (!isDateTime(value)) return null;
+  return isIsoUtc(value) ? value : new Date(Date.parse(value)).toISOString();
 }

@@ -17,6 +17,8 @@ describe('toDecimal', () => {
     [-250.75, '-250.75'],
     [0, '0.00'],
     ['4156.255', '4156.255'],
+    [0.05, '0.05'],
+    [-7.5, '-7.50'],
     ['100', '100.00'],
     [' 7.5 ', '7.50'],
   ])('%j becomes %j', (input, expected) => {
@@ -51,6 +53,22 @@ describe('dates', () => {
     expect(toDateTime('2023-07-20T09:15:58+02:00')).toBe('2023-07-20T07:15:58.000Z');
     expect(toDateTime('not a date')).toBeNull();
     expect(toDateTime(null)).toBeNull();
+  });
+  it.each([
+    ['2024-02-29T23:59:59.999Z', '2024-02-29T23:59:59.999Z'],
+    ['2000-02-29T00:00:00.000Z', '2000-02-29T00:00:00.000Z'],
+    ['0000-01-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z'],
+    // Days a month does not have, and the end of a day, Date.parse moves on: written as toISOString writes them.
+    ['2026-02-30T00:00:00.000Z', '2026-03-02T00:00:00.000Z'],
+    ['2026-02-29T12:00:00.000Z', '2026-03-01T12:00:00.000Z'],
+    ['1900-02-29T00:00:00.000Z', '1900-03-01T00:00:00.000Z'],
+    ['2026-04-31T00:00:00.000Z', '2026-05-01T00:00:00.000Z'],
+    ['2026-01-01T24:00:00.000Z', '2026-01-02T00:00:00.000Z'],
+    ['2026-01-01T10:00:00.5Z', '2026-01-01T10:00:00.500Z'],
+    ['2026-01-01T23:59:60.000Z', null],
+    ['2026-13-01T00:00:00.000Z', null],
+  ])('reads %s as toISOString writes it: %s', (given, written) => {
+    expect(toIsoDateTime(given)).toBe(written);
   });
   it('reads expirations in epoch seconds or milliseconds', () => {
     expect(epochToDateTime(1763884800)).toBe('2025-11-23T08:00:00.000Z');
