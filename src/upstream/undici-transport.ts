@@ -14,6 +14,7 @@ const POOL_OPTIONS: Pool.Options = {
   bodyTimeout: 0,
 };
 
+/** The parameters of a call that has none (its writer then writes its template as it is). */
 const NO_PARAMS: Readonly<Record<string, string>> = {};
 
 /** Why an attempt was ended before its response was read. */
