@@ -41,10 +41,6 @@ export function epochToDateTime(value: unknown): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-/** Whether a value is a date-time toIsoDateTime reads; it builds nothing (no Date, no text). */
-export const isDateTime = (value: unknown): value is string =>
-  typeof value === 'string' && value !== '' && value.length <= LONGEST_DATE_TIME && !Number.isNaN(Date.parse(value));
-
 // A date-time as toISOString writes one: UTC, to the millisecond. The upstream sends its times so.
 const ISO_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -69,12 +65,22 @@ function isIsoUtc(value: string): boolean {
   return day <= (month === 2 && !leap ? 28 : DAYS_IN_MONTH[month - 1]!);
 }
 
+/** Whether Date.parse reads a text of a date-time's length. */
+const parses = (value: string) => value !== '' && value.length <= LONGEST_DATE_TIME && !Number.isNaN(Date.parse(value));
+
+/**
+ * Whether a value is a date-time toIsoDateTime reads; it builds nothing (no Date, no text, not
+ * even Date.parse's number for one already as toISOString writes it).
+ */
+export const isDateTime = (value: unknown): value is string => typeof value === 'string' && (isIsoUtc(value) || parses(value));
+
 /**
  * An upstream date-time (a string Date.parse reads, ISO 8601 for one) as ISO 8601 UTC. One that
  * is already so is answered as it is: a resolver runs this for every date-time of an answer,
  * and a Date and its text for each would be built only to write the same characters.
  */
 export function toIsoDateTime(value: unknown): string | null {
-  if (!isDateTime(value)) return null;
-  return isIsoUtc(value) ? value : new Date(Date.parse(value)).toISOString();
+  if (typeof value !== 'string') return null;
+  if (isIsoUtc(value)) return value;
+  return parses(value) ? new Date(Date.parse(value)).toISOString() : null;
 }
