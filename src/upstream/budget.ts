@@ -25,8 +25,7 @@ export interface CallerAllowance {
  * among all of that caller's.
  */
 export function createCallBudget(limits: BudgetLimits, caller?: CallerAllowance) {
-  const own = createQueue(limits.concurrency);
-  const run: <T>(call: () => Promise<T>) => Promise<T> = caller ? (call) => own.run(() => caller.run(call)) : own.run;
+  const { run } = createQueue(limits.concurrency, caller);
   return {
     limits,
     caller,
@@ -68,7 +67,14 @@ export class CallQueue {
   readonly #waiting: (() => void)[] = [];
   #joined: CallQueue | undefined;
 
-  constructor(readonly concurrency: number) {}
+  /**
+   * With `inner`, a call given its turn here runs through `inner` (waiting there too, a
+   * caller's allowance): one queue behind the other without a closure per call to chain them.
+   */
+  constructor(
+    readonly concurrency: number,
+    private readonly inner?: CallerAllowance,
+  ) {}
 
   // A property, not a method: a request's budget passes it on as it is.
   readonly run = <T>(call: () => Promise<T>): Promise<T> => {
@@ -106,19 +112,30 @@ export class CallQueue {
     this.#counted().#running += 1;
     let result: Promise<T>;
     try {
-      result = call();
+      result = this.inner ? this.inner.run(call) : call();
     } catch (error) {
       // A call that throws before returning its promise fails like one that rejects.
       result = Promise.reject(error);
     }
-    return result.finally(this.#done);
+    // then, not finally: finally makes two closures and a promise more for every call.
+    return result.then(this.#ended, this.#failed);
   }
 
-  readonly #done = () => {
+  readonly #ended = <T>(value: T): T => {
+    this.#done();
+    return value;
+  };
+
+  readonly #failed = (error: unknown): never => {
+    this.#done();
+    throw error;
+  };
+
+  #done(): void {
     const counted = this.#counted();
     counted.#running -= 1;
     counted.#startWaiting();
-  };
+  }
 
   /** Starts waiting calls while there is room (none while a join keeps it past its concurrency). */
   #startWaiting(): void {
@@ -126,5 +143,5 @@ export class CallQueue {
   }
 }
 
-/** A queue of `concurrency` (a request's own, a caller's). */
-export const createQueue = (concurrency: number) => new CallQueue(concurrency);
+/** A queue of `concurrency` (a request's own, a caller's), in front of `inner` when given. */
+export const createQueue = (concurrency: number, inner?: CallerAllowance) => new CallQueue(concurrency, inner);

@@ -146,24 +146,39 @@ export const CUSTOMER_LEVEL_OPERATIONS = OPERATION_NAMES.filter(
 export const isPerOrder = (operation: OperationName): boolean =>
   Object.values(operationSpec(operation).params ?? {}).some((source) => 'order' in source);
 
+/** Each operation's parameters with where each comes from, in the contract's order, listed once. */
+const PARAMS: ReadonlyMap<OperationName, readonly (readonly [string, ParamSource])[]> = new Map(
+  OPERATION_NAMES.map((operation) => [operation, Object.entries(operationSpec(operation).params ?? {})]),
+);
+
+/** A parameter's value put in `values`: an optional one without a value is left out, a required one sent empty. */
+function putParam(values: Record<string, string>, name: string, source: ParamSource, value: string | undefined): void {
+  if (value !== undefined) values[name] = value;
+  else if (source.required) values[name] = '';
+}
+
 /**
  * A call's parameter values for the GraphQL field it backs: each from the order (a per-order
  * call's, never from the client) or from the field's argument (an optional one not given is
  * left out). A call that takes a parameter from an order cannot back a field without one.
+ * Runs for every field call: no closure, no list of entries built for it.
  */
 export function callParams(
   operation: OperationName,
   order: Readonly<Record<OrderKey, string>> | null,
   args: Readonly<Record<string, unknown>>,
 ): Record<string, string> {
-  return paramValues(operation, (source) => {
+  const values: Record<string, string> = {};
+  for (const [name, source] of PARAMS.get(operation)!) {
     if ('order' in source) {
       if (!order) throw new Error(`${operation} takes a parameter from an order, and backs a field that has none`);
-      return order[source.order];
+      putParam(values, name, source, order[source.order]);
+    } else {
+      const value = args[source.argument];
+      putParam(values, name, source, value === undefined || value === null ? undefined : String(value));
     }
-    const value = args[source.argument];
-    return value === undefined || value === null ? undefined : String(value);
-  });
+  }
+  return values;
 }
 
 /** An operation's parameters, path and query, in the contract's order. */
@@ -184,28 +199,44 @@ export const queryParamNames = (operation: OperationName): string[] => {
  */
 export function paramValues(operation: OperationName, valueOf: (source: ParamSource) => string | undefined): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const [name, source] of Object.entries(operationSpec(operation).params ?? {})) {
-    const value = valueOf(source);
-    if (value !== undefined) values[name] = value;
-    else if (source.required) values[name] = '';
-  }
+  for (const [name, source] of PARAMS.get(operation)!) putParam(values, name, source, valueOf(source));
   return values;
 }
 
+// Values that encodeURIComponent, and a form-encoded query (URLSearchParams), leave as they are:
+// an id, a code, an enum value. Such a value goes into the path as it is, nothing built for it.
+const PATH_SAFE = /^[\w.!~*'()-]*$/;
+const QUERY_SAFE = /^[\w.*-]*$/;
+const pathValue = (value: string) => (PATH_SAFE.test(value) ? value : encodeURIComponent(value));
+const queryValue = (value: string) => (QUERY_SAFE.test(value) ? value : new URLSearchParams([['', value]]).toString().slice(1));
+
 /**
  * How a row's path is written with its parameters, worked out once per row: path parameters
- * percent-encoded into the template, the rest as the query string in the contract's order. A
- * required one without a value is sent empty (the service refuses it); an optional one without
- * a value (or an empty one) is left out. An operation without parameters has its template as it is.
+ * percent-encoded into the template, the rest as the query string in the contract's order
+ * (form-encoded, as URLSearchParams writes it). A required one without a value is sent empty
+ * (the service refuses it); an optional one without a value (or an empty one) is left out. An
+ * operation without parameters has its template as it is. A call builds its path and nothing
+ * else: the template's pieces and the query's names are split once, here.
  */
 export function pathWriter({ path: template, params }: Pick<OperationSpec, 'path' | 'params'>): (values: Readonly<Record<string, string>>) => string {
   if (!params) return () => template;
-  const query = Object.entries(params).filter(([name]) => !template.includes(`{${name}}`));
+  // Text, then a parameter's name, then text, …: the names at the odd places.
+  const pieces = template.split(/\{(\w+)\}/);
+  const query = Object.entries(params)
+    .filter(([name]) => !template.includes(`{${name}}`))
+    .map(([name, { required }]) => ({ name, required, key: queryValue(name) }));
   return (values) => {
-    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
-    const sent = query.filter(([name, { required }]) => required || (values[name] ?? '') !== '');
-    if (sent.length === 0) return path;
-    return `${path}?${new URLSearchParams(sent.map(([name]): [string, string] => [name, values[name] ?? '']))}`;
+    let path = pieces[0]!;
+    for (let i = 1; i < pieces.length; i += 2) path += pathValue(values[pieces[i]!] ?? '') + pieces[i + 1]!;
+    let separator = '?';
+    for (let i = 0; i < query.length; i++) {
+      const { name, required, key } = query[i]!;
+      const value = values[name] ?? '';
+      if (!required && value === '') continue;
+      path += `${separator}${key}=${queryValue(value)}`;
+      separator = '&';
+    }
+    return path;
   };
 }
 

@@ -4,7 +4,7 @@ import https from 'node:https';
 import got, { HTTPError, RequestError, TimeoutError, type Got } from 'got';
 import { CONTRACT, HOSTS, operationUrl, type HostName, type UpstreamUrls } from './contract.js';
 import type { CallFailure } from './failures.js';
-import { bytesFailure, EXHAUSTED_CODES, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
+import { bytesFailure, EXHAUSTED_CODES, headerRecord, SOCKETS_PER_HOST, wholeResult, type Transport, type TransportOptions, type UpstreamResult } from './http.js';
 import type { CallScope } from './scope.js';
 
 const AGENT_OPTIONS = { keepAlive: true, maxSockets: SOCKETS_PER_HOST };
@@ -24,7 +24,6 @@ function hostClient(url: string, agent: http.Agent): Got {
     decompress: false,
     followRedirect: false,
     responseType: 'text',
-    headers: { 'user-agent': 'order-graph', accept: 'application/json' },
   });
 }
 
@@ -45,7 +44,7 @@ export function gotTransport(urls: UpstreamUrls, options: TransportOptions): Tra
       const pending = clients[CONTRACT[operation].host](new URL(operationUrl(urls, operation, params)), {
         method: CONTRACT[operation].method,
         json,
-        headers,
+        headers: headerRecord(headers),
         timeout: { request: timeoutMs },
       });
       let clientRequest: http.ClientRequest | undefined;

@@ -2,7 +2,7 @@
 // unsendable parameters, retries, observers, log lines) around its transport's attempts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { CONTRACT, HOSTS, type OperationName, type UpstreamUrls } from './contract.js';
+import { CONTRACT, HOSTS, OPERATION_NAMES, pathParamNames, type OperationName, type UpstreamUrls } from './contract.js';
 import type { ByteBudget } from './bytes.js';
 import type { CallFailure } from './failures.js';
 import type { CallScope, CallWatch } from './scope.js';
@@ -57,7 +57,7 @@ export interface TransportOptions {
  * off (`bytesFailure`) when the budget refuses it.
  */
 export interface Transport {
-  attempt(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: Record<string, string>, timeoutMs: number): Promise<UpstreamResult>;
+  attempt(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: HeaderList, timeoutMs: number): Promise<UpstreamResult>;
   close(): void;
 }
 
@@ -79,22 +79,62 @@ export interface UpstreamHttpOptions extends TransportOptions {
 // would send U+FFFD instead) or a control character.
 const UNSENDABLE_VALUE = /[\u0000-\u001f\u007f]/;
 
+/** Each operation's path parameters (contract.ts pathParamNames), worked out once. */
+const PATH_PARAMS: ReadonlyMap<OperationName, ReadonlySet<string>> = new Map(OPERATION_NAMES.map((operation) => [operation, new Set(pathParamNames(operation))]));
+
 /** Whether every parameter can go upstream as it is: `.` and `..` would move a path to another resource. */
 function sendable(operation: OperationName, params: Readonly<Record<string, string>>): boolean {
-  const { path } = CONTRACT[operation];
-  return Object.entries(params).every(
-    ([name, value]) => value.isWellFormed() && !UNSENDABLE_VALUE.test(value) && !(path.includes(`{${name}}`) && (value === '.' || value === '..' || value === '')),
-  );
+  const inPath = PATH_PARAMS.get(operation)!;
+  for (const name in params) {
+    if (!Object.hasOwn(params, name)) continue;
+    const value = params[name]!;
+    if (!value.isWellFormed() || UNSENDABLE_VALUE.test(value)) return false;
+    if (inPath.has(name) && (value === '.' || value === '..' || value === '')) return false;
+  }
+  return true;
 }
 
+/**
+ * A call's headers as undici takes them, each name followed by its value: sent as they are,
+ * without an object to build per call and for undici to list the keys of again.
+ */
+export type HeaderList = readonly string[];
 
-/** The headers of one call: the request's id, the caller's bearer, language and address, and the observers'. */
-function callHeaders(scope: CallScope, bearer: string | undefined, watch: CallWatch | undefined): Record<string, string> {
-  const headers: Record<string, string> = { 'x-request-id': scope.id };
-  if (bearer) headers.authorization = `Bearer ${bearer}`;
-  if (scope.acceptLanguage) headers['accept-language'] = scope.acceptLanguage;
-  if (scope.clientAddress) headers['x-forwarded-for'] = scope.clientAddress;
-  return watch?.headers ? Object.assign(headers, watch.headers) : headers;
+/** The headers as an object, for a transport that takes them so (got's). */
+export function headerRecord(headers: HeaderList): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (let i = 0; i < headers.length; i += 2) record[headers[i]!] = headers[i + 1]!;
+  return record;
+}
+
+/** What every call asks for, whichever transport makes it. */
+const EVERY_CALL = ['user-agent', 'order-graph', 'accept', 'application/json'] as const;
+/** What a call with a JSON body adds. */
+export const JSON_BODY: HeaderList = ['content-type', 'application/json'];
+
+/**
+ * The headers of a request's calls with one bearer: the request's id, the bearer, the caller's
+ * language and address. Made once per request (and bearer) and kept on its scope: all its
+ * calls send the same.
+ */
+function requestHeaders(scope: CallScope, bearer: string | undefined): HeaderList {
+  const kept = scope.callHeaders;
+  if (kept && kept.bearer === bearer) return kept.headers;
+  const headers: string[] = [...EVERY_CALL, 'x-request-id', scope.id];
+  if (bearer) headers.push('authorization', `Bearer ${bearer}`);
+  if (scope.acceptLanguage) headers.push('accept-language', scope.acceptLanguage);
+  if (scope.clientAddress) headers.push('x-forwarded-for', scope.clientAddress);
+  scope.callHeaders = { bearer, headers };
+  return headers;
+}
+
+/** The headers of one call: its request's (requestHeaders), and the observers' (a traceparent) when they add some. */
+function callHeaders(scope: CallScope, bearer: string | undefined, watch: CallWatch | undefined): HeaderList {
+  const headers = requestHeaders(scope, bearer);
+  if (!watch?.headers) return headers;
+  const watched = [...headers];
+  for (const [name, value] of Object.entries(watch.headers)) watched.push(name, value);
+  return watched;
 }
 
 // Network errors worth one more try on an idempotent GET. A timeout is not among them:
@@ -123,24 +163,11 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, tim
   const transport = makeTransport(urls, options);
 
   /**
-   * A call's attempts: the first, and for a GET that failed in a way worth another, more,
-   * while a whole further attempt still fits before the request's deadline and its budget
-   * still has a retry and a call for it.
+   * One call, once the budget gave it a turn: its attempts, the first and for a GET that failed
+   * in a way worth another, more, while a whole further attempt still fits before the request's
+   * deadline and its budget still has a retry and a call for it. One async function for them
+   * all: on every call's path, each one more costs a promise and its await.
    */
-  async function attempts(operation: OperationName, call: UpstreamCall, scope: CallScope, headers: Record<string, string>, attemptMs: number) {
-    let result = await transport.attempt(operation, call, scope, headers, attemptMs);
-    let retries = 0;
-    const retryable = CONTRACT[operation].method === 'GET';
-    while (!result.ok && retryable && retries < maxRetries && worthRetrying(result.failure, attemptMs)) {
-      if (Date.now() + RETRY_DELAY_MS + attemptMs > scope.deadline || !scope.budget.takeRetry()) break;
-      retries += 1;
-      await sleep(RETRY_DELAY_MS);
-      result = scope.signal?.aborted ? { ok: false, failure: { kind: 'cancelled' } } : await transport.attempt(operation, call, scope, headers, attemptMs);
-    }
-    return { result, retries };
-  }
-
-  /** One call (with its retries), once the budget gave it a turn. */
   async function send(operation: OperationName, call: UpstreamCall, scope: CallScope): Promise<UpstreamResult> {
     if (scope.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     // The request ended while this call waited its turn: its bytes are spent, or were given up.
@@ -150,7 +177,16 @@ export function createUpstreamHttp({ urls, transport: makeTransport, logger, tim
     const remaining = scope.deadline - startedAt;
     if (remaining <= 0) return { ok: false, failure: { kind: 'timeout' } };
     const watch = scope.observer?.start(operation);
-    const { result, retries } = await attempts(operation, call, scope, callHeaders(scope, call.bearer, watch), Math.min(timeoutMs, remaining));
+    const headers = callHeaders(scope, call.bearer, watch);
+    const attemptMs = Math.min(timeoutMs, remaining);
+    let result = await transport.attempt(operation, call, scope, headers, attemptMs);
+    let retries = 0;
+    while (!result.ok && retries < maxRetries && CONTRACT[operation].method === 'GET' && worthRetrying(result.failure, attemptMs)) {
+      if (Date.now() + RETRY_DELAY_MS + attemptMs > scope.deadline || !scope.budget.takeRetry()) break;
+      retries += 1;
+      await sleep(RETRY_DELAY_MS);
+      result = scope.signal?.aborted ? { ok: false, failure: { kind: 'cancelled' } } : await transport.attempt(operation, call, scope, headers, attemptMs);
+    }
     const status = statusOf(result);
     const ms = Date.now() - startedAt;
     watch?.end({ status, retries, ms });

@@ -92,6 +92,11 @@ export function addressKey(address: string | null | undefined): string | null {
 /** A caller that is nobody: no bearer at all. */
 const ANONYMOUS: Auth = { token: null, expired: false, expiresAt: null };
 
+/** A call that stops when its client goes away. */
+export interface Cancellable {
+  cancel(): void;
+}
+
 /**
  * The calls running under one client request, cancelled together when it goes away: one
  * abort listener per request rather than one per call, shared by every scope renewed from
@@ -99,18 +104,19 @@ const ANONYMOUS: Auth = { token: null, expired: false, expiresAt: null };
  * long-lived signal would pile up for as long as the stream lives).
  */
 class RunningCalls {
-  #cancels: Set<() => void> | undefined;
+  #calls: Set<Cancellable> | undefined;
   constructor(readonly signal: AbortSignal) {}
-  track(cancel: () => void): () => void {
-    if (!this.#cancels) {
-      const cancels = (this.#cancels = new Set());
+  track(call: Cancellable): void {
+    if (!this.#calls) {
+      const calls = (this.#calls = new Set());
       // Listened to from the first call on: most requests that reach no call (health
       // checks, refusals) then cost the signal nothing.
-      this.signal.addEventListener('abort', () => cancels.forEach((each) => each()), { once: true });
+      this.signal.addEventListener('abort', () => calls.forEach((each) => each.cancel()), { once: true });
     }
-    const cancels = this.#cancels;
-    cancels.add(cancel);
-    return () => cancels.delete(cancel);
+    this.#calls.add(call);
+  }
+  untrack(call: Cancellable): void {
+    this.#calls?.delete(call);
   }
 }
 
@@ -143,6 +149,8 @@ export class CallScope implements ScopeLimits {
   readonly observer: CallObserver | undefined;
   /** What the request holds: its upstream answers as they arrive, then its answer (bytes.ts). */
   readonly bytes: ByteBudget;
+  /** The headers its calls send with this bearer, made by the upstream client at the first call (http.ts). */
+  callHeaders: { bearer: string | undefined; headers: readonly string[] } | undefined = undefined;
   readonly #running: RunningCalls | undefined;
 
   constructor(init: ScopeInit, running?: RunningCalls) {
@@ -177,8 +185,20 @@ export class CallScope implements ScopeLimits {
     return new CallScope({ id, auth, acceptLanguage, clientAddress, signal, observer, bytes: this.bytes.renewed(), ...limits }, this.#running);
   }
 
+  /** Cancels `call` if the client goes away before `untrack(call)`. */
+  track(call: Cancellable): void {
+    this.#running?.track(call);
+  }
+
+  untrack(call: Cancellable): void {
+    this.#running?.untrack(call);
+  }
+
   /** Runs `cancel` if the client goes away before the returned function is called. */
   cancelOnAbort(cancel: () => void): () => void {
-    return this.#running ? this.#running.track(cancel) : () => undefined;
+    if (!this.#running) return () => undefined;
+    const call = { cancel };
+    this.track(call);
+    return () => this.untrack(call);
   }
 }

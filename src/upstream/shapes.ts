@@ -1,11 +1,11 @@
 // The reading that holds every upstream body to its model's shape (models.ts) before anything
 // else touches the body: the operations' checks, the resolvers, the order history and the live
-// polls all get what this reading made, never the parsed JSON itself. The shapes follow
+// polls all get what this reading let through, never a body it has not checked. The shapes follow
 // `upstream/openapi.yaml`, from which they are derived (src/tools/upstream-codegen.ts).
 import { UpstreamFailedError } from '../errors.js';
 import { CONTRACT, type OperationName } from './contract.js';
-import { SHAPES, STRING_LENGTHS, type Leaf, type Model, type ModelName, type Shape, type StringKind } from './models.js';
-import { epochToDateTime, toDecimal, toIsoDateTime } from './values.js';
+import { SHAPES, STRING_LENGTHS, type Leaf, type Model, type ModelName, type ObjectShape, type Shape, type StringKind } from './models.js';
+import { epochToDateTime, isAmount, isDateTime } from './values.js';
 
 /**
  * A field the upstream sent in the wrong shape, standing in for its value: a resolver that
@@ -41,9 +41,9 @@ const LEAVES: Record<Leaf, (value: unknown) => boolean> = {
   int: (value) => Number.isInteger(value) && Math.abs(value as number) <= MAX_INT,
   number: (value) => typeof value === 'number' && Number.isFinite(value),
   flag: (value) => typeof value === 'boolean',
-  amount: (value) => toDecimal(value) !== null,
+  amount: isAmount,
   epoch: (value) => epochToDateTime(value) !== null,
-  dateTime: (value) => toIsoDateTime(value) !== null,
+  dateTime: isDateTime,
 };
 
 /** Where a reader is in a body: its keys and indexes, made into text only for an UnreadableValue. */
@@ -57,40 +57,62 @@ const NOT = Symbol('not of its shape');
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Whether an object has a key its shape does not name (counted without building a list of its keys). */
+function hasOthers(value: Record<string, unknown>, fields: ObjectShape['fields']): boolean {
+  let known = 0;
+  let all = 0;
+  for (const key in value) {
+    all += 1;
+    if (Object.hasOwn(fields, key) && Object.hasOwn(value, key)) known += 1;
+  }
+  return all !== known;
+}
+
 /**
  * `value` read as `shape`, by the shape alone: a leaf's kind is checked before anything reads
- * it, an object is copied field by field (what the table does not name is left behind, a
- * `__proto__` key among it), a list item by item. So nothing deeper than the table is ever
- * walked, whatever the body nests. A field of the wrong shape becomes an UnreadableValue
- * (copied with its object; as JSON, an object that is of no field's shape, so it is unreadable
- * again wherever it is read back); a required one makes its object not one. Every body of
- * every call goes through here, so it builds no text unless a field is unreadable.
+ * it, an object field by field, a list item by item. So nothing deeper than the table is ever
+ * walked, whatever the body nests. A field of the wrong shape becomes an UnreadableValue (as
+ * JSON, an object that is of no field's shape, so it is unreadable again wherever it is read
+ * back); a required one makes its object not one.
+ *
+ * The value is checked where it lies: `value` is the reader's own (a body it just parsed), so
+ * an object or a list whose every key is the shape's is kept as it is, an UnreadableValue put
+ * in place of a field of the wrong shape. An object with a key the shape does not name (a
+ * `__proto__` key among them) is copied with the shape's fields alone, so what reaches a
+ * resolver, a history or a poll's snapshot holds nothing the table does not. Every body of
+ * every call goes through here, so it builds nothing unless a body does not fit.
  */
 function readAs(shape: Shape, value: unknown, operation: OperationName, path: Path): unknown {
   if (typeof shape === 'string') return LEAVES[shape](value) ? value : NOT;
   if ('list' in shape) {
     if (!Array.isArray(value) || value.length > shape.maxItems) return NOT;
-    const items: unknown[] = [];
     for (let i = 0; i < value.length; i++) {
       path.push(i);
       const item = readAs(shape.list, value[i], operation, path);
       path.pop();
       if (item === NOT) return NOT;
-      items.push(item);
+      if (item !== value[i]) value[i] = item;
     }
-    return items;
+    return value;
   }
   if (!isRecord(value)) return NOT;
-  const read: Record<string, unknown> = {};
-  for (const key in shape.fields) {
+  const { fields, required } = shape;
+  const read: Record<string, unknown> = hasOthers(value, fields) ? {} : value;
+  for (const key in fields) {
     const given = Object.hasOwn(value, key) ? value[key] : undefined;
+    if (given === undefined || given === null) {
+      if (required?.includes(key)) return NOT;
+      if (given === null && read !== value) read[key] = null;
+      continue;
+    }
     path.push(key);
-    const result = given === undefined || given === null ? given : readAs(shape.fields[key]!, given, operation, path);
-    if ((result === undefined || result === null || result === NOT || result === '') && shape.required?.includes(key)) {
+    const result = readAs(fields[key]!, given, operation, path);
+    if ((result === NOT || result === '') && required?.includes(key)) {
       path.pop();
       return NOT;
     }
-    if (result !== undefined) read[key] = result === NOT ? new UnreadableValue(operation, pathText(path)) : result;
+    if (result === NOT) read[key] = new UnreadableValue(operation, pathText(path));
+    else if (result !== given || read !== value) read[key] = result;
     path.pop();
   }
   return read;
@@ -107,7 +129,11 @@ export type ResponseOf<O extends OperationName> = Contract[O]['response'] extend
     ? Model<M>
     : never;
 
-/** A body read as `shape`; null when it is not of it (a field of the wrong shape is an UnreadableValue in its place). */
+/**
+ * A body read as `shape`; null when it is not of it (a field of the wrong shape is an
+ * UnreadableValue in its place). The body must be the caller's own, parsed for this reading:
+ * it is checked, and changed, where it lies.
+ */
 export function readShape(operation: OperationName, shape: Shape, body: unknown): unknown {
   const read = readAs(shape, body, operation, []);
   return read === NOT ? null : read;
@@ -126,7 +152,7 @@ const RESPONSE_SHAPES = Object.fromEntries(Object.keys(CONTRACT).map((operation)
   Shape
 >;
 
-/** An operation's response body read as the contract's `response` says; null when it is not one. */
+/** An operation's response body (the caller's own: readShape) read as the contract's `response` says; null when it is not one. */
 export function readResponse<O extends OperationName>(operation: O, body: unknown): ResponseOf<O> | null {
   return readShape(operation, RESPONSE_SHAPES[operation], body) as ResponseOf<O> | null;
 }

@@ -13,7 +13,7 @@ import {
 } from '../../src/simulator/server.js';
 import { CONTRACT, HOSTS, operationUrl, type UpstreamUrls } from '../../src/upstream/contract.js';
 import type { ByteBudget } from '../../src/upstream/bytes.js';
-import { bytesFailure, wholeResult, type TransportFactory, type UpstreamResult } from '../../src/upstream/http.js';
+import { bytesFailure, headerRecord, JSON_BODY, wholeResult, type TransportFactory, type UpstreamResult } from '../../src/upstream/http.js';
 import type { CallScope } from '../../src/upstream/scope.js';
 
 /** An upstream a gateway reaches in process: its hosts' URLs (on an origin nothing listens on), and what it replies to a request. */
@@ -21,10 +21,6 @@ export interface InProcessUpstream {
   urls: UpstreamUrls;
   handle(request: SimulatorRequest): Promise<SimulatorReply>;
 }
-
-/** What undici's transport sends with every call (undici-transport.ts). */
-const HEADERS = { 'user-agent': 'order-graph', accept: 'application/json' };
-const JSON_HEADERS = { ...HEADERS, 'content-type': 'application/json' };
 
 /** The upstream dropping the connection, as undici reports it (undici-transport.ts, describeError). */
 const RESET: UpstreamResult = { ok: false, failure: { kind: 'network', code: 'ECONNRESET' } };
@@ -121,7 +117,8 @@ export function inProcessTransport(upstream: InProcessUpstream): TransportFactor
         const request = {
           method: CONTRACT[operation].method,
           target: operationUrl(paths, operation, params),
-          headers: lowerCased({ ...(json === undefined ? HEADERS : JSON_HEADERS), ...headers }),
+          // What undici's transport sends (undici-transport.ts): the call's headers, and for a JSON body its type.
+          headers: lowerCased(headerRecord(json === undefined ? headers : [...headers, ...JSON_BODY])),
           body: rawBody(json === undefined ? '' : JSON.stringify(json)),
         };
         return attemptOn(upstream, request, scope, timeoutMs, maxBodyBytes);

@@ -188,6 +188,26 @@ describe('an optional parameter (a per-order list with an optional enum argument
     expect(path({ reservationId: 'OC 1', category: 'INVOICE' })).toBe('/orders/OC%201/documents?category=INVOICE');
   });
 
+  it('writes every value as encodeURIComponent (its path) and a form-encoded query (URLSearchParams) would', () => {
+    const path = pathWriter(row);
+    const values = [
+      'OC-1',
+      "a.b_c~d*e'f(g)h!",
+      'a b',
+      'a+b',
+      '/',
+      '?#&=%',
+      'ü',
+      '😀',
+      ...Array.from({ length: 0x24f }, (_, i) => String.fromCharCode(i + 1)),
+    ];
+    for (const value of values) {
+      expect(path({ reservationId: value, category: value })).toBe(
+        `/orders/${encodeURIComponent(value)}/documents?${new URLSearchParams({ category: value })}`,
+      );
+    }
+  });
+
   const call = (query: Record<string, string>): Call => ({
     operation: 'orderPayments',
     path: '/orders/OC-1/documents',

@@ -157,6 +157,18 @@ describe.each([
       }
     });
 
+    it('an answer that arrives in pieces is read whole, a character split between two of them included', async () => {
+      const body = Buffer.from(JSON.stringify({ city: 'Málaga', items: 'x'.repeat(20_000) }));
+      const split = body.indexOf(Buffer.from('á')) + 1;
+      const { http } = await setup((_request, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(body.subarray(0, split));
+        // A pause, so the rest is a read of its own.
+        setTimeout(() => res.end(body.subarray(split)), 30);
+      });
+      expect(await http.send('priceEstimate', estimate, scope())).toEqual({ ok: true, status: 200, body: body.toString('utf8') });
+    });
+
     it("an answer past what its request may still hold is cut off as it arrives (with or without a length), and the request's next calls are not made", async () => {
       const big = 'x'.repeat(60_000);
       const { stub, http } = await setup((request, res) => {

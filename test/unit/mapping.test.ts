@@ -17,6 +17,8 @@ describe('toDecimal', () => {
     [-250.75, '-250.75'],
     [0, '0.00'],
     ['4156.255', '4156.255'],
+    [0.05, '0.05'],
+    [-7.5, '-7.50'],
     ['100', '100.00'],
     [' 7.5 ', '7.50'],
   ])('%j becomes %j', (input, expected) => {
@@ -51,6 +53,22 @@ describe('dates', () => {
     expect(toDateTime('2023-07-20T09:15:58+02:00')).toBe('2023-07-20T07:15:58.000Z');
     expect(toDateTime('not a date')).toBeNull();
     expect(toDateTime(null)).toBeNull();
+  });
+  it.each([
+    ['2024-02-29T23:59:59.999Z', '2024-02-29T23:59:59.999Z'],
+    ['2000-02-29T00:00:00.000Z', '2000-02-29T00:00:00.000Z'],
+    ['0000-01-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z'],
+    // Days a month does not have, and the end of a day, Date.parse moves on: written as toISOString writes them.
+    ['2026-02-30T00:00:00.000Z', '2026-03-02T00:00:00.000Z'],
+    ['2026-02-29T12:00:00.000Z', '2026-03-01T12:00:00.000Z'],
+    ['1900-02-29T00:00:00.000Z', '1900-03-01T00:00:00.000Z'],
+    ['2026-04-31T00:00:00.000Z', '2026-05-01T00:00:00.000Z'],
+    ['2026-01-01T24:00:00.000Z', '2026-01-02T00:00:00.000Z'],
+    ['2026-01-01T10:00:00.5Z', '2026-01-01T10:00:00.500Z'],
+    ['2026-01-01T23:59:60.000Z', null],
+    ['2026-13-01T00:00:00.000Z', null],
+  ])('reads %s as toISOString writes it: %s', (given, written) => {
+    expect(toIsoDateTime(given)).toBe(written);
   });
   it('reads expirations in epoch seconds or milliseconds', () => {
     expect(epochToDateTime(1763884800)).toBe('2025-11-23T08:00:00.000Z');
@@ -90,6 +108,41 @@ describe('a date-time the contract holds a field to (the dateTime kind of a shap
     expect(read.endsAt).toBeInstanceOf(UnreadableValue);
     expect((read.endsAt as Error).message).toContain('endsAt');
   });
+});
+
+describe('a body checked where it lies (readShape)', () => {
+  const shape = { fields: { startsAt: 'dateTime', endsAt: 'dateTime', price: 'amount' }, required: ['startsAt'] } as const;
+  const list = { list: shape, maxItems: 5 } as const;
+
+  it('keeps a body whose every key is its shape’s as it is, a field of the wrong shape replaced where it lies', () => {
+    const body: Record<string, unknown> = { startsAt: '2026-11-28T17:30:00Z', endsAt: 'later', price: 12.5 };
+    expect(readShape('customerDetails', shape, body)).toBe(body);
+    expect(body.endsAt).toBeInstanceOf(UnreadableValue);
+    expect(body).toMatchObject({ startsAt: '2026-11-28T17:30:00Z', price: 12.5 });
+  });
+
+  it('copies an object with a key its shape does not name, in its place in the list, with the shape’s fields alone', () => {
+    const body = JSON.parse(
+      '[{"startsAt":"2026-11-28T17:30:00Z"},{"startsAt":"2026-11-28T17:30:00Z","endsAt":null,"other":1},{"startsAt":"2026-11-28T17:30:00Z","__proto__":{"polluted":true}}]',
+    ) as Record<string, unknown>[];
+    const [first] = body;
+    const read = readShape('customerDetails', list, body) as Record<string, unknown>[];
+    expect(read).toBe(body);
+    expect(read[0]).toBe(first);
+    expect(Object.keys(read[1]!)).toEqual(['startsAt', 'endsAt']);
+    expect(read[1]!.endsAt).toBeNull();
+    expect(Object.keys(read[2]!)).toEqual(['startsAt']);
+    expect(Object.getPrototypeOf(read[2])).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([68999, 12.5, -0, 1e-6, 9.99e20, 1e21, 1e-7, Number.NaN, ' 12.5 ', '1e5', '12.', 'x'.repeat(41)])(
+    'takes the amount %j exactly when toDecimal reads it',
+    (price) => {
+      const read = readShape('customerDetails', shape, { startsAt: '2026-11-28T17:30:00Z', price }) as Record<string, unknown>;
+      expect(read.price instanceof UnreadableValue).toBe(toDecimal(price) === null);
+    },
+  );
 });
 
 describe('enums', () => {
