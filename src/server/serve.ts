@@ -1,4 +1,6 @@
 // Starts the gateway: config → embedded simulator if asked for → listen → banner → drain on a signal.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ConfigError, loadConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { checkFileHandleLimit, createHttpServer } from './http-server.js';
@@ -7,8 +9,6 @@ import { createLogger, logDestination } from './logger.js';
 import { HEALTH_PATH, READY_PATH } from './health.js';
 import type { Simulator } from '../simulator/server.js';
 import { builtTrackerFolder, TRACKER_PATH } from './tracker.js';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 function readConfig() {
   try {
@@ -97,8 +97,9 @@ const http = createHttpServer(gateway.yoga, { ...config, logger, onCut: gateway.
  * the launcher's flags); V8 shrinks it again only in a collection at a low allocation rate, and
  * an idle process makes no collection at all (its memory reducer, seeing no allocation, never
  * starts one). Without this the gateway idles with 32 MB of empty young generation for good;
- * under load the young generation grows back as the requests need it. `gc` is exposed to
- * one new context only, for this call.
+ * under load the young generation grows back as the requests need it. Only the memory-reducing
+ * ('last-resort') flavor shrinks it; a regular major collection leaves it as it is. `gc` is
+ * exposed to one new context only, for this call.
  */
 function collectStartupGarbage() {
   setFlagsFromString('--expose-gc');
