@@ -1,4 +1,6 @@
 // Starts the gateway: config → embedded simulator if asked for → listen → banner → drain on a signal.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ConfigError, loadConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { checkFileHandleLimit, createHttpServer } from './http-server.js';
@@ -89,6 +91,23 @@ const tracing = config.tracing
 const gateway = createGateway({ ...config, upstreamUrls, logger, tracing, demoLogins });
 const http = createHttpServer(gateway.yoga, { ...config, logger, onCut: gateway.onConnectionCut, onUpgrade: gateway.onUpgrade });
 
+/**
+ * One full, compacting collection once everything is built, before listening. Start-up keeps
+ * about 30 MB, which grows V8's young generation to its largest (two 16 MB semi-spaces under
+ * the launcher's flags); V8 shrinks it again only in a collection at a low allocation rate, and
+ * an idle process makes no collection at all (its memory reducer, seeing no allocation, never
+ * starts one). Without this the gateway idles with 32 MB of empty young generation for good;
+ * under load the young generation grows back as the requests need it. Only the memory-reducing
+ * ('last-resort') flavor shrinks it; a regular major collection leaves it as it is. `gc` is
+ * exposed to one new context only, for this call.
+ */
+function collectStartupGarbage() {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+  setFlagsFromString('--no-expose-gc');
+  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
 /** The same signal can come twice at once (to the process group, and forwarded by npm): only a later one means "stop now". */
 const REPEAT_AFTER_MS = 1000;
 
@@ -115,6 +134,7 @@ process.on('SIGTERM', (signal) => void stop(signal));
 process.on('SIGINT', (signal) => void stop(signal));
 
 checkFileHandleLimit(config.maxConnections, MAX_UPSTREAM_SOCKETS, logger);
+collectStartupGarbage();
 const port = await http.listen(config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
   const problem = listenProblem(error, config.port, config.host);
   if (!problem) throw error;

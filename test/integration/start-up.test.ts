@@ -7,6 +7,7 @@ import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync,
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LoginDocument, WholeOrderDocument } from '../../src/client/__generated__/graphql.js';
 import { HOSTS } from '../../src/upstream/contract.js';
@@ -22,6 +23,9 @@ import {
   ROOT,
   startProcess,
 } from '../helpers/process.js';
+
+/** A preload that reports the young generation's size on SIGUSR2. */
+const YOUNG_GENERATION_REPORT = fileURLToPath(new URL('../helpers/young-generation.mjs', import.meta.url));
 
 beforeAll(() => {
   // The tests that start the compiled entry directly need it built (npm start builds it too).
@@ -223,6 +227,24 @@ describe('production', () => {
     expect(JSON.stringify(await post('{ ordrs { id } }'))).not.toMatch(/Did you mean/);
     started.child.kill('SIGTERM');
     expect(await started.exited).toBe(0);
+  });
+
+  it('idle, as shipped (the launcher, its heap flags): the young generation start-up grew is given back before listening', async () => {
+    // Start-up keeps ~30 MB, which grows the young generation to the launcher's largest (two
+    // 16 MiB semi-spaces), and a process that makes no collection never shrinks it again.
+    const started = startProcess(process.execPath, ['--import', YOUNG_GENERATION_REPORT, 'dist/src/tools/start.mjs'], {
+      ...Object.fromEntries(HOSTS.map((name) => [name, 'http://127.0.0.1:9/'])),
+      NODE_ENV: 'production',
+      ALLOWED_HOSTS: 'localhost',
+      LOG_LEVEL: 'warn',
+    });
+    await started.output(LISTENING);
+    started.child.kill('SIGUSR2');
+    for (let waited = 0; !/young generation: \d+/.test(started.stderr()) && waited < 5000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const young = Number(/young generation: (\d+) bytes/.exec(started.stderr())?.[1]);
+    expect(young).toBeGreaterThan(0);
+    expect(young).toBeLessThanOrEqual(2 * 2 ** 20);
   });
 
   it('with some upstream URLs: refuses to start, naming the missing ones, exit 1', async () => {
