@@ -1,5 +1,4 @@
 // The server: where a request enters. createGateway assembles yoga, its plugins and the graph.
-import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, useExecutionCancellation, type CORSOptions, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -244,7 +243,6 @@ function gatewayPlugins(
     // as long as the stream lives). A stream ends with its client anyway (yoga cancels the
     // SSE body, which returns the iterator), and its events' calls stop through their scope.
     { ...useExecutionCancellation(), onSubscribe: undefined },
-    ...(config.introspection ? [] : [useDisableIntrospection()]),
     ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
     // After the trusted documents: an answer is keyed by the document they resolve to.
     ...(responseCache?.plugins ?? []),
