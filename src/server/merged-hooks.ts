@@ -1,11 +1,12 @@
 // Several plugins' hooks of one phase run as one hook: yoga, its server adapter and envelop call
 // every hook of a phase with an object of its own and promise helpers around each call (about
 // 1 kB a hook), so each hook costs every request that whether or not it does anything. Merged,
-// each hook still gets a payload of its own, holding what the hooks before it set: a hook may
-// read its payload later (the response cache's executor reads `executeFn` when it runs).
+// each hook is shown a payload holding what the hooks before it set, and a payload once shown
+// is never changed: a hook may read its payload later (the response cache's executor reads
+// `executeFn` when it runs). A hook that sets something makes the next hook's payload a new one.
 import { isPromise, type Plugin } from 'graphql-yoga';
 
-/** The phases merged here: each runs on every request, and none of their hooks keeps its own payload. */
+/** The phases merged here: each runs on every request. */
 const MERGED = ['onRequest', 'onRequestParse', 'onExecute', 'onResultProcess', 'onResponse'] as const;
 type Merged = (typeof MERGED)[number];
 
@@ -41,14 +42,17 @@ function onRequest(hooks: Hook<'onRequest'>[]): Hook<'onRequest'> {
     // The adapter's `url` parses the request's URL on each read until it is replaced, which a
     // payload made here would not see: parsed once, when the first hook is called.
     let url: URL | undefined;
+    let shown: Payload<'onRequest'> | undefined;
     const setRequest = (next: Request) => {
       payload.setRequest(next);
       if (next.url !== request.url) url = undefined;
       request = next;
+      shown = undefined;
     };
     const setRequestHandler: Payload<'onRequest'>['setRequestHandler'] = (handler) => {
       payload.setRequestHandler(handler);
       requestHandler = handler;
+      shown = undefined;
     };
     const endResponse = (response: Response) => {
       payload.endResponse(response);
@@ -57,15 +61,17 @@ function onRequest(hooks: Hook<'onRequest'>[]): Hook<'onRequest'> {
     return inTurn(
       hooks,
       (hook) =>
-        hook({
-          ...payload,
-          request,
-          requestHandler,
-          url: (url ??= new payload.fetchAPI.URL(request.url, 'http://localhost')),
-          setRequest,
-          setRequestHandler,
-          endResponse,
-        }),
+        hook(
+          (shown ??= {
+            ...payload,
+            request,
+            requestHandler,
+            url: (url ??= new payload.fetchAPI.URL(request.url, 'http://localhost')),
+            setRequest,
+            setRequestHandler,
+            endResponse,
+          }),
+        ),
       () => ended,
     ) as ReturnType<Hook<'onRequest'>>;
   };
@@ -77,13 +83,15 @@ function onRequestParse(hooks: Hook<'onRequestParse'>[]): Hook<'onRequestParse'>
   const allDone = (dones: Done[]) => ({
     onRequestParseDone(donePayload: PayloadOf<Done>) {
       let { requestParserResult } = donePayload;
+      let shown: PayloadOf<Done> | undefined;
       const setRequestParserResult: PayloadOf<Done>['setRequestParserResult'] = (result) => {
         donePayload.setRequestParserResult(result);
         requestParserResult = result;
+        shown = undefined;
       };
       return inTurn(
         dones,
-        (hook) => hook({ ...donePayload, requestParserResult, setRequestParserResult }),
+        (hook) => hook((shown ??= { ...donePayload, requestParserResult, setRequestParserResult })),
         () => false,
       ) as ReturnType<Done>;
     },
@@ -91,17 +99,19 @@ function onRequestParse(hooks: Hook<'onRequestParse'>[]): Hook<'onRequestParse'>
   return (payload) => {
     let ended = false;
     let { requestParser } = payload;
+    let shown: Payload<'onRequestParse'> | undefined;
     const dones: Done[] = [];
     const setRequestParser: Payload<'onRequestParse'>['setRequestParser'] = (parser) => {
       payload.setRequestParser(parser);
       requestParser = parser;
+      shown = undefined;
     };
     const endResponse = (response: Response) => {
       payload.endResponse(response);
       ended = true;
     };
     const call = (hook: Hook<'onRequestParse'>) => {
-      const result = hook({ ...payload, requestParser, setRequestParser, endResponse });
+      const result = hook((shown ??= { ...payload, requestParser, setRequestParser, endResponse }));
       return isPromise(result) ? result.then((value) => value?.onRequestParseDone) : result?.onRequestParseDone;
     };
     const done = () => (dones.length === 0 ? undefined : allDone(dones));
@@ -114,17 +124,20 @@ function onRequestParse(hooks: Hook<'onRequestParse'>[]): Hook<'onRequestParse'>
 function onResultProcess(hooks: Hook<'onResultProcess'>[]): Hook<'onResultProcess'> {
   return (payload) => {
     let { result, resultProcessor } = payload;
+    let shown: Payload<'onResultProcess'> | undefined;
     const setResult: Payload<'onResultProcess'>['setResult'] = (next) => {
       payload.setResult(next);
       result = next;
+      shown = undefined;
     };
     const setResultProcessor: Payload<'onResultProcess'>['setResultProcessor'] = (processor, acceptedMediaType) => {
       payload.setResultProcessor(processor, acceptedMediaType);
       resultProcessor = processor;
+      shown = undefined;
     };
     return inTurn(
       hooks,
-      (hook) => hook({ ...payload, result, resultProcessor, setResult, setResultProcessor }),
+      (hook) => hook((shown ??= { ...payload, result, resultProcessor, setResult, setResultProcessor })),
       () => false,
     ) as ReturnType<Hook<'onResultProcess'>>;
   };
@@ -134,13 +147,15 @@ function onResultProcess(hooks: Hook<'onResultProcess'>[]): Hook<'onResultProces
 function onResponse(hooks: Hook<'onResponse'>[]): Hook<'onResponse'> {
   return (payload) => {
     let { response } = payload;
+    let shown: Payload<'onResponse'> | undefined;
     const setResponse = (next: Response) => {
       payload.setResponse(next);
       response = next;
+      shown = undefined;
     };
     return inTurn(
       hooks,
-      (hook) => hook({ ...payload, response, setResponse }),
+      (hook) => hook((shown ??= { ...payload, response, setResponse })),
       () => false,
     ) as ReturnType<Hook<'onResponse'>>;
   };
@@ -162,13 +177,15 @@ function streamHooks(returned: StreamHooks[]): StreamHooks | undefined {
         ? undefined
         : (payload: NextPayload) => {
             let { result } = payload;
+            let shown: NextPayload | undefined;
             const setResult: NextPayload['setResult'] = (next) => {
               payload.setResult(next);
               result = next;
+              shown = undefined;
             };
             return inTurn(
               nexts,
-              (hook) => hook({ ...payload, result, setResult }),
+              (hook) => hook((shown ??= { ...payload, result, setResult })),
               () => false,
             ) as void | Promise<void>;
           },
@@ -185,13 +202,15 @@ function onExecute(hooks: Hook<'onExecute'>[]): Hook<'onExecute'> {
       onExecuteDone(payload: ExecuteDonePayload) {
         const returned: StreamHooks[] = [];
         let { result } = payload;
+        let shown: ExecuteDonePayload | undefined;
         const setResult: ExecuteDonePayload['setResult'] = (next) => {
           payload.setResult(next);
           result = next;
+          shown = undefined;
         };
         const running = inTurn(
           dones,
-          (hook) => hook({ ...payload, result, setResult }),
+          (hook) => hook((shown ??= { ...payload, result, setResult })),
           () => false,
           returned,
         );
@@ -202,10 +221,12 @@ function onExecute(hooks: Hook<'onExecute'>[]): Hook<'onExecute'> {
   return (payload) => {
     let stopped = false;
     let { executeFn } = payload;
+    let shown: Payload<'onExecute'> | undefined;
     const after: { onExecuteDone?: ExecuteDone }[] = [];
     const setExecuteFn: Payload<'onExecute'>['setExecuteFn'] = (next) => {
       payload.setExecuteFn(next);
       executeFn = next;
+      shown = undefined;
     };
     const setResultAndStopExecution: Payload<'onExecute'>['setResultAndStopExecution'] = (result) => {
       payload.setResultAndStopExecution(result);
@@ -213,7 +234,7 @@ function onExecute(hooks: Hook<'onExecute'>[]): Hook<'onExecute'> {
     };
     const running = inTurn(
       hooks,
-      (hook) => hook({ ...payload, executeFn, setExecuteFn, setResultAndStopExecution }),
+      (hook) => hook((shown ??= { ...payload, executeFn, setExecuteFn, setResultAndStopExecution })),
       () => stopped,
       after,
     );
