@@ -1,5 +1,4 @@
 // The server: where a request enters. createGateway assembles yoga, its plugins and the graph.
-import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, useExecutionCancellation, type CORSOptions, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -34,7 +33,7 @@ import { HEALTH_PATH, READY_PATH, useHealthEndpoints } from './health.js';
 import { useHeldBytes } from './held-bytes.js';
 import { useRequestLifecycle } from './lifecycle.js';
 import { LIMITS } from './limits.js';
-import { mergeHooks } from './merged-hooks.js';
+import { useMergedPhases } from './merged-hooks.js';
 import { createCallers, useCallerLimits, type Callers } from './callers.js';
 import { createLoginThrottle } from './login-throttle.js';
 import type { RequestRecord } from './request-record.js';
@@ -196,8 +195,9 @@ function gatewayPlugins(
 ) {
   const { tracing, metricsPath } = config;
   const { policy, ceiling, callers, ready, redis, metrics, responseCache } = parts;
-  // The project's own plugins up to the pages, each phase's hooks run as one hook (merged-hooks.ts): in this order.
-  const own = [
+  return [
+    // Every plugin's hooks of a phase, yoga's own included, run as one hook (merged-hooks.ts), in the order below.
+    useMergedPhases(),
     // First: every later hook finds the request's scope in the server context.
     useRequestLifecycle({
       logger: config.logger,
@@ -230,9 +230,6 @@ function gatewayPlugins(
           }),
         ]
       : []),
-  ];
-  return [
-    ...mergeHooks(own),
     useDeferStream(),
     useEventContexts((context: GraphQLContext, event) => context.forEvent(event as Parameters<GraphQLContext['forEvent']>[0])),
     useJitWhereItPays(parts.worthCompiling),
@@ -246,7 +243,6 @@ function gatewayPlugins(
     // as long as the stream lives). A stream ends with its client anyway (yoga cancels the
     // SSE body, which returns the iterator), and its events' calls stop through their scope.
     { ...useExecutionCancellation(), onSubscribe: undefined },
-    ...(config.introspection ? [] : [useDisableIntrospection()]),
     ...(config.trustedDocuments !== 'off' ? [useTrustedDocuments(config.trustedDocuments)] : []),
     // After the trusted documents: an answer is keyed by the document they resolve to.
     ...(responseCache?.plugins ?? []),

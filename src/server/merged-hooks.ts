@@ -1,9 +1,12 @@
 // Several plugins' hooks of one phase run as one hook: yoga, its server adapter and envelop call
-// every hook of a phase with an object of its own (closures, and promise helpers around each
-// call), so each hook costs every request a few hundred bytes whether or not it does anything.
+// every hook of a phase with an object of its own and promise helpers around each call (about
+// 1 kB a hook), so each hook costs every request that whether or not it does anything. Merged,
+// each hook is shown a payload holding what the hooks before it set, and a payload once shown
+// is never changed: a hook may read its payload later (the response cache's executor reads
+// `executeFn` when it runs). A hook that sets something makes the next hook's payload a new one.
 import { isPromise, type Plugin } from 'graphql-yoga';
 
-/** The phases merged here: each runs on every request, and none of their hooks keeps its own payload. */
+/** The phases merged here: each runs on every request. */
 const MERGED = ['onRequest', 'onRequestParse', 'onExecute', 'onResultProcess', 'onResponse'] as const;
 type Merged = (typeof MERGED)[number];
 
@@ -35,24 +38,40 @@ function inTurn<H>(hooks: readonly H[], call: (hook: H) => unknown, stopped: () 
 function onRequest(hooks: Hook<'onRequest'>[]): Hook<'onRequest'> {
   return (payload) => {
     let ended = false;
-    const shared: Payload<'onRequest'> = {
-      ...payload,
-      setRequest(request) {
-        payload.setRequest(request);
-        shared.request = request;
-      },
-      setRequestHandler(handler) {
-        payload.setRequestHandler(handler);
-        shared.requestHandler = handler;
-      },
-      endResponse(response) {
-        payload.endResponse(response);
-        if (response) ended = true;
-      },
+    let { request, requestHandler } = payload;
+    // The adapter's `url` parses the request's URL on each read until it is replaced, which a
+    // payload made here would not see: parsed once, when the first hook is called.
+    let url: URL | undefined;
+    let shown: Payload<'onRequest'> | undefined;
+    const setRequest = (next: Request) => {
+      payload.setRequest(next);
+      if (next.url !== request.url) url = undefined;
+      request = next;
+      shown = undefined;
+    };
+    const setRequestHandler: Payload<'onRequest'>['setRequestHandler'] = (handler) => {
+      payload.setRequestHandler(handler);
+      requestHandler = handler;
+      shown = undefined;
+    };
+    const endResponse = (response: Response) => {
+      payload.endResponse(response);
+      if (response) ended = true;
     };
     return inTurn(
       hooks,
-      (hook) => hook(shared),
+      (hook) =>
+        hook(
+          (shown ??= {
+            ...payload,
+            request,
+            requestHandler,
+            url: (url ??= new payload.fetchAPI.URL(request.url, 'http://localhost')),
+            setRequest,
+            setRequestHandler,
+            endResponse,
+          }),
+        ),
       () => ended,
     ) as ReturnType<Hook<'onRequest'>>;
   };
@@ -61,43 +80,41 @@ function onRequest(hooks: Hook<'onRequest'>[]): Hook<'onRequest'> {
 /** Yoga's: the parser set is the next hook's, an ended response ends the phase, and each hook's onRequestParseDone runs in turn. */
 function onRequestParse(hooks: Hook<'onRequestParse'>[]): Hook<'onRequestParse'> {
   type Done = NonNullable<ResultOf<Hook<'onRequestParse'>>['onRequestParseDone']>;
+  const allDone = (dones: Done[]) => ({
+    onRequestParseDone(donePayload: PayloadOf<Done>) {
+      let { requestParserResult } = donePayload;
+      let shown: PayloadOf<Done> | undefined;
+      const setRequestParserResult: PayloadOf<Done>['setRequestParserResult'] = (result) => {
+        donePayload.setRequestParserResult(result);
+        requestParserResult = result;
+        shown = undefined;
+      };
+      return inTurn(
+        dones,
+        (hook) => hook((shown ??= { ...donePayload, requestParserResult, setRequestParserResult })),
+        () => false,
+      ) as ReturnType<Done>;
+    },
+  });
   return (payload) => {
     let ended = false;
+    let { requestParser } = payload;
+    let shown: Payload<'onRequestParse'> | undefined;
     const dones: Done[] = [];
-    const shared: Payload<'onRequestParse'> = {
-      ...payload,
-      setRequestParser(parser) {
-        payload.setRequestParser(parser);
-        shared.requestParser = parser;
-      },
-      endResponse(response) {
-        payload.endResponse(response);
-        ended = true;
-      },
+    const setRequestParser: Payload<'onRequestParse'>['setRequestParser'] = (parser) => {
+      payload.setRequestParser(parser);
+      requestParser = parser;
+      shown = undefined;
+    };
+    const endResponse = (response: Response) => {
+      payload.endResponse(response);
+      ended = true;
     };
     const call = (hook: Hook<'onRequestParse'>) => {
-      const result = hook(shared);
+      const result = hook((shown ??= { ...payload, requestParser, setRequestParser, endResponse }));
       return isPromise(result) ? result.then((value) => value?.onRequestParseDone) : result?.onRequestParseDone;
     };
-    const done = () => {
-      if (dones.length === 0) return undefined;
-      return {
-        onRequestParseDone(donePayload: PayloadOf<Done>) {
-          const sharedDone: PayloadOf<Done> = {
-            ...donePayload,
-            setRequestParserResult(result) {
-              donePayload.setRequestParserResult(result);
-              sharedDone.requestParserResult = result;
-            },
-          };
-          return inTurn(
-            dones,
-            (hook) => hook(sharedDone),
-            () => false,
-          ) as ReturnType<Done>;
-        },
-      };
-    };
+    const done = () => (dones.length === 0 ? undefined : allDone(dones));
     const running = inTurn(hooks, call, () => ended, dones);
     return (isPromise(running) ? running.then(done) : done()) as ReturnType<Hook<'onRequestParse'>>;
   };
@@ -106,20 +123,21 @@ function onRequestParse(hooks: Hook<'onRequestParse'>[]): Hook<'onRequestParse'>
 /** Yoga's: the result and its processor set are the next hook's. */
 function onResultProcess(hooks: Hook<'onResultProcess'>[]): Hook<'onResultProcess'> {
   return (payload) => {
-    const shared: Payload<'onResultProcess'> = {
-      ...payload,
-      setResult(result) {
-        payload.setResult(result);
-        shared.result = result;
-      },
-      setResultProcessor(processor, acceptedMediaType) {
-        payload.setResultProcessor(processor, acceptedMediaType);
-        shared.resultProcessor = processor;
-      },
+    let { result, resultProcessor } = payload;
+    let shown: Payload<'onResultProcess'> | undefined;
+    const setResult: Payload<'onResultProcess'>['setResult'] = (next) => {
+      payload.setResult(next);
+      result = next;
+      shown = undefined;
+    };
+    const setResultProcessor: Payload<'onResultProcess'>['setResultProcessor'] = (processor, acceptedMediaType) => {
+      payload.setResultProcessor(processor, acceptedMediaType);
+      resultProcessor = processor;
+      shown = undefined;
     };
     return inTurn(
       hooks,
-      (hook) => hook(shared),
+      (hook) => hook((shown ??= { ...payload, result, resultProcessor, setResult, setResultProcessor })),
       () => false,
     ) as ReturnType<Hook<'onResultProcess'>>;
   };
@@ -128,16 +146,16 @@ function onResultProcess(hooks: Hook<'onResultProcess'>[]): Hook<'onResultProces
 /** The server adapter's: the response set is the next hook's. */
 function onResponse(hooks: Hook<'onResponse'>[]): Hook<'onResponse'> {
   return (payload) => {
-    const shared: Payload<'onResponse'> = {
-      ...payload,
-      setResponse(response) {
-        payload.setResponse(response);
-        shared.response = response;
-      },
+    let { response } = payload;
+    let shown: Payload<'onResponse'> | undefined;
+    const setResponse = (next: Response) => {
+      payload.setResponse(next);
+      response = next;
+      shown = undefined;
     };
     return inTurn(
       hooks,
-      (hook) => hook(shared),
+      (hook) => hook((shown ??= { ...payload, response, setResponse })),
       () => false,
     ) as ReturnType<Hook<'onResponse'>>;
   };
@@ -158,16 +176,16 @@ function streamHooks(returned: StreamHooks[]): StreamHooks | undefined {
       nexts.length === 0
         ? undefined
         : (payload: NextPayload) => {
-            const shared: NextPayload = {
-              ...payload,
-              setResult(result) {
-                payload.setResult(result);
-                shared.result = result;
-              },
+            let { result } = payload;
+            let shown: NextPayload | undefined;
+            const setResult: NextPayload['setResult'] = (next) => {
+              payload.setResult(next);
+              result = next;
+              shown = undefined;
             };
             return inTurn(
               nexts,
-              (hook) => hook(shared),
+              (hook) => hook((shown ??= { ...payload, result, setResult })),
               () => false,
             ) as void | Promise<void>;
           },
@@ -183,16 +201,16 @@ function onExecute(hooks: Hook<'onExecute'>[]): Hook<'onExecute'> {
     return {
       onExecuteDone(payload: ExecuteDonePayload) {
         const returned: StreamHooks[] = [];
-        const shared: ExecuteDonePayload = {
-          ...payload,
-          setResult(result) {
-            payload.setResult(result);
-            shared.result = result;
-          },
+        let { result } = payload;
+        let shown: ExecuteDonePayload | undefined;
+        const setResult: ExecuteDonePayload['setResult'] = (next) => {
+          payload.setResult(next);
+          result = next;
+          shown = undefined;
         };
         const running = inTurn(
           dones,
-          (hook) => hook(shared),
+          (hook) => hook((shown ??= { ...payload, result, setResult })),
           () => false,
           returned,
         );
@@ -202,21 +220,21 @@ function onExecute(hooks: Hook<'onExecute'>[]): Hook<'onExecute'> {
   };
   return (payload) => {
     let stopped = false;
+    let { executeFn } = payload;
+    let shown: Payload<'onExecute'> | undefined;
     const after: { onExecuteDone?: ExecuteDone }[] = [];
-    const shared: Payload<'onExecute'> = {
-      ...payload,
-      setExecuteFn(executeFn) {
-        payload.setExecuteFn(executeFn);
-        shared.executeFn = executeFn;
-      },
-      setResultAndStopExecution(result) {
-        payload.setResultAndStopExecution(result);
-        stopped = true;
-      },
+    const setExecuteFn: Payload<'onExecute'>['setExecuteFn'] = (next) => {
+      payload.setExecuteFn(next);
+      executeFn = next;
+      shown = undefined;
+    };
+    const setResultAndStopExecution: Payload<'onExecute'>['setResultAndStopExecution'] = (result) => {
+      payload.setResultAndStopExecution(result);
+      stopped = true;
     };
     const running = inTurn(
       hooks,
-      (hook) => hook(shared),
+      (hook) => hook((shown ??= { ...payload, executeFn, setExecuteFn, setResultAndStopExecution })),
       () => stopped,
       after,
     );
@@ -243,4 +261,26 @@ export function mergeHooks<P extends object>(plugins: readonly P[]): P[] {
     merged[phase] = (MERGERS[phase] as (hooks: unknown[]) => unknown)(hooks);
   }
   return [merged, ...rest.filter((plugin) => Reflect.ownKeys(plugin).length > 0)] as P[];
+}
+
+/**
+ * Every plugin of the yoga it is given to, yoga's own included (its health check, CORS, request
+ * parsers, request checks, result processors, error masking), merged by mergeHooks once each
+ * plugin's onPluginInit has run: a request then pays for one hook per merged phase instead of
+ * one for each plugin in it. Envelop calls each onPluginInit in turn over the very list it then
+ * takes each phase's hooks from, as do yoga and its server adapter; a plugin pushed onto that
+ * list is called last, with every plugin (and every plugin they added) in it.
+ */
+export function useMergedPhases(): Plugin {
+  return {
+    onPluginInit({ plugins }) {
+      plugins.push({
+        onPluginInit({ plugins: all }) {
+          // Each onPluginInit has run (this one last): none runs again.
+          const merged = mergeHooks(all.map(({ onPluginInit: _ran, ...hooks }: Plugin) => hooks));
+          all.splice(0, all.length, ...merged);
+        },
+      });
+    },
+  };
 }

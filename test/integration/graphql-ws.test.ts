@@ -194,6 +194,20 @@ describe('graphql-ws on /graphql', () => {
     expect(errors?.[0]?.message).toMatch(/depth/i);
   });
 
+  it('INTROSPECTION=off holds over the socket as over HTTP: __schema and __type are refused before anything runs', async () => {
+    const { gateway, connect } = await setup({ introspection: false });
+    const client = connect();
+    for (const query of ['{ __schema { queryType { name } } }', '{ __type(name: "Order") { name } }']) {
+      const overHttp = await graphqlClient(gateway.endpoint)
+        .rawRequest(query)
+        .catch((error: { response: { errors: unknown[] } }) => error.response);
+      const errors = await reader(client.iterate({ query })).failure();
+      expect(errors?.[0]?.extensions?.code, query).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(errors?.[0]?.message, query).toMatch(/introspection/i);
+      expect(errors?.map(({ message }) => message)).toEqual(overHttp.errors?.map((error) => (error as { message: string }).message));
+    }
+  });
+
   it('TRUSTED_DOCUMENTS=only: an ad-hoc query is refused, a registered hash runs', async () => {
     const { connect, token } = await setup({ trustedDocuments: 'only' });
     const client = connect({ authorization: `Bearer ${await token('ready@demo.test')}` });

@@ -2,7 +2,7 @@
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { mergeHooks } from '../../src/server/merged-hooks.js';
+import { mergeHooks, useMergedPhases } from '../../src/server/merged-hooks.js';
 
 const schema = createSchema({
   typeDefs: 'type Query { hello: String, slow: String }',
@@ -144,5 +144,84 @@ describe('mergeHooks', () => {
     const early = await run(true, '/stop', { query: '{ hello }' });
     expect(early).toMatchObject({ status: 418, headerA: '1', text: 'stopped by b' });
     expect(early.log).toEqual(['a.onRequest /stop', 'b.onRequest /stop', 'a.onResponse 418', 'b.onResponse 1', 'c.onResponse']);
+  });
+
+  it('a hook that reads its payload after it returned (as the response cache does) reads what was set when it was called', async () => {
+    const log: string[] = [];
+    const lazy: Plugin = {
+      onExecute: (payload) => {
+        payload.setExecuteFn((args) => {
+          log.push('lazy ran');
+          return payload.executeFn(args);
+        });
+      },
+    };
+    const later: Plugin = {
+      onExecute: ({ executeFn, setExecuteFn }) =>
+        setExecuteFn((args) => {
+          log.push('later ran');
+          return executeFn(args);
+        }),
+    };
+    const answers = [];
+    for (const plugins of [[lazy, later], mergeHooks([lazy, later])]) {
+      const yoga = createYoga({ schema, plugins });
+      const response = await yoga.fetch('http://localhost/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ hello }' }),
+      });
+      answers.push({ status: response.status, text: await response.text(), log: log.splice(0) });
+    }
+    expect(answers[0]).toEqual({ status: 200, text: '{"data":{"hello":"world"}}', log: ['later ran', 'lazy ran'] });
+    expect(answers[1]).toEqual(answers[0]);
+  });
+});
+
+describe('useMergedPhases', () => {
+  /** A yoga as the gateway has one: CORS, a refusal of its own, a health check, every parser and check of yoga's. */
+  const served = (merged: boolean, log: string[]) =>
+    createYoga({
+      schema,
+      cors: (request) => (request.headers.get('origin') === 'https://shop.example' ? { origin: ['https://shop.example'] } : false),
+      plugins: [
+        ...(merged ? [useMergedPhases()] : []),
+        ...recorded(log),
+        { onRequestParse: ({ request }) => void log.push(`d.onRequestParse ${request.method}`) },
+        useDeferStream(),
+      ],
+    });
+  const requests: [string, RequestInit][] = [
+    ['/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ hello }' }) }],
+    ['/graphql?query={hello}', { method: 'GET', headers: { origin: 'https://shop.example' } }],
+    ['/graphql?query=mutation{hello}', { method: 'GET' }],
+    ['/graphql', { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } }],
+    ['/graphql', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' }],
+    ['/health', { method: 'GET' }],
+    ['/elsewhere', { method: 'GET' }],
+    ['/stop', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ hello }' }) }],
+    ['/graphql', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{ hello }' }],
+    ['/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ nope }' }) }],
+  ];
+
+  it("leaves one hook in each merged phase, yoga's own plugins included", () => {
+    const plugins = (served(true, []) as unknown as { plugins: Plugin[] }).plugins;
+    for (const phase of ['onRequest', 'onRequestParse', 'onExecute', 'onResultProcess', 'onResponse'] as const)
+      expect(plugins.filter((plugin) => plugin[phase]).length, phase).toBe(1);
+    expect(plugins.filter((plugin) => plugin.onPluginInit)).toEqual([]);
+    // Apart, yoga's own plugins hook these phases several times each.
+    const apart = (served(false, []) as unknown as { plugins: Plugin[] }).plugins;
+    expect(apart.filter((plugin) => plugin.onRequestParse).length).toBeGreaterThan(5);
+  });
+
+  it.each(requests)('%s %o: the same calls in the same order, and the same answer', async (path, init) => {
+    const answers = [];
+    for (const merged of [false, true]) {
+      const log: string[] = [];
+      const response = await served(merged, log).fetch(`http://localhost${path}`, init);
+      const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date'));
+      answers.push({ status: response.status, headers, text: await response.text(), log });
+    }
+    expect(answers[1]).toEqual(answers[0]);
   });
 });

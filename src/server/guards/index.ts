@@ -45,8 +45,8 @@ function usePreflightedPosts(): Plugin {
 
 /**
  * Query limits (graphql-armor; their messages state the limit, as docs/limits.md does), CSRF
- * prevention, and the refusals that must come before any work is done. Field suggestions
- * ("did you mean …") go with introspection: off together.
+ * prevention, and the refusals that must come before any work is done. Introspection and field
+ * suggestions ("did you mean …") are off together.
  */
 export function useHardening({ introspection }: { introspection: boolean }): Plugin[] {
   return [
@@ -69,7 +69,7 @@ export function useHardening({ introspection }: { introspection: boolean }): Plu
     useUncompressedBodies(),
     useBodyLimit(),
     useJsonParameters(),
-    useOperationRules(),
+    useOperationRules({ introspection }),
     useOperationChecks(),
     useQuietErrors({ hideSuggestions: !introspection }),
   ];

@@ -5,6 +5,7 @@ import {
   getVariableValues,
   GraphQLError,
   Kind,
+  NoSchemaIntrospectionCustomRule,
   visit,
   type DirectiveNode,
   type DocumentNode,
@@ -68,29 +69,37 @@ function hasBadStreamCount(document: DocumentNode, variables: Readonly<Record<st
 
 const NEGATIVE_STREAM_COUNT = '@stream(initialCount:) must be a whole number, 0 or more: it is how many items come in the first payload.';
 
-/** More than one credential mutation, or a negative @stream count literal: validation errors. */
-export function useOperationRules(): Plugin {
+/** More than one credential mutation, or a negative @stream count literal. */
+const operationRule = (context: ValidationContext) => ({
+  Directive(node: DirectiveNode) {
+    const count = streamCount(node);
+    if (count === null || (typeof count === 'number' && count < 0))
+      context.reportError(
+        new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' satisfies RequestErrorCode } }),
+      );
+  },
+  OperationDefinition(node: OperationDefinitionNode) {
+    const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
+    if (credentials <= 1) return;
+    context.reportError(
+      new GraphQLError(`One login or refreshTokens per request: this operation has ${credentials}.`, {
+        nodes: [node],
+        extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' satisfies RequestErrorCode },
+      }),
+    );
+  },
+});
+
+/**
+ * Validation errors for more than one credential mutation or a negative @stream count literal,
+ * and, with introspection off, for __schema and __type: every operation is validated through
+ * here, over HTTP and WebSocket alike.
+ */
+export function useOperationRules({ introspection }: { introspection: boolean }): Plugin {
   return {
     onValidate({ addValidationRule }) {
-      addValidationRule((context: ValidationContext) => ({
-        Directive(node: DirectiveNode) {
-          const count = streamCount(node);
-          if (count === null || (typeof count === 'number' && count < 0))
-            context.reportError(
-              new GraphQLError(NEGATIVE_STREAM_COUNT, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' satisfies RequestErrorCode } }),
-            );
-        },
-        OperationDefinition(node: OperationDefinitionNode) {
-          const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
-          if (credentials <= 1) return;
-          context.reportError(
-            new GraphQLError(`One login or refreshTokens per request: this operation has ${credentials}.`, {
-              nodes: [node],
-              extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' satisfies RequestErrorCode },
-            }),
-          );
-        },
-      }));
+      addValidationRule(operationRule);
+      if (!introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
     },
   };
 }
