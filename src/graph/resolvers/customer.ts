@@ -2,12 +2,10 @@
 import type { CustomerResolvers } from '../__generated__/resolvers-types.js';
 import { CALLER } from '../loaders.js';
 import { customerCallFields } from './calls.js';
-import { toDateTime } from './mapping.js';
 import { ordersPage } from './order.js';
 
 export const Customer: CustomerResolvers = {
   ...customerCallFields(),
-  createdAt: ({ createdAt }) => toDateTime(createdAt),
   orders: ordersPage,
   orderCount: async (_customer, _args, { loaders }, info) => (await loaders.orderDetails.load(CALLER, info)).length,
 };

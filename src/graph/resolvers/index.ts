@@ -15,6 +15,13 @@ import { TokenSet } from './token-set.js';
 import { TradeIn, TradeInVehicle } from './trade-in.js';
 import { Vehicle } from './vehicle.js';
 
+/**
+ * A field whose value is its parent's property of the same name, as it is, has no resolver:
+ * graphql-jit reads it in place, where a resolver is a call with its resolve info and closures,
+ * for each object of each answer. So is a DateTime the upstream shape already holds to one
+ * (`dateTime` in models.ts): the scalar normalises it (scalars.ts), and a value of the wrong
+ * shape (an UnreadableValue) is that field's error either way.
+ */
 export const resolvers: Resolvers = {
   ...scalarResolvers,
   Query,

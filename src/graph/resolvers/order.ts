@@ -101,19 +101,23 @@ function perOrderField<F extends PerOrderField>(field: F): FieldResolver<F> {
   return resolve as unknown as FieldResolver<F>;
 }
 
+// Of the record's fields, the date-times are read as they are (index.ts): only these map.
+const { status, rawStatus, buildEditableUntil, delivered } = ORDER_RECORD_FIELDS;
+
 export const Order: OrderResolvers = {
-  ...ORDER_RECORD_FIELDS,
+  status,
+  rawStatus,
+  buildEditableUntil,
+  delivered,
   // Read from the status as `status` maps it, so the two always agree (UNKNOWN: every part can come).
   availability: (order) => {
-    const status = ORDER_RECORD_FIELDS.status(order);
+    const stage = status(order);
     return STAGE_BOUND.map(([field, from]) => ({
       part: field.toUpperCase() as Uppercase<typeof field>,
       from,
-      available: canHaveValue(status, from),
+      available: canHaveValue(stage, from),
     }));
   },
-  product: ({ product }) => product ?? null,
-  configuration: ({ configuration }) => configuration ?? null,
   // From the kept history alone: no upstream call. The order came from the caller's own list,
   // and its history is read under the customer id the upstream's record of it carries.
   history: async (order, { first, after }, { history, historyRecorded }) => {
