@@ -94,9 +94,10 @@ type _UnmappedResponsesFit = Holds<{ [F in Unmapped]: CallResult<F> extends Enum
 function perOrderField<F extends PerOrderField>(field: F): FieldResolver<F> {
   const operation = ORDER_FIELD_OPERATIONS[field];
   const map = (MAPPINGS as { [F in PerOrderField]?: Mapping<F> })[field] as Mapping<PerOrderField> | undefined;
-  const resolve = async (order: OrderModel, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) => {
-    const answer = (await loadCall(operation, order, args, context, info)) as CallResult<PerOrderField> | null;
-    return answer === null ? null : map ? map(answer as never, order, args as never) : answer;
+  // Not async: the load's own promise is the value of a field that answers the call as it is.
+  const resolve = (order: OrderModel, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) => {
+    const answer = loadCall(operation, order, args, context, info) as Promise<CallResult<PerOrderField> | null>;
+    return map ? answer.then((value) => (value === null ? null : map(value as never, order, args as never))) : answer;
   };
   return resolve as unknown as FieldResolver<F>;
 }
