@@ -41,6 +41,8 @@ export interface Loader<K, V> {
   load(key: K, field: LoadingField): Promise<V>;
 }
 
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
 const fieldRef = (field: LoadingField): FieldRef =>
   'parentType' in field ? { type: field.parentType.name, field: field.fieldName, path: responsePathAsArray(field.path).join('.') } : field;
 
@@ -57,32 +59,26 @@ function createLoader<K, V>(
   tracer?: FieldTracer,
   cacheKeyFn?: (key: K) => string,
 ): Loader<K, V> {
-  const asked = new Map<unknown, ReturnType<FieldTracer['start']>>();
+  // The spans of the keys asked for, made on the first traced load only.
+  let asked: Map<unknown, ReturnType<FieldTracer['start']>> | undefined;
   const cacheKey = cacheKeyFn ?? ((key: K) => key);
-  const fetchOne = (key: K): Promise<V> => {
+  // Its value or its Error, never a rejection (a call may also throw before it starts: no bearer).
+  const settle = (key: K): Promise<V | Error> => {
     stats.fetches += 1;
-    const span = asked.get(cacheKey(key));
-    return span ? span.run(() => fetch(key)) : fetch(key);
+    try {
+      const span = asked?.get(cacheKey(key));
+      return (span ? span.run(() => fetch(key)) : fetch(key)).then(undefined, asError);
+    } catch (error) {
+      return Promise.resolve(asError(error));
+    }
   };
-  const loader = new DataLoader<K, V, unknown>(
-    (keys) =>
-      Promise.all(
-        keys.map(async (key) => {
-          try {
-            return await fetchOne(key);
-          } catch (error) {
-            return error instanceof Error ? error : new Error(String(error));
-          }
-        }),
-      ),
-    cacheKeyFn ? { cacheKeyFn } : {},
-  );
+  const loader = new DataLoader<K, V, unknown>((keys) => Promise.all(keys.map(settle)), cacheKeyFn ? { cacheKeyFn } : {});
   return {
     load(key, field) {
       stats.loads += 1;
-      if (!tracer?.records() || asked.has(cacheKey(key))) return loader.load(key);
+      if (!tracer?.records() || asked?.has(cacheKey(key))) return loader.load(key);
       const span = tracer.start(fieldRef(field));
-      asked.set(cacheKey(key), span);
+      (asked ??= new Map()).set(cacheKey(key), span);
       const loaded = loader.load(key);
       loaded.then(
         () => span.end(),
