@@ -1,6 +1,5 @@
 // The resolver map the schema is built with: every type's resolvers in one object.
 import type { Resolvers } from '../__generated__/resolvers-types.js';
-import { Address } from './address.js';
 import { Customer } from './customer.js';
 import { Estimate } from './estimate.js';
 import { Mutation } from './mutation.js';
@@ -34,7 +33,6 @@ export const resolvers: Resolvers = {
   Vehicle,
   Pickup,
   Estimate,
-  Address,
   Payment,
   TradeIn,
   TradeInVehicle,

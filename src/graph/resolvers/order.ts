@@ -11,6 +11,7 @@ import { CALLER } from '../loaders.js';
 import { AVAILABLE_FROM, ORDER_FIELD_OPERATIONS } from '../order-fields.js';
 import { loadCall } from './calls.js';
 import { toDateTime, toEnum } from './mapping.js';
+import { toAddress } from './address.js';
 import { withCurrency } from './trade-in.js';
 
 // Every status the contract names is an OrderStatus value; anything else becomes UNKNOWN.
@@ -72,7 +73,11 @@ type Mapping<F extends PerOrderField> = (
 ) => FieldValue<F> | null;
 
 const MAPPINGS = {
-  shippingAddress: (addresses) => pickShippingAddress(addresses),
+  shippingAddress: (addresses) => {
+    const picked = pickShippingAddress(addresses);
+    return picked && toAddress(picked);
+  },
+  addresses: (addresses) => addresses.map(toAddress),
   payments: (payments, _order, { feeType }) => payments.filter((payment) => payment.feeType === feeType),
   tradeIn: (tradeIn, order) => withCurrency(tradeIn, order),
 } satisfies { [F in PerOrderField]?: Mapping<F> };
