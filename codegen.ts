@@ -27,7 +27,7 @@ const config: CodegenConfig = {
           Vehicle: '../mappers.js#VehicleDetails',
           Pickup: '../mappers.js#PickupCenter',
           Estimate: '../mappers.js#Estimate',
-          Address: '../mappers.js#AnyAddress',
+          Address: '../mappers.js#AddressParent',
           Payment: '../mappers.js#Payment',
           TradeIn: '../mappers.js#TradeInParent',
           TradeInVehicle: '../mappers.js#TradeInVehicle',

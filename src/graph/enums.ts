@@ -35,7 +35,8 @@ function open(type: GraphQLEnumType): void {
         // Not one of its values: the next reading, else UNKNOWN.
       }
     }
-    return UNKNOWN;
+    // One of its names, as its field's resolver answers (answersByName), serialized again by graphql-js.
+    return typeof value === 'string' && type.getValue(value) ? value : UNKNOWN;
   };
   type.parseValue = (value) => {
     if (value === UNKNOWN) throw new GraphQLError(refusal(type.name));
@@ -48,6 +49,24 @@ function open(type: GraphQLEnumType): void {
 }
 
 const isOpen = (type: unknown): type is GraphQLEnumType => type instanceof GraphQLEnumType && type.getValue(UNKNOWN) !== undefined;
+
+const isPromise = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+
+/**
+ * Makes a field of an open enum answer its value by the enum's name itself: graphql-jit, as the
+ * gateway compiles it (server/executor.ts), writes a leaf as it is given, without its type's
+ * `serialize`. Null and an error (an UnreadableValue: the field's error) stay as they are.
+ */
+function answersByName(field: GraphQLField<unknown, unknown>, type: GraphQLEnumType): void {
+  const resolve = field.resolve ?? defaultFieldResolver;
+  const byName = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(byName) : value == null || value instanceof Error ? value : type.serialize(value);
+  field.resolve = (source, args, context, info) => {
+    const value = resolve(source, args, context, info);
+    return isPromise(value) ? value.then(byName) : byName(value);
+  };
+}
 
 /**
  * Makes a field refuse UNKNOWN in an argument of an open enum (or a list of one) itself too:
@@ -68,12 +87,20 @@ function refuseUnknown(field: GraphQLField<unknown, unknown>): void {
 }
 
 /**
- * Opens every enum of the schema that has UNKNOWN, and makes the fields that take one as an
- * argument refuse it: no enum needs code of its own.
+ * Opens every enum of the schema that has UNKNOWN, makes the fields that answer one answer it by
+ * name and the fields that take one as an argument refuse it: no enum needs code of its own.
+ * An enum without UNKNOWN only answers what the gateway chose or checked (Order.payments keeps
+ * the payments of the fee type asked for): graphql-jit writes it as it is.
  */
 export function openEnums<S extends GraphQLSchema>(schema: S): S {
   const types = Object.values(schema.getTypeMap()).filter((type) => !type.name.startsWith('__'));
   for (const type of types.filter(isOpen)) open(type);
-  for (const type of types) if (isObjectType(type) || isInterfaceType(type)) Object.values(type.getFields()).forEach(refuseUnknown);
+  for (const type of types)
+    if (isObjectType(type) || isInterfaceType(type))
+      for (const field of Object.values(type.getFields())) {
+        const answered = getNamedType(field.type);
+        if (isOpen(answered)) answersByName(field, answered);
+        refuseUnknown(field);
+      }
   return schema;
 }

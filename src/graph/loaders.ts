@@ -1,14 +1,8 @@
-// The per-request DataLoaders, one per upstream operation: one call per distinct key per request.
+// The per-request DataLoaders: one call per distinct operation and key per request.
 import DataLoader from 'dataloader';
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
-import {
-  CUSTOMER_LEVEL_OPERATIONS,
-  PER_ORDER_OPERATIONS,
-  type CustomerLevelOperation,
-  type PerOrderOperation,
-} from '../upstream/contract.js';
-import type { Operations, PerOrderResponse } from '../upstream/operations.js';
-import type { ResponseOf } from '../upstream/shapes.js';
+import type { CustomerLevelOperation, PerOrderOperation } from '../upstream/contract.js';
+import type { Operations } from '../upstream/operations.js';
 
 /** The one key of the caller's own resources (`/auth/me`, `/v2/order/user`). */
 export const CALLER = 'caller';
@@ -45,11 +39,13 @@ const fieldRef = (field: LoadingField): FieldRef =>
   'parentType' in field ? { type: field.parentType.name, field: field.fieldName, path: responsePathAsArray(field.path).join('.') } : field;
 
 /**
- * One DataLoader over one upstream operation. The upstream has no batch endpoints, so a
- * "batch" is the distinct keys asked for in one tick, fetched in parallel. Each key gets
- * its value, null, or its own Error, in key order; an Error is cached like a value, so a
- * failed call is not repeated within the request. With a tracer, the first field to ask for
- * a key gets a span, and the key's fetch runs inside it even though the loader batches.
+ * One DataLoader over calls of one kind. The upstream has no batch endpoints, so a "batch" is
+ * the distinct keys asked for in one tick, fetched in parallel. Each key's load settles with
+ * its own call (its value, null, or its error), not when the batch's slowest call does: the
+ * batch answers, in key order, each key's call itself, which the load follows. An error is
+ * cached like a value, so a failed call is not repeated within the request. With a tracer,
+ * the first field to ask for a key gets a span, and the key's fetch runs inside it even though
+ * the loader batches.
  */
 function createLoader<K, V>(
   fetch: (key: K) => Promise<V>,
@@ -57,32 +53,30 @@ function createLoader<K, V>(
   tracer?: FieldTracer,
   cacheKeyFn?: (key: K) => string,
 ): Loader<K, V> {
-  const asked = new Map<unknown, ReturnType<FieldTracer['start']>>();
+  // The spans of the keys asked for, made on the first traced load only.
+  let asked: Map<unknown, ReturnType<FieldTracer['start']>> | undefined;
   const cacheKey = cacheKeyFn ?? ((key: K) => key);
-  const fetchOne = (key: K): Promise<V> => {
+  // A call may also throw before it starts (no bearer): its load is rejected with that error.
+  const call = (key: K): Promise<V> => {
     stats.fetches += 1;
-    const span = asked.get(cacheKey(key));
-    return span ? span.run(() => fetch(key)) : fetch(key);
+    try {
+      const span = asked?.get(cacheKey(key));
+      return span ? span.run(() => fetch(key)) : fetch(key);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   };
+  // DataLoader resolves each key's load with what the batch gives for it: a promise, which the load adopts.
   const loader = new DataLoader<K, V, unknown>(
-    (keys) =>
-      Promise.all(
-        keys.map(async (key) => {
-          try {
-            return await fetchOne(key);
-          } catch (error) {
-            return error instanceof Error ? error : new Error(String(error));
-          }
-        }),
-      ),
+    (keys) => Promise.resolve(keys.map(call) as unknown as V[]),
     cacheKeyFn ? { cacheKeyFn } : {},
   );
   return {
     load(key, field) {
       stats.loads += 1;
-      if (!tracer?.records() || asked.has(cacheKey(key))) return loader.load(key);
+      if (!tracer?.records() || asked?.has(cacheKey(key))) return loader.load(key);
       const span = tracer.start(fieldRef(field));
-      asked.set(cacheKey(key), span);
+      (asked ??= new Map()).set(cacheKey(key), span);
       const loaded = loader.load(key);
       loaded.then(
         () => span.end(),
@@ -93,31 +87,30 @@ function createLoader<K, V>(
   };
 }
 
-/** A field call's key (per-order or customer-level): its parameters, as the contract names them (`callParams`). */
-export type CallParams = Record<string, string>;
-// Built in the contract's order, so equal parameters make equal keys; named, as an optional one may be left out.
-const paramsKey = (params: CallParams) => JSON.stringify(params);
-
-type PerOrderLoaders = { [O in PerOrderOperation]: Loader<CallParams, PerOrderResponse<O> | null> };
-type CustomerLevelLoaders = { [O in CustomerLevelOperation]: Loader<CallParams, ResponseOf<O> | null> };
-
-/** The calls that back fields (per-order and customer-level), each keyed by its parameters. */
-const FIELD_OPERATIONS = [...PER_ORDER_OPERATIONS, ...CUSTOMER_LEVEL_OPERATIONS];
+/** A call that backs fields (per-order or customer-level): its operation, with its parameters as the contract names them (`callParams`). */
+export interface FieldCall {
+  operation: PerOrderOperation | CustomerLevelOperation;
+  params: Record<string, string>;
+}
+// The parameters are built in the contract's order, so equal ones make equal keys; named, as an optional one may be left out.
+const fieldCallKey = ({ operation, params }: FieldCall) => `${operation} ${JSON.stringify(params)}`;
 
 /**
- * One loader per upstream operation, named after it (the Order and Customer fields find theirs
- * through order-fields.ts), made per request from that request's operations (and so its bearer):
- * nothing they cache can reach another request. They count their loads in `stats`.
+ * The request's loaders, made per request from that request's operations (and so its bearer):
+ * nothing they cache can reach another request. One for the caller's record, one for the
+ * order list, and one for every call that backs fields, keyed by operation and parameters (the
+ * Order and Customer fields name theirs through order-fields.ts). They count their loads in `stats`.
  */
 export function createLoaders(operations: Operations, stats: LoadStats, tracer?: FieldTracer) {
-  const loader = <K, V>(fetch: (key: K) => Promise<V>, cacheKeyFn?: (key: K) => string) => createLoader(fetch, stats, tracer, cacheKeyFn);
-  const fieldCalls = Object.fromEntries(
-    FIELD_OPERATIONS.map((operation) => [operation, loader((params: CallParams) => operations.fieldCall(operation, params), paramsKey)]),
-  ) as PerOrderLoaders & CustomerLevelLoaders;
   return {
-    customerDetails: loader((_: typeof CALLER) => operations.customerDetails()),
-    orderDetails: loader((_: typeof CALLER) => operations.orderDetails()),
-    ...fieldCalls,
+    customerDetails: createLoader((_: typeof CALLER) => operations.customerDetails(), stats, tracer),
+    orderDetails: createLoader((_: typeof CALLER) => operations.orderDetails(), stats, tracer),
+    fieldCalls: createLoader(
+      ({ operation, params }: FieldCall) => operations.fieldCall(operation, params) as Promise<unknown>,
+      stats,
+      tracer,
+      fieldCallKey,
+    ),
   };
 }
 

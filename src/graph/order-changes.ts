@@ -42,6 +42,9 @@ const FIELDS: Record<string, Field> = {
     trim: (c) => c.trim,
   }),
 };
+// Read on every order list a request reads (the history compares each order): built once.
+const FIELD_READS = Object.entries(FIELDS);
+const FIELD_NAMES = Object.keys(FIELDS);
 
 /** A field's value as OrderChange carries it: text, money as "68999.00 USD", none as null. */
 function asText(value: unknown): string | null {
@@ -72,19 +75,20 @@ function seen(read: Field, order: OrderModel): string | null | undefined {
  * that cannot be seen this time keeps its `previous` text: a bad reading is no change.
  */
 export function orderFieldValues(order: OrderModel, previous: Readonly<Record<string, string | null>> = {}): Record<string, string | null> {
-  return Object.fromEntries(
-    Object.entries(FIELDS).map(([field, read]) => {
-      const text = seen(read, order);
-      return [field, text !== undefined ? text : Object.hasOwn(previous, field) ? previous[field]! : null];
-    }),
-  );
+  const values: Record<string, string | null> = {};
+  for (const [field, read] of FIELD_READS) {
+    const text = seen(read, order);
+    values[field] = text !== undefined ? text : Object.hasOwn(previous, field) ? previous[field]! : null;
+  }
+  return values;
 }
 
 /** The fields whose text differs between two states of an order, in a stable order. */
 export function orderChanges(before: Record<string, string | null>, after: Record<string, string | null>): FieldChange[] {
-  return Object.keys(FIELDS).flatMap((field) =>
-    before[field] === after[field] ? [] : [{ field, from: before[field] ?? null, to: after[field] ?? null }],
-  );
+  const changes: FieldChange[] = [];
+  for (const field of FIELD_NAMES)
+    if (before[field] !== after[field]) changes.push({ field, from: before[field] ?? null, to: after[field] ?? null });
+  return changes;
 }
 
 // The shapes of these values read back from outside the process (a poll shared over Redis, a

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { TokenSet as TokenSetModel, User as UserModel, Order as OrderModel, Product as ProductModel, Configuration as ConfigurationModel, VehicleDetails as VehicleDetailsModel, PickupCenter as PickupCenterModel, Estimate as EstimateModel, AnyAddress as AnyAddressModel, Payment as PaymentModel, TradeInParent as TradeInParentModel, TradeInVehicle as TradeInVehicleModel, OrderUpdateParent as OrderUpdateParentModel } from '../mappers.js';
+import type { TokenSet as TokenSetModel, User as UserModel, Order as OrderModel, Product as ProductModel, Configuration as ConfigurationModel, VehicleDetails as VehicleDetailsModel, PickupCenter as PickupCenterModel, Estimate as EstimateModel, AddressParent as AddressParentModel, Payment as PaymentModel, TradeInParent as TradeInParentModel, TradeInVehicle as TradeInVehicleModel, OrderUpdateParent as OrderUpdateParentModel } from '../mappers.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -674,7 +674,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
-  Address: ResolverTypeWrapper<AnyAddressModel>;
+  Address: ResolverTypeWrapper<AddressParentModel>;
   AddressType: AddressType;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Card: ResolverTypeWrapper<Card>;
@@ -718,7 +718,7 @@ export type ResolversTypes = {
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
-  Address: AnyAddressModel;
+  Address: AddressParentModel;
   Boolean: Scalars['Boolean']['output'];
   Card: Card;
   Configuration: ConfigurationModel;

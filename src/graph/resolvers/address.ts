@@ -1,17 +1,32 @@
 // Address: an order's, a customer's or a pickup centre's postal address, one type for all three.
-import type { AddressResolvers } from '../__generated__/resolvers-types.js';
 import type { Address as OrderAddress, AnyAddress } from '../../upstream/models.js';
-import { upstreamEnum } from './mapping.js';
+import { readable } from '../../upstream/shapes.js';
+import type { AddressParent } from '../mappers.js';
 
-// A customer's or pickup centre's postal address has no id, type or flags; an order address does.
-const orderAddress = (address: AnyAddress): Partial<OrderAddress> => address;
+/**
+ * The upstream address by the GraphQL names, made once where an address is answered: its fields
+ * are then read as they are (resolvers/index.ts), where a resolver per renamed field cost a call
+ * on every address of every answer. A value of the wrong shape stays in its field (that field's
+ * error); a customer's or pickup centre's postal address has no id, type or flags (null).
+ */
+export function toAddress(address: AnyAddress): AddressParent {
+  const order: Partial<OrderAddress> = address;
+  return {
+    id: order.id,
+    line1: address.address1,
+    line2: address.address2,
+    city: address.city,
+    region: address.region,
+    postalCode: address.zipcode,
+    country: address.country,
+    type: order.addressType || null,
+    primary: order.primary,
+    validated: order.validated,
+  };
+}
 
-export const Address: AddressResolvers = {
-  id: (address) => orderAddress(address).id ?? null,
-  line1: ({ address1 }) => address1 ?? null,
-  line2: ({ address2 }) => address2 ?? null,
-  postalCode: ({ zipcode }) => zipcode ?? null,
-  type: (address) => upstreamEnum(orderAddress(address).addressType),
-  primary: (address) => orderAddress(address).primary ?? null,
-  validated: (address) => orderAddress(address).validated ?? null,
+/** An address field of a record (a customer's, a pickup centre's): null when it has none, its error when unreadable. */
+export const addressOf = (address: AnyAddress | null | undefined): AddressParent | null => {
+  const given = readable(address);
+  return given ? toAddress(given) : null;
 };

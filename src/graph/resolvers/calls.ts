@@ -5,11 +5,11 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { callParams, isPerOrder, type OperationName } from '../../upstream/contract.js';
 import type { Order } from '../../upstream/models.js';
 import type { GraphQLContext } from '../context.js';
-import type { CallParams, Loader } from '../loaders.js';
+import type { FieldCall } from '../loaders.js';
 import { CUSTOMER_FIELD_OPERATIONS } from '../order-fields.js';
 
 /**
- * A field's call through that call's loader (one per request), with the parameters the
+ * A field's call through the request's loader of field calls, with the parameters the
  * declaration says: from the order for a per-order call (never from the client), from the
  * field's arguments otherwise. Null when the call found nothing; a failed call is this
  * field's error alone.
@@ -21,8 +21,8 @@ export function loadCall(
   { loaders }: GraphQLContext,
   info: GraphQLResolveInfo,
 ): Promise<unknown> {
-  const params = callParams(operation, order, args);
-  return (loaders as unknown as Record<OperationName, Loader<CallParams, unknown>>)[operation].load(params, info);
+  // Only the calls that back fields reach here (order-fields.ts): the declaration's.
+  return loaders.fieldCalls.load({ operation: operation as FieldCall['operation'], params: callParams(operation, order, args) }, info);
 }
 
 /**

@@ -2,7 +2,7 @@
 import type { EstimateResolvers, PriceLine, TaxLine } from '../__generated__/resolvers-types.js';
 import type { Estimate as EstimateModel, PriceLine as PriceLineModel } from '../../upstream/models.js';
 import { readable } from '../../upstream/shapes.js';
-import { money, requiredMoney, toDateTime } from './mapping.js';
+import { money, requiredMoney } from './mapping.js';
 
 /** Lines in the estimate's currency; a line without a code or a readable amount is left out. */
 function priceLines(lines: PriceLineModel[] | null | undefined, currencyCode: string): PriceLine[] {
@@ -40,6 +40,4 @@ export const Estimate: EstimateResolvers = {
   total: ({ total, currencyCode }) => requiredMoney(total, currencyCode),
   paidTotal: ({ paidTotal, currencyCode }) => money(paidTotal, currencyCode),
   amountDue: ({ amountDue, currencyCode }) => requiredMoney(amountDue, currencyCode),
-  isEstimate: ({ isEstimate }) => isEstimate ?? null,
-  calculatedAt: ({ calculatedAt }) => toDateTime(calculatedAt),
 };

@@ -41,14 +41,6 @@ export function toEnum<T extends string>(value: string | null | undefined, known
   return known.find((candidate) => candidate === upper) ?? 'UNKNOWN';
 }
 
-/**
- * An upstream string for a field of an enum that has UNKNOWN, as it is: the schema's enum maps
- * it, an unlisted value to UNKNOWN (enums.ts). Typed as the field's enum; null when absent.
- */
-export function upstreamEnum<T extends string>(value: string | null | undefined): T | null {
-  return (value || null) as T | null;
-}
-
 /** mi/km (any case) as the DistanceUnit enum; null for anything else. */
 export function toDistanceUnit(value: string | null | undefined): 'MI' | 'KM' | null {
   const unit = toEnum(value, ['MI', 'KM'] as const);

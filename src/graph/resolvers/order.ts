@@ -11,6 +11,7 @@ import { CALLER } from '../loaders.js';
 import { AVAILABLE_FROM, ORDER_FIELD_OPERATIONS } from '../order-fields.js';
 import { loadCall } from './calls.js';
 import { toDateTime, toEnum } from './mapping.js';
+import { toAddress } from './address.js';
 import { withCurrency } from './trade-in.js';
 
 // Every status the contract names is an OrderStatus value; anything else becomes UNKNOWN.
@@ -72,7 +73,11 @@ type Mapping<F extends PerOrderField> = (
 ) => FieldValue<F> | null;
 
 const MAPPINGS = {
-  shippingAddress: (addresses) => pickShippingAddress(addresses),
+  shippingAddress: (addresses) => {
+    const picked = pickShippingAddress(addresses);
+    return picked && toAddress(picked);
+  },
+  addresses: (addresses) => addresses.map(toAddress),
   payments: (payments, _order, { feeType }) => payments.filter((payment) => payment.feeType === feeType),
   tradeIn: (tradeIn, order) => withCurrency(tradeIn, order),
 } satisfies { [F in PerOrderField]?: Mapping<F> };
@@ -94,26 +99,31 @@ type _UnmappedResponsesFit = Holds<{ [F in Unmapped]: CallResult<F> extends Enum
 function perOrderField<F extends PerOrderField>(field: F): FieldResolver<F> {
   const operation = ORDER_FIELD_OPERATIONS[field];
   const map = (MAPPINGS as { [F in PerOrderField]?: Mapping<F> })[field] as Mapping<PerOrderField> | undefined;
-  const resolve = async (order: OrderModel, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) => {
-    const answer = (await loadCall(operation, order, args, context, info)) as CallResult<PerOrderField> | null;
-    return answer === null ? null : map ? map(answer as never, order, args as never) : answer;
+  // Not async: the load's own promise is the value of a field that answers the call as it is.
+  const resolve = (order: OrderModel, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) => {
+    const answer = loadCall(operation, order, args, context, info) as Promise<CallResult<PerOrderField> | null>;
+    return map ? answer.then((value) => (value === null ? null : map(value as never, order, args as never))) : answer;
   };
   return resolve as unknown as FieldResolver<F>;
 }
 
+// Of the record's fields, the date-times are read as they are (index.ts): only these map.
+const { status, rawStatus, buildEditableUntil, delivered } = ORDER_RECORD_FIELDS;
+
 export const Order: OrderResolvers = {
-  ...ORDER_RECORD_FIELDS,
+  status,
+  rawStatus,
+  buildEditableUntil,
+  delivered,
   // Read from the status as `status` maps it, so the two always agree (UNKNOWN: every part can come).
   availability: (order) => {
-    const status = ORDER_RECORD_FIELDS.status(order);
+    const stage = status(order);
     return STAGE_BOUND.map(([field, from]) => ({
       part: field.toUpperCase() as Uppercase<typeof field>,
       from,
-      available: canHaveValue(status, from),
+      available: canHaveValue(stage, from),
     }));
   },
-  product: ({ product }) => product ?? null,
-  configuration: ({ configuration }) => configuration ?? null,
   // From the kept history alone: no upstream call. The order came from the caller's own list,
   // and its history is read under the customer id the upstream's record of it carries.
   history: async (order, { first, after }, { history, historyRecorded }) => {

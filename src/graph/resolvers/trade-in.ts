@@ -15,9 +15,6 @@ export function withCurrency(tradeIn: TradeInModel, order: Order): TradeInParent
 
 // `status` is the upstream's, as it is: its enum maps it (an unlisted value is UNKNOWN: enums.ts).
 export const TradeIn: TradeInResolvers = {
-  partner: ({ partner }) => partner ?? null,
-  partnerReferenceId: ({ partnerReferenceId }) => partnerReferenceId ?? null,
-  vehicle: ({ vehicle }) => vehicle ?? null,
   offer: ({ offer }) => {
     const given = readable(offer);
     const amount = money(given?.amount, given?.currencyCode);
