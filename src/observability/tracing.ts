@@ -265,7 +265,19 @@ function callObservers(tracer: Tracer): (request?: TracedRequest) => CallObserve
       },
     };
   }
-  return (request) => ({ start: (operation) => start(operation, request?.trace) });
+  return (request) => new RequestCalls(start, request);
+}
+
+/** The observer of one request's calls (or, with no request, a live poll's): reads the request's trace as each call starts. */
+class RequestCalls implements CallObserver {
+  constructor(
+    private readonly startIn: (operation: OperationName, traced: RequestTrace | undefined) => CallWatch,
+    private readonly request: TracedRequest | undefined,
+  ) {}
+
+  start(operation: OperationName) {
+    return this.startIn(operation, this.request?.trace);
+  }
 }
 
 /**
