@@ -53,28 +53,8 @@ export interface RequestFacts {
 const phaseOf = (code: string, began: boolean) =>
   began ? 'execute' : code === 'GRAPHQL_PARSE_FAILED' ? 'parse' : code === 'GRAPHQL_VALIDATION_FAILED' ? 'validate' : 'request';
 
-/** The HTTP status classes, by hundreds: one string each, not one per call. */
-const HTTP_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
-
 /** An upstream call's status as a label: 2xx…5xx, or what went wrong without one (timeout, network…). */
-const statusClass = ({ status }: CallOutcome) =>
-  typeof status === 'number' ? (HTTP_CLASSES[Math.floor(status / 100) - 1] ?? `${Math.floor(status / 100)}xx`) : status;
-
-/**
- * The label objects of two labels' values, each made once and handed to prom-client again
- * (it keeps the first it sees and never changes one): none made per observation. Bounded as
- * the values are.
- */
-function labelSets<A extends string, B extends string>(first: A, second: B) {
-  const sets = new Map<string, Map<string, Record<A | B, string>>>();
-  return (a: string, b: string): Record<A | B, string> => {
-    let byB = sets.get(a);
-    if (!byB) sets.set(a, (byB = new Map()));
-    let labels = byB.get(b);
-    if (!labels) byB.set(b, (labels = { [first]: a, [second]: b } as Record<A | B, string>));
-    return labels;
-  };
-}
+const statusClass = ({ status }: CallOutcome) => (typeof status === 'number' ? `${Math.floor(status / 100)}xx` : status);
 
 /** Upstream calls by operation and status class with their duration, retries, and calls refused. */
 function upstreamCallMetrics(registry: Registry): CallObserver {
@@ -97,14 +77,13 @@ function upstreamCallMetrics(registry: Registry): CallObserver {
     labelNames: ['operation', 'reason'],
     registers: [registry],
   });
-  const callLabels = labelSets('operation', 'status_class');
   // One watch per operation, made once: a call costs nothing to start.
   const watches = new Map<OperationName, CallWatch>(
     OPERATION_NAMES.map((operation) => [
       operation,
       {
         end(outcome) {
-          upstreamCalls.observe(callLabels(operation, statusClass(outcome)), outcome.ms / 1000);
+          upstreamCalls.observe({ operation, status_class: statusClass(outcome) }, outcome.ms / 1000);
           if (outcome.retries > 0) retries.inc({ operation }, outcome.retries);
         },
       },
@@ -168,7 +147,6 @@ function requestMetrics(
     labelNames: ['code', 'phase'],
     registers: [registry],
   });
-  const requestLabels = labelSets('operationName', 'outcome');
   // Plain numbers on the request path, read when scraped.
   let inFlight = 0;
   let saved = 0;
@@ -192,7 +170,7 @@ function requestMetrics(
       // A GraphQL request: its operation began, or it was refused with an error.
       if (!record || (!record.began && record.errorCodes.size === 0)) return;
       const outcome = response.status >= 400 ? 'refused' : record.errorCodes.size > 0 ? 'errors' : 'ok';
-      requests.observe(requestLabels(operationLabel(record.operationName), outcome), (Date.now() - record.startedAt) / 1000);
+      requests.observe({ operationName: operationLabel(record.operationName), outcome }, (Date.now() - record.startedAt) / 1000);
       for (const [code, count] of record.errorCodes) errors.inc({ code, phase: phaseOf(code, record.began) }, count);
       saved += Math.max(0, record.loads.loads - record.loads.fetches);
     },
