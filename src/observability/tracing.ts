@@ -34,20 +34,32 @@ import {
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { FieldTracer } from '../graph/loaders.js';
+import type { FieldRef, FieldTracer } from '../graph/loaders.js';
 import { CONTRACT, OPERATION_NAMES, type OperationName } from '../upstream/contract.js';
 import type { CallObserver, CallWatch } from '../upstream/scope.js';
 import type { TracingSettings } from './settings.js';
 
 /**
- * What the tracing keeps in a request's record (the server's, request-record.ts): the trace
- * context, its server span's then its operation's, and the trace's ids for the log line.
- * Carried in the record rather than in async context, so a request no trace records pays
- * for none.
+ * What the tracing keeps in a request's record (the server's, request-record.ts): its trace,
+ * and the trace's ids for the log line. Carried in the record rather than in async context,
+ * so a request no trace records pays for none.
  */
 export interface TracedRequest {
-  trace: Context | undefined;
+  trace: RequestTrace | undefined;
   readonly logFields: Record<string, string>;
+}
+
+/**
+ * A request's trace. One that records keeps its context (its server span's, then its
+ * operation's) and its server span, to end with the answer; one that records nothing keeps
+ * only the watch its upstream calls share (the same traceparent, made once): no context.
+ */
+export class RequestTrace {
+  constructor(
+    readonly context: Context | undefined,
+    readonly server: Span | undefined,
+    readonly unrecorded: CallWatch | undefined,
+  ) {}
 }
 
 /** What the gateway needs to trace: its plugin, and per request the field tracer and the call observer. */
@@ -64,10 +76,6 @@ export interface Tracing {
 
 // The asking field's path travels with the context into the upstream call's span.
 const FIELD_PATH = createContextKey('order-graph.field-path');
-// The request's server span, in its record's trace context under the operation's span.
-const SERVER_SPAN = createContextKey('order-graph.server-span');
-// What each upstream call of a request not sampled is watched by (the same for all of them).
-const UNRECORDED_CALL = createContextKey('order-graph.unrecorded-call');
 const propagator = new W3CTraceContextPropagator();
 const headerGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
@@ -82,12 +90,11 @@ function useAsyncContext() {
   contextManagerSet = true;
 }
 
-/** Whether a request's trace records: a request not sampled gets no operation, field or call span. */
-const recording = (request: TracedRequest | undefined) => !!request?.trace && trace.getSpan(request.trace)?.isRecording() === true;
-
-/** The trace context with `span` current; when it records nothing, with the one watch every call under it shares (the same traceparent, made once). */
-const current = (traced: Context, span: Span) =>
-  span.isRecording() ? traced : traced.setValue(UNRECORDED_CALL, unrecordedCall(span.spanContext()));
+/** The trace of a request whose `span` (its server span or, with none, its operation's) is current, made under `parent`. */
+const traceWith = (parent: Context, span: Span, server: Span | undefined) =>
+  span.isRecording()
+    ? new RequestTrace(trace.setSpan(parent, span), server, undefined)
+    : new RequestTrace(undefined, server, unrecordedCall(span.spanContext()));
 
 /** Marks a span failed when the result it ends with carries errors (their codes, never their messages). */
 function markErrors(span: Span, result: unknown) {
@@ -106,14 +113,14 @@ function markErrors(span: Span, result: unknown) {
 function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Record<string, unknown>, { record?: TracedRequest }> {
   /** The operation's span, when the request's trace records (or, with no server span, as the sampler decides). */
   const operationSpan = (request: TracedRequest | undefined, document: DocumentNode, operationName: string | null | undefined) => {
-    if (!request || (request.trace && !recording(request))) return undefined;
+    if (!request || (request.trace && !request.trace.context)) return undefined;
     const operation = getOperationAST(document, operationName);
     const name = operation?.name?.value ?? 'anonymous';
     const type = operation?.operation ?? 'query';
     const attributes = { 'graphql.execute.operationName': name, 'graphql.execute.operationType': type };
-    const parent = request.trace ?? ROOT_CONTEXT;
+    const parent = request.trace?.context ?? ROOT_CONTEXT;
     const span = tracer.startSpan(`${type}.${name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
-    request.trace = current(trace.setSpan(parent, span), span);
+    request.trace = traceWith(parent, span, request.trace?.server);
     return span.isRecording() ? span : undefined;
   };
   /** Ends the span with the result, or with the stream's last one. */
@@ -130,7 +137,7 @@ function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Rec
         { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': url.pathname } },
         parent,
       );
-      record.trace = current(trace.setSpan(parent, span).setValue(SERVER_SPAN, span), span);
+      record.trace = traceWith(parent, span, span.isRecording() ? span : undefined);
       const ids = span.spanContext();
       record.logFields.trace_id = ids.traceId;
       record.logFields.span_id = ids.spanId;
@@ -155,7 +162,7 @@ function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Rec
       };
     },
     onResponse({ response, serverContext: { record } }) {
-      const span = record?.trace?.getValue(SERVER_SPAN) as Span | undefined;
+      const span = record?.trace?.server;
       if (!span) return;
       span.setAttribute('http.response.status_code', response.status);
       if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -165,32 +172,38 @@ function requestSpans(tracer: Tracer, untraced: ReadonlySet<string>): Plugin<Rec
 }
 
 /** A span for each of the request's fields that asks the upstream, current while its loader's work runs. */
-function fieldTracer(tracer: Tracer, request: TracedRequest): FieldTracer {
-  return {
-    // Every supported sampler decides a trace's spans alike (by its parent, or by its trace id),
-    // so under a request not sampled a field's span would be a no-op: the loaders skip it.
-    records: () => recording(request),
-    start({ type, field, path }) {
-      const parent = request.trace ?? ROOT_CONTEXT;
-      const span = tracer.startSpan(
-        `${type}.${field}`,
-        { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } },
-        parent,
-      );
-      const inside = trace.setSpan(parent, span).setValue(FIELD_PATH, path);
-      return {
-        run: (work) => context.with(inside, work),
-        end(error) {
-          if (error)
-            span.setStatus({
-              code: SpanStatusCode.ERROR,
-              message: (error as { extensions?: { code?: string } }).extensions?.code ?? 'error',
-            });
-          span.end();
-        },
-      };
-    },
-  };
+class FieldSpans implements FieldTracer {
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly request: TracedRequest,
+  ) {}
+
+  // Every supported sampler decides a trace's spans alike (by its parent, or by its trace id),
+  // so under a request not sampled a field's span would be a no-op: the loaders skip it.
+  records() {
+    return this.request.trace?.context !== undefined;
+  }
+
+  start({ type, field, path }: FieldRef) {
+    const parent = this.request.trace?.context ?? ROOT_CONTEXT;
+    const span = this.tracer.startSpan(
+      `${type}.${field}`,
+      { attributes: { 'graphql.field.path': path, 'graphql.field.name': field, 'graphql.field.parent_type': type } },
+      parent,
+    );
+    const inside = trace.setSpan(parent, span).setValue(FIELD_PATH, path);
+    return {
+      run: <T>(work: () => T) => context.with(inside, work),
+      end(error?: unknown) {
+        if (error)
+          span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: (error as { extensions?: { code?: string } }).extensions?.code ?? 'error',
+          });
+        span.end();
+      },
+    };
+  }
 }
 
 /** The W3C traceparent (and tracestate) naming a span as the parent of what the callee does. */
@@ -227,14 +240,13 @@ function callObservers(tracer: Tracer): (request?: TracedRequest) => CallObserve
       return [operation, { name: `${method} ${path}`, attributes }];
     }),
   );
-  function start(operation: OperationName, traced: Context | undefined): CallWatch {
+  function start(operation: OperationName, traced: RequestTrace | undefined): CallWatch {
     // A request not sampled: no span, and the call carries the request's trace on, not sampled.
-    const unrecorded = traced?.getValue(UNRECORDED_CALL) as CallWatch | undefined;
-    if (unrecorded) return unrecorded;
+    if (traced?.unrecorded) return traced.unrecorded;
     // Inside a field's span, the call hangs under that field; else under the request's trace
     // (or, for a call no request makes, a live poll's, it starts one as the sampler decides).
     const active = context.active();
-    const parent = active.getValue(FIELD_PATH) === undefined ? (traced ?? ROOT_CONTEXT) : active;
+    const parent = active.getValue(FIELD_PATH) === undefined ? (traced?.context ?? ROOT_CONTEXT) : active;
     const { name, attributes } = named.get(operation)!;
     const fieldPath = parent.getValue(FIELD_PATH) as string | undefined;
     const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
@@ -253,7 +265,19 @@ function callObservers(tracer: Tracer): (request?: TracedRequest) => CallObserve
       },
     };
   }
-  return (request) => ({ start: (operation) => start(operation, request?.trace) });
+  return (request) => new RequestCalls(start, request);
+}
+
+/** The observer of one request's calls (or, with no request, a live poll's): reads the request's trace as each call starts. */
+class RequestCalls implements CallObserver {
+  constructor(
+    private readonly startIn: (operation: OperationName, traced: RequestTrace | undefined) => CallWatch,
+    private readonly request: TracedRequest | undefined,
+  ) {}
+
+  start(operation: OperationName) {
+    return this.startIn(operation, this.request?.trace);
+  }
 }
 
 /**
@@ -266,7 +290,7 @@ export function createTracing(provider: TracerProvider, options: { untracedPaths
   return {
     // No document or variables as attributes: they may hold credentials (and printing costs CPU).
     plugin: requestSpans(tracer, new Set(options.untracedPaths)) as Plugin,
-    fieldTracer: (request) => fieldTracer(tracer, request),
+    fieldTracer: (request) => new FieldSpans(tracer, request),
     callObserver: callObservers(tracer),
     shutdown: () => provider.shutdown(),
   };

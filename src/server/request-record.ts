@@ -25,7 +25,7 @@ export class RequestRecord implements RequestFacts, TracedRequest {
   readonly logFields: Record<string, string> = {};
   /** What the request's DataLoaders did (the metrics count the loads they saved). */
   readonly loads: LoadStats = { loads: 0, fetches: 0 };
-  /** The request's trace context when tracing is on: its server span's, then its operation's. */
+  /** The request's trace when tracing is on (tracing.ts): its context, server span, or the watch its calls share. */
   trace: TracedRequest['trace'];
 
   /** Counts an error answered. */

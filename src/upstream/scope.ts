@@ -54,22 +54,31 @@ export interface CallObserver {
   refused?(operation: OperationName, reason: 'budget' | 'unsendable'): void;
 }
 
+/** Two watches of one call as one: one object per call, its methods shared. */
+class BothWatches implements CallWatch {
+  readonly headers: Record<string, string> | undefined;
+  constructor(
+    private readonly a: CallWatch,
+    private readonly b: CallWatch,
+  ) {
+    this.headers = a.headers && b.headers ? { ...a.headers, ...b.headers } : (a.headers ?? b.headers);
+  }
+
+  logFields() {
+    return { ...this.a.logFields?.(), ...this.b.logFields?.() };
+  }
+
+  end(outcome: CallOutcome) {
+    this.a.end(outcome);
+    this.b.end(outcome);
+  }
+}
+
 /** One observer that tells both of two (metrics and traces); none when there is nothing to watch (no cost at all). */
 export function combineObservers(first: CallObserver | undefined, second: CallObserver | undefined): CallObserver | undefined {
   if (!first || !second) return first ?? second;
   return {
-    start(operation) {
-      const a = first.start(operation);
-      const b = second.start(operation);
-      return {
-        headers: a.headers && b.headers ? { ...a.headers, ...b.headers } : (a.headers ?? b.headers),
-        logFields: () => ({ ...a.logFields?.(), ...b.logFields?.() }),
-        end(outcome) {
-          a.end(outcome);
-          b.end(outcome);
-        },
-      };
-    },
+    start: (operation) => new BothWatches(first.start(operation), second.start(operation)),
     refused(operation, reason) {
       first.refused?.(operation, reason);
       second.refused?.(operation, reason);
