@@ -104,7 +104,12 @@ function Lines({
   ));
 }
 
-/** The price breakdown, every amount of the estimate: price, options, each fee and tax with their totals, each credit, then what is paid and due. */
+/**
+ * The price breakdown, every amount of the estimate: price, options, each fee and tax with their
+ * totals, each credit taken off, then what is paid and due. The trade-in's credit is one of the
+ * credits (its TRADE_IN_CREDIT line), so the query leaves `tradeInCredit` out: a row of its own
+ * showed it twice, the second not taken off.
+ */
 function PriceFacts({ value: estimate }: { value: PartValue<'estimate'> }) {
   const taxLabel = (line: Line, i: number) => {
     const rate = estimate.taxes[i]?.rate;
@@ -130,9 +135,6 @@ function PriceFacts({ value: estimate }: { value: PartValue<'estimate'> }) {
         <Lines of="taxes" lines={estimate.taxes} label={taxLabel} />
         <Row label="Credits">{estimate.credits.length === 0 ? 'None' : ''}</Row>
         <Lines of="credits" lines={estimate.credits} minus />
-        <Row className="line" label="Trade-in credit">
-          <Amount of="tradeInCredit" value={estimate.tradeInCredit} />
-        </Row>
         <Row className="sum" label={estimate.isEstimate ? 'Estimated total' : 'Total'}>
           <Amount of="total" value={estimate.total} />
         </Row>

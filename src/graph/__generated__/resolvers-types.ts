@@ -156,7 +156,7 @@ export type Estimate = {
   taxes: Array<TaxLine>;
   /** Total price of the order after fees, taxes and credits. */
   total: Money;
-  /** Credit from the trade-in vehicle; null when there is no trade-in credit. */
+  /** The trade-in's net credit, repeated from `credits`: it is the amount of the `TRADE_IN_CREDIT` line there, and `total` takes it off once, with the other credits. 0 without a trade-in (the upstream sends 0, not nothing); null only when the upstream omits it. Show `credits` and leave this out of a sum, or the trade-in counts twice. */
   tradeInCredit?: Maybe<Money>;
   /** Base price of the vehicle; null when omitted. */
   vehiclePrice?: Maybe<Money>;
