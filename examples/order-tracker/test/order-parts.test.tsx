@@ -265,6 +265,38 @@ describe("the tracker's order cards", () => {
       expect(shown.vehicle!.text).not.toMatch(/Available from|Could not/);
     });
 
+    it('each code with its words where the gateway has them, as itself where it has none', () => {
+      const labelled = {
+        ...vehicle,
+        modelLabel: 'Ocean',
+        trim: 'O1',
+        trimLabel: 'One',
+        exterior: 'BSB',
+        exteriorLabel: 'Big Sur Blue',
+        interior: 'BL',
+        interiorLabel: null,
+        wheel: 'F3B',
+        wheelLabel: '22-inch Black',
+      };
+      const order = orderAt('READY_FOR_PICKUP', {
+        vehicle: labelled,
+        product: { model: 'OCEAN', modelLabel: 'Ocean', trim: 'ONE', trimLabel: null },
+        configuration: {
+          exterior: 'MWH',
+          exteriorLabel: 'Mammoth White',
+          interior: 'GR',
+          interiorLabel: 'Grey',
+          wheel: 'F2A',
+          wheelLabel: null,
+        },
+      });
+      const shown = render(order);
+      expect(shown.vehicle!.text).toContain(
+        'Model Ocean (OC) Trim One (O1) Exterior Big Sur Blue (BSB) Interior BL Wheels 22-inch Black (F3B)',
+      );
+      expect(shown.order!.text).toContain('Model Ocean (OCEAN) Trim ONE Exterior Mammoth White (MWH) Interior Grey (GR) Wheels F2A');
+    });
+
     it("the price's credits each once, taken off: the trade-in's credit is its TRADE_IN_CREDIT line, not a row of its own", () => {
       // The simulator's ready order: 68,999 + 3,035 fees + 6,801.59 taxes − 18,500 − 1,000 credits = 59,335.59.
       const line = (code: string, description: string, amount: string) => ({ code, description, amount: money(amount) });
