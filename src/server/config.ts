@@ -1,7 +1,7 @@
 // The gateway's settings: the environment validated at once into the Config the server is given.
 //
 // One source per setting. Each concern's schema (config/*.ts: connections, callers, bytes, live,
-// history, redis, observability, pages, upstream) states its environment variables once: name,
+// history, labels, redis, observability, pages, upstream) states its environment variables once: name,
 // bounds, message, default and what each does; envSchema here joins them, and
 // docs/configuration.md is written from it (npm run docs:config; test/unit/config-doc.test.ts
 // fails when the page is behind). This file alone reads the environment (loadConfig), and it
@@ -87,11 +87,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const setUrls = HOSTS.filter((name) => name in present);
   const production = present.NODE_ENV?.trim() === 'production';
   problems.push(...upstreamProblems(setUrls, parsed.success ? parsed.data.SIMULATOR : undefined, production));
-  let labels: Extract<ReturnType<typeof codeLabels>, { labels: unknown }> | undefined;
+  let labels: CodeLabels | undefined;
   if (parsed.success) {
     const read = codeLabels(parsed.data.CODE_LABELS_FILE, upstreamUrls(parsed.data) === null);
     if ('problem' in read) problems.push(read.problem);
-    else labels = read;
+    else labels = read.labels;
     problems.push(
       ...allowedHostsProblems(parsed.data, production),
       ...metricsPathProblems(parsed.data),
@@ -99,7 +99,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   if (!parsed.success || !labels || problems.length > 0) throw new ConfigError(problems);
-  return toConfig(parsed.data, labels.labels);
+  return toConfig(parsed.data, labels);
 }
 
 /** Every setting, in one object: serve.ts reads it and hands each part to its reader. */
