@@ -122,20 +122,22 @@ function addressLine(address: NonNullable<Order['shippingAddress']>): string {
   return joined([address.line1, address.line2, cityLine, address.country], ', ');
 }
 
+/** An option code with its words when the gateway has them ("Big Sur Blue (BSB)"), else the code as it is. */
+const coded = (code: string | null, label: string | null) => (code && label ? `${label} (${code})` : code);
+
 function vehicleLines(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
   const vehicle = order.vehicle;
   if (!vehicle) return [absent(errors, [...path, 'vehicle'], order, 'VEHICLE', 'none assigned yet')];
-  const colours = joined(
-    [
-      vehicle.exterior && `exterior ${vehicle.exterior}`,
-      vehicle.interior && `interior ${vehicle.interior}`,
-      vehicle.wheel && `wheels ${vehicle.wheel}`,
-    ],
-    ', ',
-  );
+  const colours = [
+    vehicle.exterior && `exterior ${coded(vehicle.exterior, vehicle.exteriorLabel)}`,
+    vehicle.interior && `interior ${coded(vehicle.interior, vehicle.interiorLabel)}`,
+    vehicle.wheel && `wheels ${coded(vehicle.wheel, vehicle.wheelLabel)}`,
+  ].filter((line): line is string => Boolean(line));
+  const together = colours.join(', ');
   return [
     joined([`VIN ${vehicle.vin}`, vehicle.modelYear !== null ? `model year ${vehicle.modelYear}` : null]),
-    ...(colours ? [colours] : []),
+    // On one line while it fits beside the label, else one a line: with their words they pass 80 columns.
+    ...(INDENT.length + LABEL_WIDTH + together.length <= DEFAULT_WIDTH ? [together].filter(Boolean) : colours),
   ];
 }
 
@@ -199,7 +201,9 @@ function tradeInLines(order: Order, errors: readonly OrderGraphError[], path: Pa
 
 /** One order's block: a heading and one labelled field per part. */
 export function orderSummary(order: Order, errors: readonly OrderGraphError[], path: Path): string[] {
-  const product = order.product ? joined([order.product.model, order.product.trim], ' ') : '';
+  const product = order.product
+    ? joined([coded(order.product.model, order.product.modelLabel), coded(order.product.trim, order.product.trimLabel)], ' ')
+    : '';
   const progress = progressLine(order.status);
   const status = [stageLine(order.status, order.rawStatus), ...(progress ? [progress] : [])];
   if (order.status === 'CANCELLED' && order.cancelledAt)

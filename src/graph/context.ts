@@ -8,6 +8,7 @@ import { createOperations, type Operations } from '../upstream/operations.js';
 import { addressKey, type CallScope, type ScopeLimits } from '../upstream/scope.js';
 import { createLoaders, type FieldTracer, type LoadStats, type Loaders } from './loaders.js';
 import type { Order } from '../upstream/models.js';
+import type { CodeLabels } from './code-labels.js';
 import type { FieldChange, OrderUpdateParent } from './mappers.js';
 /**
  * Admits credential attempts, counting the ones the upstream refused: logins against the
@@ -78,6 +79,8 @@ export interface ContextServices {
   live: LiveOrders;
   /** Order history: each order list read is recorded, Order.history reads it. */
   history: OrderHistory;
+  /** The words for the vehicle's codes: each `…Label` field reads them. */
+  codeLabels: CodeLabels;
   /** How long a request may take: a live stream's first state gets that long from when it comes. */
   deadlineMs: number;
   /** Told when the upstream accepted a caller's token as a customer's (the server's caller limits count it as that customer from then on). */
@@ -92,6 +95,7 @@ export interface GraphQLContext {
   loaders: Loaders;
   live: LiveOrders;
   history: OrderHistory;
+  codeLabels: CodeLabels;
   /** Resolves once this request's reading of the order list (if any) is recorded: Order.history reads after it. */
   historyRecorded(): Promise<void>;
   /** Runs a login attempt through the throttle, as this request's caller. */
@@ -140,6 +144,7 @@ export function createContext(scope: CallScope, services: ContextServices, loads
     loaders: createLoaders(recordingOperations, loads, fieldTracer),
     live: services.live,
     history: services.history,
+    codeLabels: services.codeLabels,
     historyRecorded: async () => void (await recorded),
     // Counted per client address as every per-address limit is: an IPv6 /64 as one.
     throttleLogin: (username, login) => services.loginThrottle.attempt(username, addressKey(scope.clientAddress), login),

@@ -1,7 +1,7 @@
 // The gateway's settings: the environment validated at once into the Config the server is given.
 //
 // One source per setting. Each concern's schema (config/*.ts: connections, callers, bytes, live,
-// history, redis, observability, pages, upstream) states its environment variables once: name,
+// history, labels, redis, observability, pages, upstream) states its environment variables once: name,
 // bounds, message, default and what each does; envSchema here joins them, and
 // docs/configuration.md is written from it (npm run docs:config; test/unit/config-doc.test.ts
 // fails when the page is behind). This file alone reads the environment (loadConfig), and it
@@ -16,11 +16,13 @@
 // shapes in another form, while the bounds and messages name environment variables, which only
 // the server knows.
 import { z } from 'zod';
+import type { CodeLabels } from '../graph/code-labels.js';
 import { HOSTS } from '../upstream/contract.js';
 import { heldBytes, bytesVariables } from './config/bytes.js';
 import { callerLimits, callerVariables, throttles } from './config/callers.js';
 import { clientTimeoutProblems, connectionVariables } from './config/connections.js';
 import { history, historyVariables } from './config/history.js';
+import { codeLabels, labelVariables } from './config/labels.js';
 import { liveLimits, liveVariables } from './config/live.js';
 import { metricsPathProblems, observabilityVariables, tracingSettings } from './config/observability.js';
 import { allowedHostsProblems, pageVariables } from './config/pages.js';
@@ -52,6 +54,7 @@ export const envSchema = z.object({
   ...bytesVariables.shape,
   ...liveVariables.shape,
   ...historyVariables.shape,
+  ...labelVariables.shape,
   ...redisVariables.shape,
   // The run's kind: several concerns read it.
   NODE_ENV: z
@@ -84,15 +87,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const setUrls = HOSTS.filter((name) => name in present);
   const production = present.NODE_ENV?.trim() === 'production';
   problems.push(...upstreamProblems(setUrls, parsed.success ? parsed.data.SIMULATOR : undefined, production));
+  let labels: CodeLabels | undefined;
   if (parsed.success) {
+    const read = codeLabels(parsed.data.CODE_LABELS_FILE, upstreamUrls(parsed.data) === null);
+    if ('problem' in read) problems.push(read.problem);
+    else labels = read.labels;
     problems.push(
       ...allowedHostsProblems(parsed.data, production),
       ...metricsPathProblems(parsed.data),
       ...clientTimeoutProblems(parsed.data),
     );
   }
-  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
-  return toConfig(parsed.data);
+  if (!parsed.success || !labels || problems.length > 0) throw new ConfigError(problems);
+  return toConfig(parsed.data, labels);
 }
 
 /** Every setting, in one object: serve.ts reads it and hands each part to its reader. */
@@ -102,8 +109,8 @@ export type HttpServerSettings = ReturnType<typeof httpServerSettings>;
 /** What createGateway reads (gateway.ts), besides `trustedProxies`, which the HTTP server reads too. */
 export type GatewaySettings = ReturnType<typeof gatewaySettings>;
 
-function toConfig(values: EnvValues) {
-  return { ...processSettings(values), ...httpServerSettings(values), ...gatewaySettings(values) };
+function toConfig(values: EnvValues, labels: CodeLabels) {
+  return { ...processSettings(values), ...httpServerSettings(values), ...gatewaySettings(values, labels) };
 }
 
 /** What serve.ts itself reads: where to listen, the upstream or the simulator, how a stop goes, logs and traces. */
@@ -155,7 +162,7 @@ function httpServerSettings(values: EnvValues) {
   };
 }
 
-function gatewaySettings(values: EnvValues) {
+function gatewaySettings(values: EnvValues, labels: CodeLabels) {
   const production = values.NODE_ENV === 'production';
   return {
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
@@ -196,6 +203,8 @@ function gatewaySettings(values: EnvValues) {
     redisUrl: values.REDIS_URL ?? null,
     /** How long any Redis command may take; past it the gateway acts as with Redis away. */
     redisCommandTimeoutMs: values.REDIS_COMMAND_TIMEOUT_MS,
+    /** The words for the vehicle's codes (CODE_LABELS_FILE, or the embedded simulator's), read and checked at start. */
+    codeLabels: labels,
     /** How long a caller's query answers are kept for that caller; 0: no response cache. */
     responseCacheTtlMs: values.RESPONSE_CACHE_TTL_MS,
     /** The response cache's bytes: one answer at most, and all answers together (in this process, or in Redis for all replicas). */

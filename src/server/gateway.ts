@@ -322,14 +322,8 @@ export function createGateway(config: GatewayConfig): Gateway {
     history: memory?.stats,
   });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
-  const services: ContextServices = {
-    http,
-    loginThrottle,
-    live,
-    history,
-    deadlineMs: config.requestDeadlineMs,
-    verified: callers.verified,
-  };
+  const { codeLabels, requestDeadlineMs: deadlineMs } = config;
+  const services: ContextServices = { http, loginThrottle, live, history, codeLabels, deadlineMs, verified: callers.verified };
   let ready = true;
   const yoga = createYoga<ServerContext, GraphQLContext>({
     schema: createGraphSchema({ subgraph: config.subgraph }),

@@ -41,6 +41,7 @@ const INPUTS = [
 const COPIED = [
   'schema/',
   'src/server/graphiql-sign-in.js',
+  'src/simulator/code-labels.json',
   'src/client/__generated__/persisted-documents.json',
   'examples/order-tracker/src/gql/persisted-documents.json',
   'src/tools/start.mjs',

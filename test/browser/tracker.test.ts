@@ -199,13 +199,15 @@ async function expectOrder(page: Page, order: TrackerOrder) {
     else expect(text, name).toContain(`Available from the “${labels[ORDER_STAGES.indexOf(from as never)]}” stage.`);
   }
   const dash = (value: string | number | null | undefined) => (value === null || value === undefined ? '—' : String(value));
+  // A code with its words where the gateway has them, else the code alone.
+  const coded = (code: string | null | undefined, label: string | null | undefined) => (code && label ? `${label} (${code})` : dash(code));
   expect(await rows(part('order'))).toEqual(
     expect.arrayContaining([
-      ['Model', dash(order.product?.model)],
-      ['Trim', dash(order.product?.trim)],
-      ['Exterior', dash(order.configuration?.exterior)],
-      ['Interior', dash(order.configuration?.interior)],
-      ['Wheels', dash(order.configuration?.wheel)],
+      ['Model', coded(order.product?.model, order.product?.modelLabel)],
+      ['Trim', coded(order.product?.trim, order.product?.trimLabel)],
+      ['Exterior', coded(order.configuration?.exterior, order.configuration?.exteriorLabel)],
+      ['Interior', coded(order.configuration?.interior, order.configuration?.interiorLabel)],
+      ['Wheels', coded(order.configuration?.wheel, order.configuration?.wheelLabel)],
     ]),
   );
   if ('vehicle' in order && order.vehicle) {
@@ -213,11 +215,11 @@ async function expectOrder(page: Page, order: TrackerOrder) {
     expect(await rows(part('vehicle'))).toEqual(
       expect.arrayContaining([
         ['Model year', dash(vehicle.modelYear)],
-        ['Model', vehicle.model],
-        ['Trim', dash(vehicle.trim)],
-        ['Exterior', dash(vehicle.exterior)],
-        ['Interior', dash(vehicle.interior)],
-        ['Wheels', dash(vehicle.wheel)],
+        ['Model', coded(vehicle.model, vehicle.modelLabel)],
+        ['Trim', coded(vehicle.trim, vehicle.trimLabel)],
+        ['Exterior', coded(vehicle.exterior, vehicle.exteriorLabel)],
+        ['Interior', coded(vehicle.interior, vehicle.interiorLabel)],
+        ['Wheels', coded(vehicle.wheel, vehicle.wheelLabel)],
         ['VIN', vehicle.vin],
       ]),
     );

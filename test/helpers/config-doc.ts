@@ -106,6 +106,12 @@ const SECTIONS: readonly Section[] = [
     variables: ['HISTORY', 'HISTORY_EVENTS_PER_ORDER', 'HISTORY_MAX_AGE_DAYS', 'HISTORY_CUSTOMER_BYTES', 'HISTORY_BYTES'],
   },
   {
+    title: "The vehicle's codes",
+    intro:
+      'The words shown beside the model, trim, exterior, interior and wheel codes (the `…Label` fields of `Vehicle`, `Product` and `Configuration`).',
+    variables: ['CODE_LABELS_FILE'],
+  },
+  {
     title: 'Redis and the response cache',
     intro: 'The state replicas share, and the opt-in response cache ([production.md](production.md#scale-out)).',
     variables: ['REDIS_URL', 'REDIS_COMMAND_TIMEOUT_MS', 'RESPONSE_CACHE_TTL_MS', 'RESPONSE_CACHE_ENTRY_BYTES', 'RESPONSE_CACHE_BYTES'],

@@ -74,7 +74,7 @@ describe('text from upstream reaches the terminal inert', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).not.toMatch(ACTS_ON);
       expect(run.stdout.split('\n')[0]).toMatch(new RegExp(`^${escape(SHOWN)} `));
-      expect(run.stdout).toContain(`exterior ${SHOWN}, interior`);
+      expect(run.stdout).toContain(`exterior ${SHOWN}\n`);
       // The same lines as without the hostile text: none forged, none overwritten.
       expect(run.stdout.split('\n')).toHaveLength(clean.stdout.split('\n').length);
 

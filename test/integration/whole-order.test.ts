@@ -13,7 +13,9 @@ import {
   PER_ORDER_OPERATIONS,
   wholeOrderCalls,
 } from '../../src/graph/order-fields.js';
+import { CODE_KINDS, labelOf, parseCodeLabels, type CodeKind } from '../../src/graph/code-labels.js';
 import { createGraphSchema } from '../../src/graph/schema.js';
+import { SIMULATOR_CODE_LABELS } from '../../src/server/config/labels.js';
 import { createSeedData, CUSTOMER_RECORDS, PER_ORDER_RECORDS } from '../../src/simulator/data.js';
 import type { SeedData } from '../../src/simulator/server.js';
 import { isActiveAt } from '../../src/upstream/contract.js';
@@ -85,6 +87,9 @@ const UPSTREAM_NAMES: Record<string, string> = {
 };
 const upstreamField = (record: Record<string, any>, type: string, field: string) =>
   (UPSTREAM_NAMES[`${type}.${field}`] ?? field).split('.').reduce((value, name) => value?.[name], record);
+/** The simulator's labels, which the harness's gateway answers with: a `<kind>Label` field is the label of its record's `<kind>` code. */
+const LABELS = parseCodeLabels(readFileSync(SIMULATOR_CODE_LABELS, 'utf8'));
+const labelled = (field: string) => CODE_KINDS.find((kind) => field === `${kind}Label`) as CodeKind | undefined;
 const iso = (value: string) => (Number.isNaN(Date.parse(value)) ? undefined : new Date(value).toISOString());
 
 /**
@@ -105,6 +110,11 @@ function expectMapped(answer: unknown, record: any, at: string, type: GraphQLNam
     if (type.name === 'Money') return void expect(answer, at).toEqual({ amount: Number(record).toFixed(2), currencyCode: currency });
     const fields = (type as GraphQLObjectType).getFields();
     for (const [field, value] of Object.entries(answer)) {
+      const kind = labelled(field);
+      if (kind) {
+        expect(value, `${at}.${field}`).toBe(labelOf(LABELS, kind, record[kind] as string | undefined));
+        continue;
+      }
       const fieldType = getNamedType(fields[field]!.type);
       expectMapped(value, upstreamField(record, type.name, field), `${at}.${field}`, fieldType, record.currencyCode ?? currency);
     }

@@ -13,11 +13,16 @@ export async function typed() {
   expectTypeOf(order.vehicle).toEqualTypeOf<{
     vin: string;
     model: string;
+    modelLabel: string | null;
     modelYear: number | null;
     trim: string | null;
+    trimLabel: string | null;
     exterior: string | null;
+    exteriorLabel: string | null;
     interior: string | null;
+    interiorLabel: string | null;
     wheel: string | null;
+    wheelLabel: string | null;
     salesCountry: string | null;
     digitalId: string | null;
     lastUpdatedAt: string | null;

@@ -39,16 +39,30 @@ function readyOrder(overrides: Partial<Order> = {}): Order {
     completedAt: null,
     buildEditableUntil: null,
     delivered: false,
-    product: { model: 'OCEAN', trim: 'ONE', country: 'United States', msrp: usd('68999.00'), preorderFee: null, deliveryFees: null },
+    product: {
+      model: 'OCEAN',
+      modelLabel: null,
+      trim: 'ONE',
+      trimLabel: null,
+      country: 'United States',
+      msrp: usd('68999.00'),
+      preorderFee: null,
+      deliveryFees: null,
+    },
     configuration: null,
     vehicle: {
       vin: 'VINTEST0000000001',
       model: 'OC',
+      modelLabel: null,
       modelYear: 2026,
       trim: 'O1',
+      trimLabel: null,
       exterior: 'BSB',
+      exteriorLabel: null,
       interior: 'BL',
+      interiorLabel: null,
       wheel: 'F3B',
+      wheelLabel: null,
       salesCountry: 'US',
       digitalId: null,
       lastUpdatedAt: null,
@@ -255,6 +269,22 @@ describe('a whole summary', () => {
     const lines = summaries.flatMap((text) => text.split('\n'));
     expect(lines.length).toBeGreaterThan(statuses.length * 3 * 7);
     expect(lines.filter((line) => [...line].length > 80)).toEqual([]);
+  });
+
+  it('shows each code with its words where the gateway has them, a code without as itself, within 80 columns', () => {
+    const order = readyOrder();
+    order.product = { ...order.product!, modelLabel: 'Ocean' };
+    order.vehicle = { ...order.vehicle!, exteriorLabel: 'Big Sur Blue', wheelLabel: '22-inch Black' };
+    const text = summarize(result([order]));
+    expect(text).toContain('Order OC-TEST1 · Ocean (OCEAN) ONE');
+    expect(section(text, 'Vehicle')).toBe(
+      [
+        '  Vehicle     VIN VINTEST0000000001 · model year 2026',
+        '              exterior Big Sur Blue (BSB)',
+        '              interior BL',
+        '              wheels 22-inch Black (F3B)',
+      ].join('\n'),
+    );
   });
 
   it('holds the customer, the order heading, vehicle and pickup centre', () => {

@@ -1,8 +1,11 @@
 // The settings (src/server/config.ts): the documented defaults, every variable read, what
 // production requires, and each refusal with its one line.
+import { readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
+import { parseCodeLabels } from '../../src/graph/code-labels.js';
 import { ConfigError, DEFAULT_UPSTREAM_CALLS, loadConfig, WHOLE_PAGE_BYTES } from '../../src/server/config.js';
+import { SIMULATOR_CODE_LABELS } from '../../src/server/config/labels.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 
 const allUrls = Object.fromEntries(HOSTS.map((name) => [name, `http://upstream.test/${name.toLowerCase()}`]));
@@ -62,6 +65,8 @@ describe('loadConfig', () => {
       live: { pollIntervalMs: 5000, perCustomer: 50, perAddress: 200, snapshotBytes: 32 * 1024 * 1024 },
       redisUrl: null,
       redisCommandTimeoutMs: 500,
+      // The embedded simulator's labels: no upstream means the simulator.
+      codeLabels: parseCodeLabels(readFileSync(SIMULATOR_CODE_LABELS, 'utf8')),
       responseCacheTtlMs: 0,
       responseCacheBytes: { entry: 1024 * 1024, total: 32 * 1024 * 1024 },
       subgraph: false,

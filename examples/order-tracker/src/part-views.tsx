@@ -21,6 +21,9 @@ export function Row({ label, children, className }: { label: string; children: R
 
 const text = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '—' : String(value));
 
+/** An option code with its words when the gateway has them ("Big Sur Blue (BSB)"), else the code as it is. */
+const coded = (code: string | null | undefined, label: string | null | undefined) => (code && label ? `${label} (${code})` : text(code));
+
 /** An amount with its exact value beside the words (`<data value>`), and the estimate field it comes from. */
 function Amount({ of, value, minus = false }: { of: string; value: Money | null | undefined; minus?: boolean }) {
   if (!value) return <>—</>;
@@ -40,11 +43,11 @@ export function OrderFacts({ order }: { order: TrackedOrder }) {
   const more = ORDER_SELECTION.filter((field) => !field.fields && !RECORD_SHOWN.includes(field.name));
   return (
     <dl>
-      <Row label="Model">{text(order.product?.model)}</Row>
-      <Row label="Trim">{text(order.product?.trim)}</Row>
-      <Row label="Exterior">{text(order.configuration?.exterior)}</Row>
-      <Row label="Interior">{text(order.configuration?.interior)}</Row>
-      <Row label="Wheels">{text(order.configuration?.wheel)}</Row>
+      <Row label="Model">{coded(order.product?.model, order.product?.modelLabel)}</Row>
+      <Row label="Trim">{coded(order.product?.trim, order.product?.trimLabel)}</Row>
+      <Row label="Exterior">{coded(order.configuration?.exterior, order.configuration?.exteriorLabel)}</Row>
+      <Row label="Interior">{coded(order.configuration?.interior, order.configuration?.interiorLabel)}</Row>
+      <Row label="Wheels">{coded(order.configuration?.wheel, order.configuration?.wheelLabel)}</Row>
       {order.rawStatus !== order.status ? <Row label="Status code">{order.rawStatus}</Row> : null}
       <Row label="Delivered">{order.delivered ? 'Yes' : 'Not yet'}</Row>
       <Row label="Last changed">{dateTime(order.updatedAt)}</Row>
@@ -61,11 +64,11 @@ function VehicleFacts({ value: vehicle }: { value: PartValue<'vehicle'> }) {
   return (
     <dl>
       <Row label="Model year">{text(vehicle.modelYear)}</Row>
-      <Row label="Model">{vehicle.model}</Row>
-      <Row label="Trim">{text(vehicle.trim)}</Row>
-      <Row label="Exterior">{text(vehicle.exterior)}</Row>
-      <Row label="Interior">{text(vehicle.interior)}</Row>
-      <Row label="Wheels">{text(vehicle.wheel)}</Row>
+      <Row label="Model">{coded(vehicle.model, vehicle.modelLabel)}</Row>
+      <Row label="Trim">{coded(vehicle.trim, vehicle.trimLabel)}</Row>
+      <Row label="Exterior">{coded(vehicle.exterior, vehicle.exteriorLabel)}</Row>
+      <Row label="Interior">{coded(vehicle.interior, vehicle.interiorLabel)}</Row>
+      <Row label="Wheels">{coded(vehicle.wheel, vehicle.wheelLabel)}</Row>
       <Row label="VIN">{vehicle.vin}</Row>
     </dl>
   );
@@ -104,7 +107,12 @@ function Lines({
   ));
 }
 
-/** The price breakdown, every amount of the estimate: price, options, each fee and tax with their totals, each credit, then what is paid and due. */
+/**
+ * The price breakdown, every amount of the estimate: price, options, each fee and tax with their
+ * totals, each credit taken off, then what is paid and due. The trade-in's credit is one of the
+ * credits (its TRADE_IN_CREDIT line), so the query leaves `tradeInCredit` out: a row of its own
+ * showed it twice, the second not taken off.
+ */
 function PriceFacts({ value: estimate }: { value: PartValue<'estimate'> }) {
   const taxLabel = (line: Line, i: number) => {
     const rate = estimate.taxes[i]?.rate;
@@ -130,9 +138,6 @@ function PriceFacts({ value: estimate }: { value: PartValue<'estimate'> }) {
         <Lines of="taxes" lines={estimate.taxes} label={taxLabel} />
         <Row label="Credits">{estimate.credits.length === 0 ? 'None' : ''}</Row>
         <Lines of="credits" lines={estimate.credits} minus />
-        <Row className="line" label="Trade-in credit">
-          <Amount of="tradeInCredit" value={estimate.tradeInCredit} />
-        </Row>
         <Row className="sum" label={estimate.isEstimate ? 'Estimated total' : 'Total'}>
           <Amount of="total" value={estimate.total} />
         </Row>

@@ -265,6 +265,57 @@ describe("the tracker's order cards", () => {
       expect(shown.vehicle!.text).not.toMatch(/Available from|Could not/);
     });
 
+    it('each code with its words where the gateway has them, as itself where it has none', () => {
+      const labelled = {
+        ...vehicle,
+        modelLabel: 'Ocean',
+        trim: 'O1',
+        trimLabel: 'One',
+        exterior: 'BSB',
+        exteriorLabel: 'Big Sur Blue',
+        interior: 'BL',
+        interiorLabel: null,
+        wheel: 'F3B',
+        wheelLabel: '22-inch Black',
+      };
+      const order = orderAt('READY_FOR_PICKUP', {
+        vehicle: labelled,
+        product: { model: 'OCEAN', modelLabel: 'Ocean', trim: 'ONE', trimLabel: null },
+        configuration: {
+          exterior: 'MWH',
+          exteriorLabel: 'Mammoth White',
+          interior: 'GR',
+          interiorLabel: 'Grey',
+          wheel: 'F2A',
+          wheelLabel: null,
+        },
+      });
+      const shown = render(order);
+      expect(shown.vehicle!.text).toContain(
+        'Model Ocean (OC) Trim One (O1) Exterior Big Sur Blue (BSB) Interior BL Wheels 22-inch Black (F3B)',
+      );
+      expect(shown.order!.text).toContain('Model Ocean (OCEAN) Trim ONE Exterior Mammoth White (MWH) Interior Grey (GR) Wheels F2A');
+    });
+
+    it("the price's credits each once, taken off: the trade-in's credit is its TRADE_IN_CREDIT line, not a row of its own", () => {
+      // The simulator's ready order: 68,999 + 3,035 fees + 6,801.59 taxes − 18,500 − 1,000 credits = 59,335.59.
+      const line = (code: string, description: string, amount: string) => ({ code, description, amount: money(amount) });
+      const estimate = {
+        ...((schemaOrder('ORDER_CONFIRMED', []) as Record<string, unknown>).estimate as object),
+        credits: [
+          line('TRADE_IN_CREDIT', 'Trade-in net credit (2018 Audi Q5)', '18500.00'),
+          line('REFERRAL_CREDIT', 'Referral credit', '1000.00'),
+        ],
+        tradeInCredit: money('18500.00'),
+        total: money('59335.59'),
+      };
+      const text = render(orderAt('ORDER_CONFIRMED', { estimate })).estimate!.text;
+      expect(text.match(/18,500\.00/g)).toEqual(['18,500.00']);
+      expect(text).toContain('Trade-in net credit (2018 Audi Q5) −$18,500.00');
+      expect(text).toContain('Referral credit −$1,000.00');
+      expect(text).not.toContain('Trade-in credit');
+    });
+
     it('an order in a status the API does not know (UNKNOWN): every part may come, so none says from which stage; a failed one says it failed', () => {
       // As the gateway answers it: every part available (the stage cannot be placed), the vehicle there.
       const order = orderAt('UNKNOWN', { vehicle });

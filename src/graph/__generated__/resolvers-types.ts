@@ -71,12 +71,20 @@ export type Configuration = {
   __typename?: 'Configuration';
   /** Exterior paint option code; null when not chosen. */
   exterior?: Maybe<Scalars['String']['output']>;
+  /** The words for `exterior` from the operator's labels file, e.g. `Big Sur Blue`; null when `exterior` is null or the file has no label for it (show the code alone). */
+  exteriorLabel?: Maybe<Scalars['String']['output']>;
   /** Interior option code; null when not chosen. */
   interior?: Maybe<Scalars['String']['output']>;
+  /** The words for `interior` from the operator's labels file, e.g. `Black`; null when `interior` is null or the file has no label for it (show the code alone). */
+  interiorLabel?: Maybe<Scalars['String']['output']>;
   /** Trim option code; null when not chosen. */
   trim?: Maybe<Scalars['String']['output']>;
+  /** The words for `trim` from the operator's labels file, e.g. `One`; null when `trim` is null or the file has no label for it (show the code alone). */
+  trimLabel?: Maybe<Scalars['String']['output']>;
   /** Wheel option code; null when not chosen. */
   wheel?: Maybe<Scalars['String']['output']>;
+  /** The words for `wheel` from the operator's labels file, e.g. `22-inch Black`; null when `wheel` is null or the file has no label for it (show the code alone). */
+  wheelLabel?: Maybe<Scalars['String']['output']>;
 };
 
 /** The signed-in customer (upstream User from `GET /auth/me`). */
@@ -156,7 +164,7 @@ export type Estimate = {
   taxes: Array<TaxLine>;
   /** Total price of the order after fees, taxes and credits. */
   total: Money;
-  /** Credit from the trade-in vehicle; null when there is no trade-in credit. */
+  /** The trade-in's net credit, repeated from `credits`: it is the amount of the `TRADE_IN_CREDIT` line there, and `total` takes it off once, with the other credits. 0 without a trade-in (the upstream sends 0, not nothing); null only when the upstream omits it. Show `credits` and leave this out of a sum, or the trade-in counts twice. */
   tradeInCredit?: Maybe<Money>;
   /** Base price of the vehicle; null when omitted. */
   vehiclePrice?: Maybe<Money>;
@@ -417,12 +425,16 @@ export type Product = {
   deliveryFees?: Maybe<Money>;
   /** Vehicle model code, e.g. `OCEAN`; null when omitted. */
   model?: Maybe<Scalars['String']['output']>;
+  /** The words for `model` from the operator's labels file, e.g. `Ocean`; null when `model` is null or the file has no label for it (show the code alone). */
+  modelLabel?: Maybe<Scalars['String']['output']>;
   /** Manufacturer's suggested retail price; null when omitted. */
   msrp?: Maybe<Money>;
   /** Fee paid to place the order (pre-order fee); null when omitted. */
   preorderFee?: Maybe<Money>;
   /** Trim level code, e.g. `ONE`; null when omitted. */
   trim?: Maybe<Scalars['String']['output']>;
+  /** The words for `trim` from the operator's labels file, e.g. `One`; null when `trim` is null or the file has no label for it (show the code alone). */
+  trimLabel?: Maybe<Scalars['String']['output']>;
 };
 
 /**
@@ -583,22 +595,32 @@ export type Vehicle = {
   digitalId?: Maybe<Scalars['String']['output']>;
   /** Exterior paint code, e.g. `BSB`; null when omitted. */
   exterior?: Maybe<Scalars['String']['output']>;
+  /** The words for `exterior` from the operator's labels file, e.g. `Big Sur Blue`; null when `exterior` is null or the file has no label for it (show the code alone). */
+  exteriorLabel?: Maybe<Scalars['String']['output']>;
   /** Interior code, e.g. `BL`; null when omitted. */
   interior?: Maybe<Scalars['String']['output']>;
+  /** The words for `interior` from the operator's labels file, e.g. `Black`; null when `interior` is null or the file has no label for it (show the code alone). */
+  interiorLabel?: Maybe<Scalars['String']['output']>;
   /** When the production details last changed, in UTC; null when omitted. */
   lastUpdatedAt?: Maybe<Scalars['DateTime']['output']>;
   /** Model code, e.g. `OC`. */
   model: Scalars['String']['output'];
+  /** The words for `model` from the operator's labels file, e.g. `Ocean`; null when `model` is null or the file has no label for it (show the code alone). */
+  modelLabel?: Maybe<Scalars['String']['output']>;
   /** Model year, e.g. 2023 (parsed from the upstream string); null when omitted or not a number. */
   modelYear?: Maybe<Scalars['Int']['output']>;
   /** Country the vehicle is built for sale in, e.g. `US`; null when omitted. */
   salesCountry?: Maybe<Scalars['String']['output']>;
   /** Trim code, e.g. `O1`; null when omitted. */
   trim?: Maybe<Scalars['String']['output']>;
+  /** The words for `trim` from the operator's labels file, e.g. `One`; null when `trim` is null or the file has no label for it (show the code alone). */
+  trimLabel?: Maybe<Scalars['String']['output']>;
   /** Vehicle identification number, 17 characters, e.g. `VCF1ZBU28PG123456`. */
   vin: Scalars['String']['output'];
   /** Wheel code, e.g. `F3B`; null when omitted. */
   wheel?: Maybe<Scalars['String']['output']>;
+  /** The words for `wheel` from the operator's labels file, e.g. `22-inch Black`; null when `wheel` is null or the file has no label for it (show the code alone). */
+  wheelLabel?: Maybe<Scalars['String']['output']>;
 };
 
 
@@ -789,9 +811,13 @@ export type CardResolvers<ContextType = GraphQLContext, ParentType extends Resol
 
 export type ConfigurationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Configuration'] = ResolversParentTypes['Configuration']> = {
   exterior?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  exteriorLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   interior?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  interiorLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   trim?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  trimLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   wheel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  wheelLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type CustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Customer'] = ResolversParentTypes['Customer']> = {
@@ -936,9 +962,11 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
   country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   deliveryFees?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
   model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  modelLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   msrp?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
   preorderFee?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
   trim?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  trimLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
@@ -998,14 +1026,19 @@ export type TradeInVehicleResolvers<ContextType = GraphQLContext, ParentType ext
 export type VehicleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Vehicle'] = ResolversParentTypes['Vehicle']> = {
   digitalId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   exterior?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  exteriorLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   interior?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  interiorLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   lastUpdatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  modelLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   modelYear?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   salesCountry?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   trim?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  trimLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   vin?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   wheel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  wheelLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {

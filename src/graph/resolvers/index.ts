@@ -6,6 +6,7 @@ import { Mutation } from './mutation.js';
 import { Order } from './order.js';
 import { Payment } from './payment.js';
 import { Pickup } from './pickup.js';
+import { Configuration } from './configuration.js';
 import { Product } from './product.js';
 import { Query } from './query.js';
 import { scalarResolvers } from './scalars.js';
@@ -30,6 +31,7 @@ export const resolvers: Resolvers = {
   Customer,
   Order,
   Product,
+  Configuration,
   Vehicle,
   Pickup,
   Estimate,
