@@ -18,13 +18,15 @@ const ts = await load('typescript');
 /**
  * What each layer of src/ may import besides itself (docs/ARCHITECTURE.md, Layout): the server
  * assembles the graph over the upstream; redis shares live polls, histories, counters and the
- * cache between replicas; live polls the upstream for the subscriptions; the graph maps the
+ * cache between replicas; notify polls on behalf of customers who turned notifications on and
+ * delivers their messages; live polls the upstream for the subscriptions; the graph maps the
  * upstream; the upstream knows only the contract and the error codes; the simulator plays the
  * upstream; the SDK and the CLI are clients.
  */
 const MAY_IMPORT = {
-  server: ['redis', 'live', 'graph', 'upstream', 'errors', 'error-codes', 'simulator', 'client', 'observability'],
-  redis: ['live', 'graph', 'upstream', 'error-codes'],
+  server: ['redis', 'notify', 'live', 'graph', 'upstream', 'errors', 'error-codes', 'simulator', 'client', 'observability'],
+  redis: ['notify', 'live', 'graph', 'upstream', 'error-codes'],
+  notify: ['live', 'graph', 'upstream', 'errors', 'error-codes'],
   live: ['graph', 'upstream', 'errors', 'error-codes'],
   observability: ['graph', 'upstream', 'errors', 'error-codes'],
   graph: ['upstream', 'errors'],

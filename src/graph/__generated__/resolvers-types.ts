@@ -187,10 +187,40 @@ export type Money = {
 /** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Sends the caller's order changes by e-mail to the account's own address, which the upstream must say is verified (no other address can be given). `refreshToken` as for `addWebPushTarget`. */
+  addEmailTarget: NotificationTarget;
+  /** Sends the caller's order changes to this browser by Web Push. `refreshToken` hands a refresh token over to the gateway, which renews the customer's access with it from then on to poll on the customer's behalf (the upstream's refresh tokens are single-use: do not use it again yourself); it is required while the gateway keeps none for the caller, and replaces the kept one when given. Requires `Authorization: Bearer <accessToken>`. The same endpoint added again is the same target. */
+  addWebPushTarget: NotificationTarget;
+  /** Sends the caller's order changes as signed POSTs to `url` (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https and resolve to a public address; redirects are not followed. The answer carries the signing secret, shown this once. `refreshToken` as for `addWebPushTarget`. */
+  addWebhookTarget: WebhookTargetCreated;
   /** Signs in with a username and password (upstream `POST /auth/login`) and returns a token set. Send its `accessToken` as `Authorization: Bearer <accessToken>` on later requests. */
   login: TokenSet;
   /** Renews the token set (upstream `POST /auth/refresh`). The request's bearer access token is forwarded when present (it may already be expired); otherwise the refresh token itself is sent as the bearer. */
   refreshTokens: TokenSet;
+  /** Removes one of the caller's targets: true when it was there. Removing the last one deletes the refresh token the gateway kept. */
+  removeNotificationTarget: Scalars['Boolean']['output'];
+  /** Queues a test message to one of the caller's targets (it counts against the hourly limit): true when queued. */
+  sendTestNotification: Scalars['Boolean']['output'];
+};
+
+
+/** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
+export type MutationAddEmailTargetArgs = {
+  refreshToken?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
+export type MutationAddWebPushTargetArgs = {
+  refreshToken?: InputMaybe<Scalars['String']['input']>;
+  subscription: WebPushSubscriptionInput;
+};
+
+
+/** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
+export type MutationAddWebhookTargetArgs = {
+  refreshToken?: InputMaybe<Scalars['String']['input']>;
+  url: Scalars['String']['input'];
 };
 
 
@@ -204,6 +234,65 @@ export type MutationLoginArgs = {
 /** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
 export type MutationRefreshTokensArgs = {
   refreshToken: Scalars['String']['input'];
+};
+
+
+/** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
+export type MutationRemoveNotificationTargetArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
+export type MutationSendTestNotificationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/** How a message reaches the customer. */
+export type NotificationChannel =
+  /** An e-mail to the account's own verified address. */
+  | 'EMAIL'
+  /** A signed HTTPS POST (Standard Webhooks) for home automation. */
+  | 'WEBHOOK'
+  /** A Web Push message to a browser (the tracker page's service worker shows it). */
+  | 'WEB_PUSH';
+
+/** One place the caller's messages go. */
+export type NotificationTarget = {
+  __typename?: 'NotificationTarget';
+  /** The channel. */
+  channel: NotificationChannel;
+  /** When it was added, in UTC. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Where it points, as the customer may see it: the push service's host, the e-mail address partly hidden, the webhook URL. */
+  description: Scalars['String']['output'];
+  /** When it was disabled, in UTC; null while it is active. A disabled target gets nothing more: remove it and add it again. */
+  disabledAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Why it was disabled, in plain words; null while it is active. */
+  disabledReason?: Maybe<Scalars['String']['output']>;
+  /** Since when every attempt to reach it has failed, in UTC; null while it works. After NOTIFY_DISABLE_AFTER_MS of failures it is disabled. */
+  failingSince?: Maybe<Scalars['DateTime']['output']>;
+  /** The target's identifier: give it to `removeNotificationTarget` or `sendTestNotification`. Also the webhook's `webhook-id` prefix. */
+  id: Scalars['ID']['output'];
+  /** When a message last reached it, in UTC; null when none has yet. */
+  lastDeliveredAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** Notifications: a message when an order moves, with no page open. The REST service has no events, so the gateway polls each customer who turned notifications on (every NOTIFY_POLL_INTERVAL_MS, one replica per customer) with a refresh token the customer handed over, and sends one message per change to each of the customer's targets. docs/notifications.md tells the whole story. */
+export type Notifications = {
+  __typename?: 'Notifications';
+  /** The channels this gateway can send on: WEB_PUSH with VAPID keys set, EMAIL with SMTP set (or the demo's printed mail), WEBHOOK always while enabled. */
+  channels: Array<NotificationChannel>;
+  /** Whether this gateway sends notifications at all (NOTIFY_TOKEN_KEYS is set). When false, every other field is empty and adding a target is refused. */
+  enabled: Scalars['Boolean']['output'];
+  /** The most targets one customer may have (NOTIFY_TARGETS_PER_CUSTOMER). */
+  maxTargets: Scalars['Int']['output'];
+  /** How often the gateway looks at the customer's orders, in seconds: a change reaches a target within about this long. */
+  pollIntervalSeconds: Scalars['Int']['output'];
+  /** The caller's targets, oldest first; empty when there are none. Requires `Authorization: Bearer <accessToken>`. */
+  targets: Array<NotificationTarget>;
+  /** The VAPID public key (base64url) to give `PushManager.subscribe` as `applicationServerKey`; null without WEB_PUSH. */
+  webPushPublicKey?: Maybe<Scalars['String']['output']>;
 };
 
 /** A vehicle order (upstream Order from `GET /v2/order/user`). Per-order fields such as `vehicle`, `pickup` and `estimate` each come from their own upstream call; a failure in one leaves the others intact. */
@@ -446,6 +535,8 @@ export type Query = {
   __typename?: 'Query';
   /** The signed-in customer (upstream `GET /auth/me`). Requires `Authorization: Bearer <accessToken>` from `login`; without a valid token it is null with an UNAUTHENTICATED error. */
   me?: Maybe<Customer>;
+  /** Notifications: whether they are on, the channels, and the caller's targets. Requires `Authorization: Bearer <accessToken>` for `targets`. */
+  notifications: Notifications;
   /** One of the signed-in customer's orders. Requires `Authorization: Bearer <accessToken>`. Null, with no error, when the id is not one of the caller's orders. */
   order?: Maybe<Order>;
   /** The signed-in customer's orders (upstream `GET /v2/order/user`), a page at a time in the upstream's order: the first 16 unless `first` says otherwise (`me { orderCount }` tells how many there are). An empty list when there are none. Requires `Authorization: Bearer <accessToken>`; null with an error on failure. */
@@ -623,6 +714,25 @@ export type Vehicle = {
   wheelLabel?: Maybe<Scalars['String']['output']>;
 };
 
+/** A browser's push subscription, as `PushSubscription.toJSON()` gives it. */
+export type WebPushSubscriptionInput = {
+  /** The browser's authentication secret (`keys.auth`, base64url). */
+  auth: Scalars['String']['input'];
+  /** The push service's URL (https). */
+  endpoint: Scalars['String']['input'];
+  /** The browser's P-256 public key (`keys.p256dh`, base64url). */
+  p256dh: Scalars['String']['input'];
+};
+
+/** A webhook target just added, with its signing secret: shown this once, never again. */
+export type WebhookTargetCreated = {
+  __typename?: 'WebhookTargetCreated';
+  /** The Standard Webhooks signing secret (`whsec_…`): verify each message's `webhook-signature` with it. Keep it now: it is not shown again. */
+  secret: Scalars['String']['output'];
+  /** The target. */
+  target: NotificationTarget;
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -714,6 +824,9 @@ export type ResolversTypes = {
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Money: ResolverTypeWrapper<Money>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  NotificationChannel: NotificationChannel;
+  NotificationTarget: ResolverTypeWrapper<NotificationTarget>;
+  Notifications: ResolverTypeWrapper<Notifications>;
   Order: ResolverTypeWrapper<OrderModel>;
   OrderChange: ResolverTypeWrapper<OrderChange>;
   OrderEvent: ResolverTypeWrapper<OrderEvent>;
@@ -736,6 +849,8 @@ export type ResolversTypes = {
   TradeInStatus: TradeInStatus;
   TradeInVehicle: ResolverTypeWrapper<TradeInVehicleModel>;
   Vehicle: ResolverTypeWrapper<VehicleDetailsModel>;
+  WebPushSubscriptionInput: WebPushSubscriptionInput;
+  WebhookTargetCreated: ResolverTypeWrapper<WebhookTargetCreated>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -755,6 +870,8 @@ export type ResolversParentTypes = {
   Int: Scalars['Int']['output'];
   Money: Money;
   Mutation: Record<PropertyKey, never>;
+  NotificationTarget: NotificationTarget;
+  Notifications: Notifications;
   Order: OrderModel;
   OrderChange: OrderChange;
   OrderEvent: OrderEvent;
@@ -773,6 +890,8 @@ export type ResolversParentTypes = {
   TradeInOffer: TradeInOffer;
   TradeInVehicle: TradeInVehicleModel;
   Vehicle: VehicleDetailsModel;
+  WebPushSubscriptionInput: WebPushSubscriptionInput;
+  WebhookTargetCreated: WebhookTargetCreated;
 };
 
 export type DeferDirectiveArgs = {
@@ -874,8 +993,33 @@ export type MoneyResolvers<ContextType = GraphQLContext, ParentType extends Reso
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  addEmailTarget?: Resolver<ResolversTypes['NotificationTarget'], ParentType, ContextType, Partial<MutationAddEmailTargetArgs>>;
+  addWebPushTarget?: Resolver<ResolversTypes['NotificationTarget'], ParentType, ContextType, RequireFields<MutationAddWebPushTargetArgs, 'subscription'>>;
+  addWebhookTarget?: Resolver<ResolversTypes['WebhookTargetCreated'], ParentType, ContextType, RequireFields<MutationAddWebhookTargetArgs, 'url'>>;
   login?: Resolver<ResolversTypes['TokenSet'], ParentType, ContextType, RequireFields<MutationLoginArgs, 'password' | 'username'>>;
   refreshTokens?: Resolver<ResolversTypes['TokenSet'], ParentType, ContextType, RequireFields<MutationRefreshTokensArgs, 'refreshToken'>>;
+  removeNotificationTarget?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRemoveNotificationTargetArgs, 'id'>>;
+  sendTestNotification?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationSendTestNotificationArgs, 'id'>>;
+};
+
+export type NotificationTargetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationTarget'] = ResolversParentTypes['NotificationTarget']> = {
+  channel?: Resolver<ResolversTypes['NotificationChannel'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  disabledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  disabledReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  failingSince?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastDeliveredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type NotificationsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notifications'] = ResolversParentTypes['Notifications']> = {
+  channels?: Resolver<Array<ResolversTypes['NotificationChannel']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  maxTargets?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pollIntervalSeconds?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  targets?: Resolver<Array<ResolversTypes['NotificationTarget']>, ParentType, ContextType>;
+  webPushPublicKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
@@ -971,6 +1115,7 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   me?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
+  notifications?: Resolver<ResolversTypes['Notifications'], ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orders?: Resolver<Maybe<Array<ResolversTypes['Order']>>, ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
 };
@@ -1041,6 +1186,11 @@ export type VehicleResolvers<ContextType = GraphQLContext, ParentType extends Re
   wheelLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type WebhookTargetCreatedResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookTargetCreated'] = ResolversParentTypes['WebhookTargetCreated']> = {
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  target?: Resolver<ResolversTypes['NotificationTarget'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   Address?: AddressResolvers<ContextType>;
   Card?: CardResolvers<ContextType>;
@@ -1053,6 +1203,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Estimate?: EstimateResolvers<ContextType>;
   Money?: MoneyResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  NotificationTarget?: NotificationTargetResolvers<ContextType>;
+  Notifications?: NotificationsResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
   OrderChange?: OrderChangeResolvers<ContextType>;
   OrderEvent?: OrderEventResolvers<ContextType>;
@@ -1070,6 +1222,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   TradeInOffer?: TradeInOfferResolvers<ContextType>;
   TradeInVehicle?: TradeInVehicleResolvers<ContextType>;
   Vehicle?: VehicleResolvers<ContextType>;
+  WebhookTargetCreated?: WebhookTargetCreatedResolvers<ContextType>;
 };
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = {

@@ -1,0 +1,98 @@
+// What the notification parts agree on: the kept record of a customer who turned notifications
+// on, the store that keeps it (in this process, or Redis), a message, the senders and the
+// delivery queue. The parts: vault.ts seals what is secret, the graph adds and removes targets,
+// the watcher polls on the customer's behalf, the queue delivers through a channel's sender.
+import type { FieldChange } from '../graph/mappers.js';
+
+export type Channel = 'WEB_PUSH' | 'EMAIL' | 'WEBHOOK';
+
+/** What reaching a target takes: kept only sealed (vault.ts), never in clear at rest. */
+export type TargetAddress =
+  | { channel: 'WEB_PUSH'; endpoint: string; keys: { p256dh: string; auth: string } }
+  | { channel: 'EMAIL'; email: string }
+  | { channel: 'WEBHOOK'; url: string; secret: string };
+
+/** One target, as kept. */
+export interface Target {
+  id: string;
+  channel: Channel;
+  /** What the customer sees of it: the push service's host, the address partly hidden, the webhook URL. */
+  description: string;
+  createdAt: string;
+  /** The TargetAddress as JSON, sealed. */
+  sealed: string;
+  lastDeliveredAt: string | null;
+  failingSince: string | null;
+  disabledAt: string | null;
+  disabledReason: string | null;
+}
+
+/** Everything kept for one customer with notifications on. */
+export interface CustomerRecord {
+  customerId: string;
+  /** The refresh token the gateway renews with, sealed: the only copy of the customer's session it keeps. */
+  refreshToken: string;
+  /** The last access token it got, sealed, with its expiry (epoch ms): renewed when it nears it. */
+  accessToken: string | null;
+  accessExpiresAt: number | null;
+  targets: Target[];
+  /** Each order's client-visible fields as text at the last poll, by order id (orderFieldValues): null before the first. */
+  fields: Record<string, Record<string, string | null>> | null;
+  /** When messages were queued within the last hour (epoch ms), for the hourly limit. */
+  sentAt: number[];
+}
+
+/**
+ * Where the records are kept. `update` reads, applies `change` and writes atomically (retried
+ * on a concurrent write); `change` returning null deletes the record. A record read back that
+ * does not fit its shape counts as absent (and is logged), never trusted.
+ */
+export interface NotificationStore {
+  get(customerId: string): Promise<CustomerRecord | null>;
+  update(customerId: string, change: (current: CustomerRecord | null) => CustomerRecord | null): Promise<CustomerRecord | null>;
+  /** The ids of every customer with a record. */
+  customers(): Promise<string[]>;
+}
+
+/** One message to one target. */
+export interface Message {
+  /** `change`: an order moved; `test`: asked for; `disabled`: another target was disabled; `ended`: the renewal was refused. */
+  kind: 'change' | 'test' | 'disabled' | 'ended';
+  /** The idempotency key: the same change gives the same key wherever it is found (webhook-id, push topic, Message-ID). */
+  key: string;
+  title: string;
+  body: string;
+  /** The tracker page (absolute when PUBLIC_URL is set, else its path). */
+  url: string;
+  occurredAt: string;
+  orderId?: string;
+  changes?: FieldChange[];
+}
+
+/** A failed attempt: `permanent` when retrying cannot help (the push subscription is gone: 404/410; a 4xx but 408/429). */
+export class DeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+    this.name = 'DeliveryError';
+  }
+}
+
+/** Sends one message on one channel; throws a DeliveryError. */
+export type Sender = (address: TargetAddress, message: Message) => Promise<void>;
+
+/** One delivery: the target is read (and opened) when it is made, unless `sealed` carries it (a final notice outlives its target). */
+export interface DeliveryJob {
+  customerId: string;
+  targetId: string;
+  message: Message;
+  sealed?: string;
+}
+
+/** At least once, retried with backoff; a job with a key already queued is the same job. */
+export interface DeliveryQueue {
+  add(job: DeliveryJob): Promise<void>;
+  close(): Promise<void>;
+}
