@@ -228,7 +228,13 @@ async function smtpServer(reject?: { code: number; message: string }) {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-        mails.push(parseMail(Buffer.concat(chunks).toString('utf8'), from, session.envelope.rcptTo.map(({ address }) => address)));
+        mails.push(
+          parseMail(
+            Buffer.concat(chunks).toString('utf8'),
+            from,
+            session.envelope.rcptTo.map(({ address }) => address),
+          ),
+        );
         callback();
       });
     },
@@ -338,7 +344,9 @@ describe('webhook', () => {
       data: { orderId: 'ord-1', title: change.title, body: change.body, url: change.url, changes: change.changes },
     });
     // Another target's secret does not verify it.
-    expect(() => new Webhook(newWebhookSecret()).verify(request!.body.toString('utf8'), request!.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(newWebhookSecret()).verify(request!.body.toString('utf8'), request!.headers as Record<string, string>),
+    ).toThrow();
   });
 
   it('each kind has its type; a test message has no order', async () => {
