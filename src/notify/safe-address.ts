@@ -32,7 +32,7 @@ export class AddressRefused extends Error {
   }
 }
 
-const resolveAll: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+const resolveAll: Resolve = (hostname) => dnsLookup(hostname, { all: true });
 
 /**
  * An IP address of the public internet: ipaddr.js's `unicast` range, IPv4-mapped IPv6 read as

@@ -168,6 +168,16 @@ describe('with private addresses refused (production)', () => {
 });
 
 describe('with private addresses allowed (the demo; local receivers)', () => {
+  it('a name goes through the given resolver to the address it answers', async () => {
+    const hook = await receiver((_request, response) => response.writeHead(204).end());
+    const resolve = answering(['127.0.0.1']);
+    const send = senders({ allowPrivateAddresses: true, resolve }).WEBHOOK;
+    const url = `${hook.url.replace('127.0.0.1', 'hooks.example.test')}/hook`;
+    await send({ channel: 'WEBHOOK', url, secret: newWebhookSecret() }, message);
+    expect(hook.requests).toEqual(['/hook']);
+    expect(resolve.calls).toEqual(['hooks.example.test']);
+  });
+
   it('a redirect is not followed: the 3xx is a failure for good, and the address it names gets nothing', async () => {
     const target = await receiver((_request, response) => response.end('ok'));
     const redirecting = await receiver((_request, response) => {
