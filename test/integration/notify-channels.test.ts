@@ -15,7 +15,7 @@ import webPush from 'web-push';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCodeLabels } from '../../src/graph/code-labels.js';
 import { createSenders, type SenderSettings } from '../../src/notify/channels/index.js';
-import { PUSH_PAYLOAD_BYTES, PUSH_TTL_SECONDS, pushTopic } from '../../src/notify/channels/web-push.js';
+import { PUSH_PAYLOAD_BYTES, PUSH_TTL_SECONDS, pushPayload, pushTopic } from '../../src/notify/channels/web-push.js';
 import { newWebhookSecret } from '../../src/notify/channels/webhook.js';
 import { DeliveryError, type Message } from '../../src/notify/contracts.js';
 import { messageForChange, messageForEnded, messageForTest } from '../../src/notify/messages.js';
@@ -148,6 +148,8 @@ describe('Web Push', () => {
     expect(payload.key).toBe(long.key);
     expect(payload.body.endsWith('…')).toBe(true);
     expect(long.body.startsWith(payload.body.slice(0, -1))).toBe(true);
+    // A title too long for any body leaves the body empty (the cutting ends).
+    expect(JSON.parse(pushPayload({ ...long, title: 'T'.repeat(PUSH_PAYLOAD_BYTES) })).body).toBe('');
   });
 
   it('a subscription the push service says is gone (404, 410) fails for good; its 5xx is worth a retry', async () => {
