@@ -5,7 +5,13 @@
 // `localhost` through the system's resolver, and a name that resolves differently at connect
 // time than when it was checked reach no socket. With them allowed (the demo, these local
 // receivers): no redirect followed, the whole attempt under its timer, the body read to its cap.
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -81,6 +87,43 @@ async function receiver(handler: (request: IncomingMessage, response: ServerResp
     return new Promise((resolve) => server.close(resolve));
   });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+const OPENSSL = '/usr/bin/openssl';
+/** Present here, or required (CI=true): the https test is skipped only on a machine without it. */
+const haveOpenssl = existsSync(OPENSSL) || !!process.env.CI;
+
+/** A self-signed certificate for `name` (P-256, a day), made by openssl. */
+function selfSigned(name: string): { key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'safe-address-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${name}`,
+        '-addext',
+        `subjectAltName=DNS:${name}`,
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A resolver answering `answers` for every name, one after the other (the last one from then on); its calls counted. */
@@ -177,6 +220,38 @@ describe('with private addresses allowed (the demo; local receivers)', () => {
     expect(hook.requests).toEqual(['/hook']);
     expect(resolve.calls).toEqual(['hooks.example.test']);
   });
+
+  it.skipIf(!haveOpenssl)(
+    'https to a name: the certificate is checked against the name, the connection made to the address the lookup answered',
+    async () => {
+      const certificate = selfSigned('hooks.example.test');
+      const requests: string[] = [];
+      const server = createHttpsServer(certificate, (request, response) => {
+        requests.push(request.url ?? '');
+        response.writeHead(204).end();
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+      const port = (server.address() as AddressInfo).port;
+      // The test's certificate trusted as the system's are, for this test only.
+      const trusted = getCACertificates('default');
+      setDefaultCACertificates([...trusted, certificate.cert]);
+      cleanups.push(() => setDefaultCACertificates(trusted));
+
+      const send = senders({ allowPrivateAddresses: true, resolve: answering(['127.0.0.1']) }).WEBHOOK;
+      await send({ channel: 'WEBHOOK', url: `https://hooks.example.test:${port}/hook`, secret: newWebhookSecret() }, message);
+      expect(requests).toEqual(['/hook']);
+      // Another name the lookup sends to the same address is not the certificate's: the TLS check refuses it.
+      const error: unknown = await send(
+        { channel: 'WEBHOOK', url: `https://other.example.test:${port}/hook`, secret: newWebhookSecret() },
+        message,
+      ).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(DeliveryError);
+      expect((error as DeliveryError).message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+      expect(requests).toEqual(['/hook']);
+    },
+  );
 
   it('a redirect is not followed: the 3xx is a failure for good, and the address it names gets nothing', async () => {
     const target = await receiver((_request, response) => response.end('ok'));
