@@ -30,15 +30,6 @@ function tokenKeys(text: string): TokenKey[] | null {
   return keys as TokenKey[];
 }
 
-const secretUrl = (name: string, schemes: string[], example: string) =>
-  z
-    .string()
-    .trim()
-    .refine(
-      (v) => URL.canParse(v) && schemes.includes(new URL(v).protocol),
-      `${name} must be a ${schemes.join(' or ')}// URL, e.g. ${example}`,
-    );
-
 export const notifyVariables = z.object({
   NOTIFY_TOKEN_KEYS: z
     .string()
@@ -128,11 +119,19 @@ export const notifyVariables = z.object({
       description: 'Web Push: who push services may contact about this gateway (`mailto:` or `https:`).',
       unset: "`mailto:` and NOTIFY_EMAIL_FROM's address",
     }),
-  SMTP_URL: secretUrl('SMTP_URL', ['smtp:', 'smtps:'], 'smtps://user:password@smtp.example.com:465').optional().meta({
-    description:
-      '**Secret.** E-mail: the SMTP server as nodemailer takes it (`smtps://user:password@host:465`, or `smtp://` with STARTTLS).',
-    unset: 'no e-mail (the demo prints each mail on stdout)',
-  }),
+  SMTP_URL: z
+    .string()
+    .trim()
+    .refine(
+      (v) => URL.canParse(v) && ['smtp:', 'smtps:'].includes(new URL(v).protocol),
+      'SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com:465',
+    )
+    .optional()
+    .meta({
+      description:
+        '**Secret.** E-mail: the SMTP server as nodemailer takes it (`smtps://user:password@host:465`, or `smtp://` with STARTTLS).',
+      unset: 'no e-mail (the demo prints each mail on stdout)',
+    }),
   NOTIFY_EMAIL_FROM: z
     .string()
     .trim()
