@@ -28,9 +28,7 @@ function recordingQueue(): DeliveryQueue & { jobs: DeliveryJob[] } {
 }
 
 async function setup(env: Record<string, string> = {}, { on = true } = {}) {
-  const notify = on
-    ? loadConfig({ ...UPSTREAM, NOTIFY_TOKEN_KEYS: KEYS, NOTIFY_ALLOW_PRIVATE_ADDRESSES: 'on', ...env }).notify
-    : null;
+  const notify = on ? loadConfig({ ...UPSTREAM, NOTIFY_TOKEN_KEYS: KEYS, NOTIFY_ALLOW_PRIVATE_ADDRESSES: 'on', ...env }).notify : null;
   const queue = recordingQueue();
   const harness = await startHarness({ gateway: { notify, notifyQueue: queue } });
   cleanups.push(() => harness.close());

@@ -50,7 +50,10 @@ describe('vault', () => {
       expect(error!.message).not.toContain(text);
     }
     for (const value of ['', TOKEN, 'v1.k1.a.b', `v2${sealed.slice(2)}`, `${sealed}.more`])
-      expect(refusal(() => vault.open('customer-a', value)), value).toBeInstanceOf(VaultError);
+      expect(
+        refusal(() => vault.open('customer-a', value)),
+        value,
+      ).toBeInstanceOf(VaultError);
   });
 
   it('rotation: a new key put first seals; the old one still opens what it sealed, which reads as stale; without it, nothing it sealed opens', () => {
@@ -68,13 +71,16 @@ describe('vault', () => {
     expect(refusal(() => dropped.open('customer-a', before))?.message).toBe('sealed value not opened: its key is not in NOTIFY_TOKEN_KEYS');
   });
 
-  it("an address opens as the address it was, checked; anything else sealed is no address", () => {
+  it('an address opens as the address it was, checked; anything else sealed is no address', () => {
     const vault = createVault([key('k1')]);
     const address = { channel: 'WEBHOOK' as const, url: 'https://hooks.example.com/x', secret: 'whsec_abc' };
     expect(openAddress(vault, 'customer-a', sealAddress(vault, 'customer-a', address))).toEqual(address);
     expect(refusal(() => openAddress(vault, 'customer-b', sealAddress(vault, 'customer-a', address)))).toBeInstanceOf(VaultError);
     for (const plain of ['not json', '{"channel":"SMS","to":"+1"}', '{"channel":"EMAIL"}'])
-      expect(refusal(() => openAddress(vault, 'customer-a', vault.seal('customer-a', plain))), plain).toBeInstanceOf(VaultError);
+      expect(
+        refusal(() => openAddress(vault, 'customer-a', vault.seal('customer-a', plain))),
+        plain,
+      ).toBeInstanceOf(VaultError);
   });
 
   it('refuses a key that is not 32 bytes', () => {
