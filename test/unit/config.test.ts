@@ -84,7 +84,7 @@ describe('loadConfig', () => {
         queueJobs: 10_000,
         webhookTimeoutMs: 5000,
         allowPrivateAddresses: true,
-        trackerUrl: '/tracker/',
+        trackerUrl: 'http://127.0.0.1:4000/tracker/',
         vapid: null,
         smtpUrl: null,
         emailFrom: 'Order Graph <notifications@localhost>',
