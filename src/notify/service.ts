@@ -13,6 +13,7 @@ import type {
   NotificationTargetParent,
 } from '../graph/context.js';
 import { BadUserInputError, RateLimitedError } from '../errors.js';
+import { STRING_LENGTHS } from '../upstream/models.js';
 import { epochToDateTime } from '../upstream/values.js';
 import {
   StoreLimitError,
@@ -28,9 +29,8 @@ import { messageForTest, type MessageContext } from './messages.js';
 import { countMessage } from './record.js';
 import { openAddress, sealAddress, VaultError, type Vault } from './vault.js';
 
-/** The longest URL (webhook, push endpoint) and refresh token taken. */
+/** The longest URL (webhook, push endpoint) taken; a refresh token, the upstream's token kind's (STRING_LENGTHS.token). */
 export const MAX_URL_CHARS = 2048;
-export const MAX_REFRESH_TOKEN_CHARS = 16_384;
 /** A P-256 public key, uncompressed (65 bytes), and Web Push's auth secret (16 bytes). */
 const P256DH_BYTES = 65;
 const AUTH_BYTES = 16;
@@ -217,7 +217,7 @@ function withTarget(
 
 async function add(parts: Parts, caller: NotificationCaller, wanted: NewNotificationTarget, refreshToken: string | null) {
   const { store } = parts;
-  if (refreshToken !== null) checkedLength(refreshToken, MAX_REFRESH_TOKEN_CHARS, 'refreshToken');
+  if (refreshToken !== null) checkedLength(refreshToken, STRING_LENGTHS.token, 'refreshToken');
   const made = await addressOf(parts, caller, wanted);
   const { id: customerId } = await caller.customer();
   // Everything that can refuse is checked before the refresh token is spent (it is single-use).
