@@ -27,7 +27,7 @@ import {
 import { newWebhookSecret } from './channels/webhook.js';
 import { messageForTest, type MessageContext } from './messages.js';
 import { countMessage } from './record.js';
-import { openAddress, sealAddress, VaultError, type Vault } from './vault.js';
+import { openAddress, resealed, sealAddress, VaultError, type Vault } from './vault.js';
 
 /** The longest URL (webhook, push endpoint) taken; a refresh token, the upstream's token kind's (STRING_LENGTHS.token). */
 export const MAX_URL_CHARS = 2048;
@@ -197,15 +197,18 @@ function withTarget(
     disabledAt: null,
     disabledReason: null,
   };
-  const base: CustomerRecord = current ?? {
-    customerId,
-    refreshToken: '',
-    accessToken: null,
-    accessExpiresAt: null,
-    targets: [],
-    fields: null,
-    sentAt: [],
-  };
+  // Each write seals again what an older key sealed: a rotation completes as customers come back.
+  const base: CustomerRecord = current
+    ? resealed(vault, current)
+    : {
+        customerId,
+        refreshToken: '',
+        accessToken: null,
+        accessExpiresAt: null,
+        targets: [],
+        fields: null,
+        sentAt: [],
+      };
   const targets = same ? base.targets.map((kept) => (kept.id === same.id ? target : kept)) : [...base.targets, target];
   const sealedTokens = tokens && {
     refreshToken: vault.seal(customerId, tokens.refreshToken),

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LoginDocument } from '../../src/client/__generated__/graphql.js';
 import { StoreLimitError, type CustomerRecord, type DeliveryQueue } from '../../src/notify/contracts.js';
 import { decodeRecord } from '../../src/notify/record.js';
-import { createVault } from '../../src/notify/vault.js';
+import { createVault, openAddress } from '../../src/notify/vault.js';
 import { connectRedis, type RedisConnection } from '../../src/redis/connection.js';
 import { NOTIFY_CUSTOMERS, NOTIFY_RECORDS, redisNotificationStore } from '../../src/redis/notifications.js';
 import { loadConfig } from '../../src/server/config.js';
@@ -202,6 +202,36 @@ describe.skipIf(!haveRedis)('notification records in Redis', () => {
     expect((await graphql(access, ADD_WEBHOOK, { url: 'https://hooks.example.com/x' })).errors[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect((await graphql(access, ADD_WEBHOOK, { url: 'https://hooks.example.com/x', refreshToken: refresh })).errors).toEqual([]);
     expect(await reader.type(key)).toBe('string');
+  });
+
+  it('rotation: a replica with a new key first seals the whole record again at its next write; the new key alone then opens all of it', async () => {
+    const key = (id: string) => ({ id, key: randomBytes(32) });
+    const [old, fresh] = [key('old'), key('new')];
+    const env = (...keys: Array<{ id: string; key: Buffer }>) => ({
+      NOTIFY_TOKEN_KEYS: keys.map(({ id, key }) => `${id}:${key.toString('base64')}`).join(','),
+    });
+    const before = await gateway(env(old));
+    const { access, refresh } = await before.signIn('production@demo.test');
+    expect((await before.graphql(access, ADD_WEBHOOK, { url: 'https://hooks.example.com/1', refreshToken: refresh })).errors).toEqual([]);
+    const customerId = demoCustomer(simulator, 'production@demo.test').userId;
+    const sealedValues = async () => {
+      const kept = decodeRecord(customerId, (await reader.get(`${NOTIFY_RECORDS}${customerId}`))!);
+      if (!('record' in kept)) throw new Error(kept.problem);
+      const { refreshToken, accessToken, targets } = kept.record;
+      return [refreshToken, accessToken!, ...targets.map(({ sealed }) => sealed)];
+    };
+    expect((await sealedValues()).map((sealed) => sealed.split('.')[1])).toEqual(['old', 'old', 'old']);
+
+    const rotated = await gateway(env(fresh, old));
+    expect((await rotated.graphql(access, ADD_WEBHOOK, { url: 'https://hooks.example.com/2' })).errors).toEqual([]);
+    const values = await sealedValues();
+    expect(values.map((sealed) => sealed.split('.')[1])).toEqual(['new', 'new', 'new', 'new']);
+    const newOnly = createVault([fresh]);
+    expect(newOnly.open(customerId, values[0]!)).toMatch(/^[\w-]{20,}$/);
+    expect(values.slice(2).map((sealed) => openAddress(newOnly, customerId, sealed))).toEqual([
+      expect.objectContaining({ channel: 'WEBHOOK', url: 'https://hooks.example.com/1' }),
+      expect.objectContaining({ channel: 'WEBHOOK', url: 'https://hooks.example.com/2' }),
+    ]);
   });
 
   it('compare-and-set: 40 changes of one record from two connections at once, none lost', async () => {
