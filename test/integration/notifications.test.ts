@@ -198,7 +198,12 @@ describe('Web Push', () => {
     expect(other.data.addWebPushTarget.id).not.toBe(added.data.addWebPushTarget.id);
     expect((await graphql(access, LIST)).data.notifications.targets).toHaveLength(2);
 
-    for (const bad of [{ p256dh: 'AAAA' }, { auth: randomBytes(15).toString('base64url') }, { p256dh: 'not base64!' }])
+    for (const bad of [
+      { p256dh: 'AAAA' },
+      { p256dh: Buffer.alloc(65, 5).toString('base64url') },
+      { auth: randomBytes(15).toString('base64url') },
+      { p256dh: 'not base64!' },
+    ])
       expect(codes((await graphql(access, ADD_PUSH, { subscription: { ...browser, ...bad } })).errors), JSON.stringify(bad)).toEqual([
         'BAD_USER_INPUT',
       ]);
