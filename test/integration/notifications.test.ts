@@ -33,9 +33,13 @@ async function setup(env: Record<string, string> = {}, { on = true } = {}) {
   const harness = await startHarness({ gateway: { notify, notifyQueue: queue } });
   cleanups.push(() => harness.close());
   /** A GraphQL request as `token`'s caller: its data and errors. */
+  // A request refused before it runs is a 400, which graphql-request throws: its errors all the same.
   const graphql = async (token: string | null, query: string, variables?: Record<string, unknown>) => {
-    const response = await harness.client(token).rawRequest<any>(query, variables);
-    return { data: response.data, errors: (response.errors ?? []) as unknown as ResponseError[] };
+    const response = await harness
+      .client(token)
+      .rawRequest<any>(query, variables)
+      .catch((error: { response: { data?: unknown; errors: unknown[] } }) => error.response);
+    return { data: response.data as any, errors: (response.errors ?? []) as unknown as ResponseError[] };
   };
   return { harness, queue, graphql, signIn: (username: string) => signIn(harness, username) };
 }
@@ -139,6 +143,21 @@ describe('adding a target', () => {
     expect((await graphql(a.access, REFRESH, { refreshToken: a.refresh })).errors).toEqual([]);
     expect(codes((await graphql(a.access, ADD_WEBHOOK, { url: HOOK, refreshToken: a.refresh })).errors)).toEqual(['UNAUTHENTICATED']);
     expect((await graphql(a.access, LIST)).data.notifications.targets).toEqual([]);
+  });
+
+  it('handing a refresh token over is a credential mutation: two in one request are refused before any call; adds without one are not', async () => {
+    const { harness, graphql, signIn } = await setup();
+    const { access, refresh } = await signIn('production@demo.test');
+    const calls = harness.simulator.requestLog.length;
+    const two = `mutation ($r: String) {
+      a: addWebhookTarget(url: "${HOOK}", refreshToken: $r) { secret }
+      b: addEmailTarget(refreshToken: $r) { id } }`;
+    expect(codes((await graphql(access, two, { r: refresh })).errors)).toEqual(['CREDENTIAL_OPERATIONS_LIMIT']);
+    expect(harness.simulator.requestLog.length).toBe(calls);
+    expect((await graphql(access, ADD_WEBHOOK, { url: HOOK, refreshToken: refresh })).errors).toEqual([]);
+    const both = `mutation { a: addWebhookTarget(url: "${HOOK}") { secret } b: addWebhookTarget(url: "${HOOK}/2") { secret } }`;
+    expect((await graphql(access, both)).errors).toEqual([]);
+    expect((await graphql(access, LIST)).data.notifications.targets).toHaveLength(3);
   });
 
   it('without a bearer: UNAUTHENTICATED for the targets and every mutation', async () => {
