@@ -153,12 +153,11 @@ export function notifyProblems(values: NotifyValues): string[] {
 }
 
 /**
- * The notification settings, or null when they are off. `demo`: the embedded simulator serves
- * the upstream, where they are on even without NOTIFY_TOKEN_KEYS (a key made now), and the
- * tracker's link is where npm start serves it.
+ * The notification settings, or null when they are off. `simulated`: the embedded simulator
+ * serves the upstream (npm start's demo), where they are on even without NOTIFY_TOKEN_KEYS (a
+ * key made now), and the tracker's link is `demoTrackerUrl`, where npm start serves it.
  */
-export function notifySettings(values: NotifyValues, demo: { trackerUrl: string } | null): NotifySettings | null {
-  const simulated = demo !== null;
+export function notifySettings(values: NotifyValues, simulated: boolean, demoTrackerUrl = '/tracker/'): NotifySettings | null {
   if (!values.NOTIFY_TOKEN_KEYS && !simulated) return null;
   const address = /<?([^\s<>]+@[^\s<>]+)>?$/.exec(values.NOTIFY_EMAIL_FROM)?.[1] ?? 'notifications@localhost';
   return {
@@ -173,7 +172,7 @@ export function notifySettings(values: NotifyValues, demo: { trackerUrl: string 
     queueJobs: values.NOTIFY_QUEUE_JOBS,
     webhookTimeoutMs: values.NOTIFY_WEBHOOK_TIMEOUT_MS,
     allowPrivateAddresses: values.NOTIFY_ALLOW_PRIVATE_ADDRESSES ?? simulated,
-    trackerUrl: values.NOTIFY_TRACKER_URL ?? demo?.trackerUrl ?? '/tracker/',
+    trackerUrl: values.NOTIFY_TRACKER_URL ?? (simulated ? demoTrackerUrl : '/tracker/'),
     vapid:
       values.VAPID_PUBLIC_KEY && values.VAPID_PRIVATE_KEY
         ? { publicKey: values.VAPID_PUBLIC_KEY, privateKey: values.VAPID_PRIVATE_KEY, subject: values.VAPID_SUBJECT ?? `mailto:${address}` }
