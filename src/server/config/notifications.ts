@@ -78,7 +78,7 @@ export const notifyVariables = z.object({
   NOTIFY_ALLOW_PRIVATE_ADDRESSES: flag('NOTIFY_ALLOW_PRIVATE_ADDRESSES').optional().meta({
     description:
       'Lets webhook URLs and push endpoints be http, and loopback, private or link-local addresses. For tests and the demo: **never in production**, where it lets any customer make the gateway reach its own network.',
-    unset: '`off` (`on` with the embedded simulator, but in production)',
+    unset: '`off` (`on` with the embedded simulator, except in production)',
   }),
   NOTIFY_TRACKER_URL: z
     .string()
