@@ -18,12 +18,13 @@ import {
   StoreLimitError,
   type CustomerRecord,
   type DeliveryQueue,
-  type Message,
   type NotificationStore,
   type NotifySettings,
   type Target,
   type TargetAddress,
 } from './contracts.js';
+import { newWebhookSecret } from './channels/webhook.js';
+import { messageForTest, type MessageContext } from './messages.js';
 import { countMessage } from './record.js';
 import { openAddress, sealAddress, VaultError, type Vault } from './vault.js';
 
@@ -33,7 +34,6 @@ export const MAX_REFRESH_TOKEN_CHARS = 16_384;
 /** A P-256 public key, uncompressed (65 bytes), and Web Push's auth secret (16 bytes). */
 const P256DH_BYTES = 65;
 const AUTH_BYTES = 16;
-const WEBHOOK_SECRET_BYTES = 32;
 
 export interface ServiceOptions {
   settings: NotifySettings;
@@ -41,6 +41,8 @@ export interface ServiceOptions {
   vault: Vault;
   /** Where test messages go. */
   queue: DeliveryQueue;
+  /** What messages are written with (the code labels, the tracker's link). */
+  messages: MessageContext;
   /**
    * Refuses a webhook URL or push endpoint the gateway will not send to (safe-address.ts); its
    * message, which never holds the URL, is the caller's error.
@@ -90,18 +92,6 @@ const expiresAt = (accessExpiration: unknown) => {
   return at === null ? null : Date.parse(at);
 };
 
-/** The test message: its own key each time (two tests are two messages). */
-export function testMessage(url: string, now: Date): Message {
-  return {
-    kind: 'test',
-    key: randomId('test_', 16),
-    title: 'Order Graph: test notification',
-    body: 'Notifications reach you here: a message comes when your order moves.',
-    url,
-    occurredAt: now.toISOString(),
-  };
-}
-
 type Parts = ServiceOptions & { channels: NotificationChannelName[] };
 
 function available({ channels }: Parts, channel: NotificationChannelName) {
@@ -141,8 +131,7 @@ async function addressOf(
     }
     case 'WEBHOOK': {
       const url = await checkedUrl(parts, wanted.url, 'url');
-      const secret = `whsec_${randomBytes(WEBHOOK_SECRET_BYTES).toString('base64')}`;
-      return { address: { channel: 'WEBHOOK', url: url.href, secret }, description: webhookDescription(url) };
+      return { address: { channel: 'WEBHOOK', url: url.href, secret: newWebhookSecret() }, description: webhookDescription(url) };
     }
     case 'EMAIL': {
       const customer = await caller.customer();
@@ -263,7 +252,7 @@ async function remove({ store }: Parts, customerId: string, targetId: string) {
   return removed;
 }
 
-async function sendTest({ store, settings, queue }: Parts, customerId: string, targetId: string) {
+async function sendTest({ store, settings, queue, messages }: Parts, customerId: string, targetId: string) {
   const target = (await store.get(customerId))?.targets.find((candidate) => candidate.id === targetId);
   if (!target) return false;
   if (target.disabledAt) throw new BadUserInputError('This target is disabled: remove it and add it again.');
@@ -278,7 +267,7 @@ async function sendTest({ store, settings, queue }: Parts, customerId: string, t
   if (outcome === 'gone') return false;
   if (outcome === 'limited')
     throw new RateLimitedError(`At most ${settings.messagesPerHour} messages an hour per customer: try again later.`);
-  await queue.add({ customerId, targetId, message: testMessage(settings.trackerUrl, new Date(now)) });
+  await queue.add({ customerId, targetId, message: messageForTest(messages, new Date(now).toISOString()) });
   return true;
 }
 

@@ -197,7 +197,7 @@ function notifications(config: GatewayConfig, redis: RedisConnection | undefined
   const settings = config.notify;
   if (!settings) return { service: notificationsOff, close: async () => undefined };
   const starting = import('./notifications.js').then(({ startNotifications }) =>
-    startNotifications({ settings, redis, logger: config.logger, queue: config.notifyQueue }),
+    startNotifications({ settings, labels: config.codeLabels, redis, logger: config.logger, queue: config.notifyQueue }),
   );
   // A failure to start is each request's error (and logged here once), never an unhandled rejection.
   starting.catch((error: unknown) => config.logger?.error({ err: String(error) }, 'notifications could not start'));

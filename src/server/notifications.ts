@@ -4,7 +4,9 @@
 // nodemailer, standardwebhooks or bullmq is loaded.
 import type { Logger } from 'pino';
 import type { Notifications } from '../graph/context.js';
+import type { CodeLabels } from '../graph/code-labels.js';
 import type { DeliveryQueue, NotifySettings } from '../notify/contracts.js';
+import { checkResolved } from '../notify/safe-address.js';
 import { createNotificationService } from '../notify/service.js';
 import { memoryNotificationStore } from '../notify/store-memory.js';
 import { createVault } from '../notify/vault.js';
@@ -13,6 +15,8 @@ import { redisNotificationStore } from '../redis/notifications.js';
 
 export interface NotificationsOptions {
   settings: NotifySettings;
+  /** The words for the vehicle's codes, in messages. */
+  labels: CodeLabels;
   redis?: RedisConnection;
   logger?: Logger;
   /** The delivery queue, in place of the gateway's own: set only by tests. */
@@ -45,21 +49,6 @@ function unwiredQueue(logger: Logger | undefined): DeliveryQueue {
   };
 }
 
-/**
- * What a webhook URL or push endpoint must be when added: https (http too while private
- * addresses are allowed). The connection's own check (safe-address.ts) refuses what resolves
- * to a private address.
- */
-function checkUrlOf(settings: NotifySettings) {
-  const schemes = settings.allowPrivateAddresses ? ['https:', 'http:'] : ['https:'];
-  return async (text: string) => {
-    if (!URL.canParse(text)) throw new Error('not an absolute URL');
-    const url = new URL(text);
-    if (!schemes.includes(url.protocol)) throw new Error(`it must start with ${schemes.map((s) => `${s}//`).join(' or ')}`);
-    if (url.username || url.password) throw new Error('it must not carry a user name or password');
-  };
-}
-
 export async function startNotifications(options: NotificationsOptions): Promise<RunningNotifications> {
   const settings = await withDemoKeys(options.settings);
   const { redis, logger } = options;
@@ -71,7 +60,9 @@ export async function startNotifications(options: NotificationsOptions): Promise
     store,
     vault: createVault(settings.tokenKeys),
     queue,
-    checkUrl: checkUrlOf(settings),
+    messages: { labels: options.labels, trackerUrl: settings.trackerUrl },
+    // Refused now when it resolves to a private address; the connection checks again (the answer may change).
+    checkUrl: async (url) => void (await checkResolved(url, { allowPrivateAddresses: settings.allowPrivateAddresses })),
     logger,
   });
   return { service, settings, close: () => queue.close() };
