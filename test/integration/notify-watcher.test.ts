@@ -168,42 +168,72 @@ describe('notifications in one process (no Redis)', () => {
     });
   });
 
-  it('a failing target is retried with backoff, then disabled, and the customer told on the other target; it gets nothing more', async () => {
-    const gw = await gateway({
-      notify: settings({ disableAfterMs: 1_500 }),
-      notifyQueueTiming: { retries: { attempts: 10, backoffMs: 200 } },
-    });
-    receiver.answer('/broken', 500);
+  it('a failing target is retried with backoff, then disabled, and the customer told on the other target; it gets nothing more', () =>
+    failingTarget({}));
+
+  it('a revoked access token: renewed with the kept refresh token as its own bearer, the new pair saved, and the polls go on; twice', async () => {
+    const gw = await gateway({ notify: settings() });
     const { accessToken, refreshToken } = await signIn(gw, MOVING_CUSTOMER);
-    const broken = await addWebhook(gw, accessToken, '/broken', refreshToken);
-    const ok = await addWebhook(gw, accessToken, '/ok');
+    await addWebhook(gw, accessToken, '/home', refreshToken);
     await polls(2);
-    const move = simulator.advance();
-    await receiver.until(() => receiver.at('/ok').length === 2, 30_000);
-
-    expect(types('/ok')).toEqual(['order.changed', 'target.disabled']);
-    expect(receiver.at('/ok')[1]!.data.body).toContain('webhook');
-    const attempts = receiver.at('/broken');
-    // The same message each time, retried until the target had failed for NOTIFY_DISABLE_AFTER_MS.
-    expect(attempts.length).toBeGreaterThanOrEqual(2);
-    expect(new Set(ids('/broken'))).toEqual(new Set([receiver.at('/ok')[0]!.id]));
-    expect(titles('/broken')[0]).toBe(`Order ${move.reservationId}: ${stageWord(move.to)}`);
-    const gaps = attempts.slice(1).map((attempt, n) => Math.round(attempt.at - attempts[n]!.at));
-    console.log(
-      `notify retries under a failing target (backoff 200 ms, disabled after 1500 ms): ${attempts.length} attempts, gaps ms: ${gaps.join(', ')}`,
-    );
-
-    const states = new Map((await targets(gw, accessToken)).map((target) => [target.id, target]));
-    expect(states.get(broken)).toMatchObject({ disabledAt: expect.any(String), failingSince: expect.any(String), lastDeliveredAt: null });
-    expect(states.get(ok)).toMatchObject({ disabledAt: null, failingSince: null, lastDeliveredAt: expect.any(String) });
-
-    simulator.advance();
-    await receiver.until(() => receiver.at('/ok').length === 3);
-    await polls(2);
-    expect(types('/ok')).toEqual(['order.changed', 'target.disabled', 'order.changed']);
-    expect(receiver.at('/broken')).toHaveLength(attempts.length);
+    const renewals = () => simulator.requestLog.filter((entry) => entry.operation === 'refreshTokens');
+    const handedOver = renewals().length;
+    const moves = [];
+    for (let n = 1; n <= 2; n += 1) {
+      // The gateway's access token (its polls' bearer) revoked: the next poll renews.
+      simulator.revokeAccessToken(simulator.requestLog.filter((entry) => entry.operation === 'orderDetails').at(-1)!.bearer!);
+      moves.push(simulator.advance());
+      await receiver.until(() => receiver.at('/home').length === n);
+    }
+    const renewed = renewals().slice(handedOver);
+    expect(renewed.map(({ status }) => status)).toEqual([200, 200]);
+    // The refresh token is its own bearer, and each renewal used the one the previous gave (single-use).
+    expect(renewed.every(({ bearer }) => bearer !== null && !bearer.includes('.'))).toBe(true);
+    expect(new Set(renewed.map(({ bearer }) => bearer)).size).toBe(2);
+    expect(titles('/home')).toEqual(moves.map(({ reservationId, to }) => `Order ${reservationId}: ${stageWord(to)}`));
   });
 });
+
+/**
+ * A failing target retried with backoff (200 ms doubling) until it failed for
+ * NOTIFY_DISABLE_AFTER_MS (1.5 s), then disabled, the other target told; in process or over Redis.
+ */
+async function failingTarget(config: TestGatewayConfig) {
+  const gw = await gateway({
+    ...config,
+    notify: settings({ disableAfterMs: 1_500 }),
+    notifyQueueTiming: { retries: { attempts: 10, backoffMs: 200 } },
+  });
+  receiver.answer('/broken', 500);
+  const { accessToken, refreshToken } = await signIn(gw, MOVING_CUSTOMER);
+  const broken = await addWebhook(gw, accessToken, '/broken', refreshToken);
+  const ok = await addWebhook(gw, accessToken, '/ok');
+  await polls(2);
+  const move = simulator.advance();
+  await receiver.until(() => receiver.at('/ok').length === 2, 30_000);
+
+  expect(types('/ok')).toEqual(['order.changed', 'target.disabled']);
+  expect(receiver.at('/ok')[1]!.data.body).toContain('webhook');
+  const attempts = receiver.at('/broken');
+  // The same message each time, retried until the target had failed for NOTIFY_DISABLE_AFTER_MS.
+  expect(attempts.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(ids('/broken'))).toEqual(new Set([receiver.at('/ok')[0]!.id]));
+  expect(titles('/broken')[0]).toBe(`Order ${move.reservationId}: ${stageWord(move.to)}`);
+  const gaps = attempts.slice(1).map((attempt, n) => Math.round(attempt.at - attempts[n]!.at));
+  console.log(
+    `notify retries under a failing target (${config.redisUrl ? 'BullMQ' : 'in process'}, backoff 200 ms, disabled after 1500 ms): ${attempts.length} attempts, gaps ms: ${gaps.join(', ')}`,
+  );
+
+  const states = new Map((await targets(gw, accessToken)).map((target) => [target.id, target]));
+  expect(states.get(broken)).toMatchObject({ disabledAt: expect.any(String), failingSince: expect.any(String), lastDeliveredAt: null });
+  expect(states.get(ok)).toMatchObject({ disabledAt: null, failingSince: null, lastDeliveredAt: expect.any(String) });
+
+  simulator.advance();
+  await receiver.until(() => receiver.at('/ok').length === 3);
+  await polls(2);
+  expect(types('/ok')).toEqual(['order.changed', 'target.disabled', 'order.changed']);
+  expect(receiver.at('/broken')).toHaveLength(attempts.length);
+}
 
 describe.skipIf(!haveRedis)('notifications across replicas (Redis)', () => {
   let redis: RedisServer;
@@ -274,6 +304,9 @@ describe.skipIf(!haveRedis)('notifications across replicas (Redis)', () => {
       expect(receiver.at(path)[0]!.verified).toBe(true);
     }
   });
+
+  it('a failing target over BullMQ: retried with backoff, then disabled, and the customer told on the other target', () =>
+    failingTarget({ redisUrl: redis.url }));
 
   it('a replica restarting loses nothing: a message waiting for its retry is delivered by the next replica, with the same key', async () => {
     const timing = { retries: { attempts: 10, backoffMs: 1_500 } };
