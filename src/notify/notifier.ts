@@ -53,7 +53,6 @@ export async function createNotifier({
     /** Where the graph queues a test message. */
     queue,
     start: watcher.start,
-    polls: watcher.polls,
     /** Polling stops (its leases released), then the queue (what runs finishes; with Redis, what waits stays there). */
     async close() {
       await watcher.close();

@@ -25,10 +25,7 @@ interface Waiting {
   timer?: NodeJS.Timeout;
 }
 
-export function memoryDeliveryQueue({ deliver, maxJobs, retries = DELIVERY_RETRIES, logger }: MemoryQueueOptions): DeliveryQueue & {
-  /** Jobs waiting (to run, or to be retried) and running. */
-  size(): number;
-} {
+export function memoryDeliveryQueue({ deliver, maxJobs, retries = DELIVERY_RETRIES, logger }: MemoryQueueOptions): DeliveryQueue {
   const waiting = new Map<string, Waiting>();
   // Finished ids, delivered or given up, kept a day: a key found again is not a new message.
   const finished = new LRUCache<string, true>({ max: maxJobs, ttl: DELIVERY_KEPT_MS });
@@ -96,6 +93,5 @@ export function memoryDeliveryQueue({ deliver, maxJobs, retries = DELIVERY_RETRI
       for (const entry of waiting.values()) clearTimeout(entry.timer);
       await Promise.all(running);
     },
-    size: () => waiting.size,
   };
 }

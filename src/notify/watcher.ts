@@ -109,7 +109,7 @@ async function endNotifications({ store, queue, messages, logger }: Polling, rec
     await queue.add({ customerId: record.customerId, targetId: target.id, message: notice, sealed: target.sealed });
   // Unless the customer handed over another refresh token meanwhile.
   await store.update(record.customerId, (current) => (current && current.refreshToken === record.refreshToken ? null : current));
-  logger?.info('a kept session was refused at its renewal: notifications ended');
+  logger?.info('notifications ended for a customer: the renewal was refused, or the orders no longer fit in a record');
 }
 
 /** Each changed order with its changes, against the last poll's fields. */
@@ -200,7 +200,6 @@ export function createWatcher(options: WatcherOptions) {
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> | undefined;
   let closed = false;
-  let polls = 0;
 
   async function visit(customerId: string): Promise<void> {
     const failing = failures.get(customerId);
@@ -210,7 +209,6 @@ export function createWatcher(options: WatcherOptions) {
     held.add(customerId);
     const record = await store.get(customerId);
     if (!record || activeTargets(record).length === 0) return;
-    polls += 1;
     try {
       await pollCustomer(polling, record);
       failures.delete(customerId);
@@ -264,7 +262,5 @@ export function createWatcher(options: WatcherOptions) {
       await Promise.all([...held].map((id) => lease.release(id)));
       held.clear();
     },
-    /** The polls this process made. */
-    polls: () => polls,
   };
 }
