@@ -3,13 +3,13 @@
 // delivery queue (BullMQ in that Redis, or in process), and webhooks to a local receiver that
 // verifies each signature. The demo order is moved by the simulator's advance; what is
 // asserted is what arrived, how many times and in which order, never how fast.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NotifySettings } from '../../src/notify/contracts.js';
 import { MOVING_CUSTOMER, MOVING_STAGES } from '../../src/simulator/moves.js';
 import { createSimulator, startSimulator, type InProcessSimulator, type Simulator } from '../../src/simulator/server.js';
-import { demoCustomer } from '../helpers/demo.js';
+import { demoCustomer, demoOrders } from '../helpers/demo.js';
 import { capturedLogLines } from '../helpers/log-capture.js';
 import { inProcessGateway, type GatewayFetch, type TestGatewayConfig } from '../helpers/harness.js';
 import { until } from '../helpers/intervals.js';
@@ -191,6 +191,26 @@ describe('notifications in one process (no Redis)', () => {
     expect(renewed.every(({ bearer }) => bearer !== null && !bearer.includes('.'))).toBe(true);
     expect(new Set(renewed.map(({ bearer }) => bearer)).size).toBe(2);
     expect(titles('/home')).toEqual(moves.map(({ reservationId, to }) => `Order ${reservationId}: ${stageWord(to)}`));
+  });
+});
+
+describe('notifications in one process (no Redis): a record that no longer fits', () => {
+  it('orders past NOTIFY_RECORD_BYTES end notifications as a refused renewal does: one `ended` notice, the record gone, no more polls', async () => {
+    const gw = await gateway({ notify: settings({ recordBytes: 16 * 1024, messagesPerHour: 1 }) });
+    const { accessToken, refreshToken } = await signIn(gw, MOVING_CUSTOMER);
+    await addWebhook(gw, accessToken, '/home', refreshToken);
+    await polls(2);
+    // 40 more orders: their fields (about 700 bytes each) no longer fit in 16 KiB.
+    const [order] = demoOrders(simulator, MOVING_CUSTOMER);
+    for (let n = 0; n < 40; n += 1)
+      simulator.data.orders.push({ ...structuredClone(order!), id: randomUUID(), reservationId: `RN-MORE-${n}` });
+    await receiver.until(() => types('/home').includes('notifications.ended'));
+    const calls = orderPolls(simulator);
+    await new Promise((resolve) => setTimeout(resolve, 3 * POLL_MS));
+    expect(orderPolls(simulator)).toBe(calls);
+    expect(types('/home').filter((type) => type === 'notifications.ended')).toHaveLength(1);
+    expect(types('/home').at(-1)).toBe('notifications.ended');
+    expect(await targets(gw, accessToken)).toEqual([]);
   });
 });
 
