@@ -54,7 +54,8 @@ async function gateway(env: Record<string, string> = {}) {
   });
   const started = inProcessGateway({ upstream: simulator, redisUrl: redis.url, notify, notifyQueue: noQueue });
   cleanups.push(() => started.close());
-  await until(async () => ((await (await started.fetch('/readyz')).json()) as { redis?: string }).redis === 'available');
+  const readiness = async () => ((await (await started.fetch('/readyz')).json()) as { redis?: string }).redis;
+  await until(async () => (await readiness()) === 'available');
   const graphql = async (token: string | null, query: string, variables?: Record<string, unknown>) => {
     const response = await started.client(token).rawRequest<any>(query, variables);
     return { data: response.data, errors: (response.errors ?? []) as unknown as ResponseError[] };
@@ -63,7 +64,7 @@ async function gateway(env: Record<string, string> = {}) {
     const { data } = await execute(started.client(), LoginDocument, { username, password: demoCustomer(simulator, username).password });
     return { access: data!.login.accessToken, refresh: data!.login.refreshToken };
   };
-  return { graphql, signIn };
+  return { graphql, signIn, readiness };
 }
 
 async function connection(): Promise<RedisConnection> {
@@ -232,6 +233,21 @@ describe.skipIf(!haveRedis)('notification records in Redis', () => {
       expect.objectContaining({ channel: 'WEBHOOK', url: 'https://hooks.example.com/1' }),
       expect.objectContaining({ channel: 'WEBHOOK', url: 'https://hooks.example.com/2' }),
     ]);
+  });
+
+  it('Redis away: the list and an add fail as errors of their own (nothing assumed absent), the refresh token not spent; back, they work', async () => {
+    const { graphql, signIn, readiness } = await gateway();
+    const { access, refresh } = await signIn('production@demo.test');
+    await redis.kill();
+    await until(async () => (await readiness()) === 'unavailable');
+    expect((await graphql(access, LIST)).errors.map(({ extensions }) => extensions?.code)).toEqual(['INTERNAL_SERVER_ERROR']);
+    const add = await graphql(access, ADD_WEBHOOK, { url: 'https://hooks.example.com/x', refreshToken: refresh });
+    expect(add.errors.map(({ extensions, message }) => [extensions?.code, message])).toEqual([
+      ['INTERNAL_SERVER_ERROR', 'Unexpected error.'],
+    ]);
+    await redis.start();
+    await until(async () => (await readiness()) === 'available');
+    expect((await graphql(access, ADD_WEBHOOK, { url: 'https://hooks.example.com/x', refreshToken: refresh })).errors).toEqual([]);
   });
 
   it('compare-and-set: 40 changes of one record from two connections at once, none lost', async () => {
