@@ -171,6 +171,8 @@ describe('notifications in one process (no Redis)', () => {
   it('a failing target is retried with backoff, then disabled, and the customer told on the other target; it gets nothing more', () =>
     failingTarget({}));
 
+  it('NOTIFY_QUEUE_JOBS in process: a job past it is refused (RATE_LIMITED) and never sent', () => fullQueue({}));
+
   it('a revoked access token: renewed with the kept refresh token as its own bearer, the new pair saved, and the polls go on; twice', async () => {
     const gw = await gateway({ notify: settings() });
     const { accessToken, refreshToken } = await signIn(gw, MOVING_CUSTOMER);
@@ -213,6 +215,26 @@ describe('notifications in one process (no Redis): a record that no longer fits'
     expect(await targets(gw, accessToken)).toEqual([]);
   });
 });
+
+/** NOTIFY_QUEUE_JOBS (1 here): a job waiting for its retry fills the queue; the next is refused, and never sent. */
+async function fullQueue(config: TestGatewayConfig) {
+  const gw = await gateway({
+    ...config,
+    notify: settings({ queueJobs: 1 }),
+    notifyQueueTiming: { retries: { attempts: 10, backoffMs: 60_000 } },
+  });
+  receiver.answer('/broken', 500);
+  const { accessToken, refreshToken } = await signIn(gw, MOVING_CUSTOMER);
+  const broken = await addWebhook(gw, accessToken, '/broken', refreshToken);
+  const ok = await addWebhook(gw, accessToken, '/ok');
+  const sendTest = (id: string) => graphql(gw, 'mutation ($id: ID!) { sendTestNotification(id: $id) }', { id }, accessToken);
+  await sendTest(broken);
+  await receiver.until(() => receiver.at('/broken').length === 1);
+  await expect(sendTest(ok)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+  await polls(2);
+  expect(receiver.at('/ok')).toEqual([]);
+  expect(types('/broken')).toEqual(['notification.test']);
+}
 
 /**
  * A failing target retried with backoff (200 ms doubling) until it failed for
@@ -327,6 +349,8 @@ describe.skipIf(!haveRedis)('notifications across replicas (Redis)', () => {
 
   it('a failing target over BullMQ: retried with backoff, then disabled, and the customer told on the other target', () =>
     failingTarget({ redisUrl: redis.url }));
+
+  it('NOTIFY_QUEUE_JOBS over BullMQ: a job past it is refused (RATE_LIMITED) and never sent', () => fullQueue({ redisUrl: redis.url }));
 
   it('a replica restarting loses nothing: a message waiting for its retry is delivered by the next replica, with the same key', async () => {
     const timing = { retries: { attempts: 10, backoffMs: 1_500 } };
