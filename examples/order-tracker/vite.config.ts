@@ -45,5 +45,12 @@ export default defineConfig(({ command }) => ({
     // No inline scripts or styles: the page's CSP allows only its own files.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
+    rolldownOptions: {
+      // The page, and its service worker (src/sw.ts) at a fixed address, /tracker/sw.js: a
+      // browser keeps the registration by that URL, so it cannot carry a hash; the gateway
+      // serves it uncached and with its scope (src/server/tracker.ts).
+      input: { index: fileURLToPath(new URL('index.html', import.meta.url)), sw: fileURLToPath(new URL('src/sw.ts', import.meta.url)) },
+      output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+    },
   },
 }));

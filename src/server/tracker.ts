@@ -30,6 +30,15 @@ export function builtTrackerFolder(): string | null {
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
+/**
+ * The service worker's policy (a worker's is its script's own): it loads nothing and asks the
+ * network nothing; it shows notifications and opens the page.
+ */
+const WORKER_CSP = "default-src 'none'";
+
+/** The service worker's file (examples/order-tracker/src/sw.ts), at a fixed address: browsers keep a registration by its URL. */
+const SERVICE_WORKER = 'sw.js';
+
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -80,6 +89,10 @@ function readPage(folder: string | null, settings: unknown): Map<string, PageFil
     };
     files.set('', index);
   }
+  const worker = files.get(SERVICE_WORKER);
+  // Checked afresh on each visit (no-cache), so a new version takes over; its scope is the page's.
+  if (worker)
+    worker.headers = { 'cache-control': 'no-cache', 'service-worker-allowed': TRACKER_PATH, 'content-security-policy': WORKER_CSP };
   files.set(
     'settings.json',
     pageFile(new TextEncoder().encode(JSON.stringify(settings)), TYPES['.json']!, { 'cache-control': 'no-cache' }),
