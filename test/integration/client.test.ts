@@ -132,7 +132,11 @@ describe('createOrderClient', () => {
     expect((await refused.orderSummary()).errors[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(refreshCalls()).toEqual([]);
     // Whoever it was handed to renews with it, once.
-    const taker = createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch, tokens: { ...login, accessToken: expired, refreshToken: released! } });
+    const taker = createOrderClient({
+      endpoint: harness.endpoint,
+      fetch: harness.fetch,
+      tokens: { ...login, accessToken: expired, refreshToken: released! },
+    });
     expect((await taker.refresh()).refreshToken).not.toBe(released);
   });
 });
