@@ -98,14 +98,15 @@ export function notificationCalls(client: OrderClient, browser?: PushBrowser) {
       }
     },
 
-    /** "Notify me": this browser subscribed (its permission asked), then added. */
-    addWebPush: (targets: number, publicKey: string) =>
-      add(targets, async (refreshToken) => {
-        const subscribed = await subscribeThisBrowser(publicKey, browser);
-        if ('problem' in subscribed) return { problem: PUSH_PROBLEMS[subscribed.problem] };
+    /** "Notify me": this browser subscribed (its permission asked), then added; the refresh token stays with the page until then. */
+    addWebPush: async (targets: number, publicKey: string): Promise<Outcome> => {
+      const subscribed = await subscribeThisBrowser(publicKey, browser);
+      if ('problem' in subscribed) return { problem: PUSH_PROBLEMS[subscribed.problem] };
+      return add(targets, async (refreshToken) => {
         const { data, errors } = await client.request(TrackerAddWebPushDocument, { subscription: subscribed.subscription, refreshToken });
         return data ? { done: 'This browser will show a notification when your order moves.' } : { problem: refusalWords(errors) };
-      }),
+      });
+    },
 
     addEmail: (targets: number) =>
       add(targets, async (refreshToken) => {

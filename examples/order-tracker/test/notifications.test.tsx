@@ -271,6 +271,22 @@ describe('what the panel sends', () => {
     expect([keys[0]!.length, keys[0]![0]]).toEqual([65, 4]);
   });
 
+  it('Notify me that fails in the browser sends nothing and leaves the page its refresh token', async () => {
+    const gateway = standIn((operation) => added(operation));
+    const client = createOrderClient({ endpoint: 'http://gateway.test/graphql', fetch: gateway.fetch, tokens: TOKENS });
+    const offline: PushBrowser = {
+      ...grantingBrowser().browser,
+      register: async () => ({
+        pushManager: { subscribe: () => Promise.reject(new DOMException('Registration failed - push service error', 'AbortError')) },
+      }),
+    };
+    expect(await notificationCalls(client, offline).addWebPush(0, SETTINGS.webPushPublicKey!)).toEqual({
+      problem: PUSH_PROBLEMS.pushService,
+    });
+    expect(gateway.sent).toEqual([]);
+    expect(client.tokens!.refreshToken).toBe('refresh-1');
+  });
+
   it('the gateway out of reach, or the sign-in run out: said in words', async () => {
     const down = notificationCalls(
       createOrderClient({
