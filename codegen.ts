@@ -32,6 +32,7 @@ const config: CodegenConfig = {
           TradeIn: '../mappers.js#TradeInParent',
           TradeInVehicle: '../mappers.js#TradeInVehicle',
           OrderUpdate: '../mappers.js#OrderUpdateParent',
+          Notifications: '../context.js#NotificationSettings',
         },
       },
     },

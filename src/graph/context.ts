@@ -1,6 +1,6 @@
 // The context every resolver gets (operations and loaders bound to the caller and the request's
 // scope), and what the graph needs from the layers above: the login throttle, live updates.
-import type { GatewayError } from '../errors.js';
+import { BadUserInputError, type GatewayError } from '../errors.js';
 import type { Auth } from '../upstream/auth.js';
 import type { UpstreamHttp } from '../upstream/http.js';
 import { customerOf } from './order-owner.js';
@@ -48,6 +48,73 @@ export interface LiveOrders {
   watch(watcher: LiveWatcher): AsyncIterable<LiveItem>;
 }
 
+/** A notification channel, as the schema names it. */
+export type NotificationChannelName = 'WEB_PUSH' | 'EMAIL' | 'WEBHOOK';
+
+/** Notifications as the schema's `Notifications` gives them, the caller's targets aside. */
+export interface NotificationSettings {
+  enabled: boolean;
+  channels: NotificationChannelName[];
+  webPushPublicKey: string | null;
+  pollIntervalSeconds: number;
+  maxTargets: number;
+}
+
+/** A NotificationTarget as the schema returns it (times in ISO 8601 UTC). */
+export interface NotificationTargetParent {
+  id: string;
+  channel: NotificationChannelName;
+  description: string;
+  createdAt: string;
+  lastDeliveredAt: string | null;
+  failingSince: string | null;
+  disabledAt: string | null;
+  disabledReason: string | null;
+}
+
+/** A target to add, as the caller gave it: an e-mail target's address is the account's own. */
+export type NewNotificationTarget =
+  { channel: 'WEB_PUSH'; endpoint: string; p256dh: string; auth: string } | { channel: 'EMAIL' } | { channel: 'WEBHOOK'; url: string };
+
+/** The caller who adds a target, as the upstream answers for its token (the request's own calls). */
+export interface NotificationCaller {
+  /** customerDetails with the caller's token: who the caller is, and the account's e-mail. */
+  customer(): Promise<{ id: string; email?: string | null; emailVerified?: boolean | null }>;
+  /** refreshTokens with the handed-over refresh token, the caller's access token as bearer (through the refresh throttle). */
+  renew(refreshToken: string): Promise<{ accessToken: string; accessExpiration: unknown; refreshToken: string }>;
+}
+
+/**
+ * Notifications (src/notify/service.ts when on; notificationsOff otherwise): the caller's
+ * targets, by the customer id the upstream gave for the caller's token. Bad input,
+ * a channel not configured and an unverified e-mail are BAD_USER_INPUT; a limit, RATE_LIMITED.
+ */
+export interface Notifications {
+  settings(): Promise<NotificationSettings>;
+  targets(customerId: string): Promise<NotificationTargetParent[]>;
+  /** Adds (or, for a push endpoint or e-mail already there, renews) a target; `secret`: a new webhook's signing secret. */
+  add(
+    caller: NotificationCaller,
+    target: NewNotificationTarget,
+    refreshToken: string | null,
+  ): Promise<{ target: NotificationTargetParent; secret: string | null }>;
+  /** Whether the target was there; the last one gone, the record and its tokens go. */
+  remove(customerId: string, targetId: string): Promise<boolean>;
+  /** Whether a test message was queued (false: no such target). */
+  sendTest(customerId: string, targetId: string): Promise<boolean>;
+}
+
+/** Notifications on a gateway without them: nothing to list, every add refused. */
+export const notificationsOff: Notifications = {
+  settings: async () => ({ enabled: false, channels: [], webPushPublicKey: null, pollIntervalSeconds: 0, maxTargets: 0 }),
+  targets: async () => [],
+  add: async () => {
+    throw new BadUserInputError('Notifications are off on this gateway.');
+  },
+  remove: async () => false,
+  sendTest: async () => false,
+};
+
 /** An OrderEvent as the schema returns it. */
 export interface OrderEventParent {
   observedAt: string;
@@ -81,6 +148,8 @@ export interface ContextServices {
   history: OrderHistory;
   /** The words for the vehicle's codes: each `…Label` field reads them. */
   codeLabels: CodeLabels;
+  /** Notifications: the caller's targets (off: notificationsOff). */
+  notifications: Notifications;
   /** How long a request may take: a live stream's first state gets that long from when it comes. */
   deadlineMs: number;
   /** Told when the upstream accepted a caller's token as a customer's (the server's caller limits count it as that customer from then on). */
@@ -96,6 +165,7 @@ export interface GraphQLContext {
   live: LiveOrders;
   history: OrderHistory;
   codeLabels: CodeLabels;
+  notifications: Notifications;
   /** Resolves once this request's reading of the order list (if any) is recorded: Order.history reads after it. */
   historyRecorded(): Promise<void>;
   /** Runs a login attempt through the throttle, as this request's caller. */
@@ -145,6 +215,7 @@ export function createContext(scope: CallScope, services: ContextServices, loads
     live: services.live,
     history: services.history,
     codeLabels: services.codeLabels,
+    notifications: services.notifications,
     historyRecorded: async () => void (await recorded),
     // Counted per client address as every per-address limit is: an IPv6 /64 as one.
     throttleLogin: (username, login) => services.loginThrottle.attempt(username, addressKey(scope.clientAddress), login),

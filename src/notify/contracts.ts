@@ -96,3 +96,53 @@ export interface DeliveryQueue {
   add(job: DeliveryJob): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A store refuses to keep a record: `customers` (a new customer past NOTIFY_CUSTOMERS) or `bytes` (a record past NOTIFY_RECORD_BYTES). */
+export class StoreLimitError extends Error {
+  constructor(readonly limit: 'customers' | 'bytes') {
+    super(limit === 'customers' ? 'notification records: NOTIFY_CUSTOMERS reached' : 'notification record: past NOTIFY_RECORD_BYTES');
+    this.name = 'StoreLimitError';
+  }
+}
+
+/** What a store keeps at most. */
+export interface StoreBounds {
+  /** NOTIFY_CUSTOMERS: records at most; a new customer's past it is refused (StoreLimitError 'customers'). */
+  customers: number;
+  /** NOTIFY_RECORD_BYTES: one record's JSON at most; a larger one is refused (StoreLimitError 'bytes'). */
+  recordBytes: number;
+}
+
+/** One key of NOTIFY_TOKEN_KEYS: its id (written into each sealed value) and its 32 bytes. */
+export interface TokenKey {
+  id: string;
+  key: Uint8Array;
+}
+
+/** The notification settings (src/server/config/notifications.ts maps the NOTIFY_* variables to them). */
+export interface NotifySettings {
+  /** The keys that seal tokens and addresses: the first seals, all open. */
+  tokenKeys: readonly TokenKey[];
+  /** npm start's demo (the embedded simulator): VAPID keys generated at start, e-mail printed without SMTP_URL, private addresses allowed. */
+  demo: boolean;
+  pollIntervalMs: number;
+  targetsPerCustomer: number;
+  messagesPerHour: number;
+  disableAfterMs: number;
+  /** Records (customers with notifications on) at most. */
+  customers: number;
+  /** One record's JSON at most, in bytes. */
+  recordBytes: number;
+  /** Jobs waiting in the in-process queue at most. */
+  queueJobs: number;
+  webhookTimeoutMs: number;
+  /** http and private addresses allowed for webhooks and push endpoints: tests and the demo only. */
+  allowPrivateAddresses: boolean;
+  /** The tracker's link in messages (absolute in production). */
+  trackerUrl: string;
+  /** VAPID: Web Push is offered only with these (the demo generates them at start). */
+  vapid: { publicKey: string; privateKey: string; subject: string } | null;
+  /** SMTP (nodemailer's URL); null: e-mail only in the demo, printed on stdout. */
+  smtpUrl: string | null;
+  emailFrom: string;
+}

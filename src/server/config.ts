@@ -1,7 +1,7 @@
 // The gateway's settings: the environment validated at once into the Config the server is given.
 //
 // One source per setting. Each concern's schema (config/*.ts: connections, callers, bytes, live,
-// history, labels, redis, observability, pages, upstream) states its environment variables once: name,
+// history, labels, redis, notifications, observability, pages, upstream) states its environment variables once: name,
 // bounds, message, default and what each does; envSchema here joins them, and
 // docs/configuration.md is written from it (npm run docs:config; test/unit/config-doc.test.ts
 // fails when the page is behind). This file alone reads the environment (loadConfig), and it
@@ -24,6 +24,7 @@ import { clientTimeoutProblems, connectionVariables } from './config/connections
 import { history, historyVariables } from './config/history.js';
 import { codeLabels, labelVariables } from './config/labels.js';
 import { liveLimits, liveVariables } from './config/live.js';
+import { notifyProblems, notifySettings, notifyVariables } from './config/notifications.js';
 import { metricsPathProblems, observabilityVariables, tracingSettings } from './config/observability.js';
 import { allowedHostsProblems, pageVariables } from './config/pages.js';
 import { redisVariables, responseCacheBytes } from './config/redis.js';
@@ -31,6 +32,7 @@ import { upstreamBudget, upstreamProblems, upstreamUrls, upstreamVariables } fro
 
 export { DEFAULT_REQUEST_BYTES, IN_FLIGHT_SHARE_OF_HEAP, WHOLE_PAGE_BYTES } from './config/bytes.js';
 export { DEMO_LIVE_POLL_INTERVAL_MS, LIVE_POLL_INTERVAL_MS } from './config/live.js';
+export { DEMO_NOTIFY_POLL_INTERVAL_MS, NOTIFY_POLL_INTERVAL_MS } from './config/notifications.js';
 export { PRODUCTION_SAMPLE_RATIO } from './config/observability.js';
 export { DEFAULT_UPSTREAM_CALLS } from './config/upstream.js';
 
@@ -56,6 +58,7 @@ export const envSchema = z.object({
   ...historyVariables.shape,
   ...labelVariables.shape,
   ...redisVariables.shape,
+  ...notifyVariables.shape,
   // The run's kind: several concerns read it.
   NODE_ENV: z
     .string()
@@ -96,6 +99,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...allowedHostsProblems(parsed.data, production),
       ...metricsPathProblems(parsed.data),
       ...clientTimeoutProblems(parsed.data),
+      ...notifyProblems(parsed.data),
     );
   }
   if (!parsed.success || !labels || problems.length > 0) throw new ConfigError(problems);
@@ -214,6 +218,8 @@ function gatewaySettings(values: EnvValues, labels: CodeLabels) {
      * histories may take in all: in this process, or in Redis for all replicas.
      */
     history: history(values),
+    /** Notifications: null when off (no NOTIFY_TOKEN_KEYS, and not the embedded simulator's demo): nothing of them is loaded. */
+    notify: notifySettings(values, upstreamUrls(values) === null),
     /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */
     subgraph: values.SUBGRAPH,
   };

@@ -2,7 +2,15 @@
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, useExecutionCancellation, type CORSOptions, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { createContext, type ContextServices, type GraphQLContext, type OrderHistory } from '../graph/context.js';
+import {
+  createContext,
+  notificationsOff,
+  type ContextServices,
+  type GraphQLContext,
+  type Notifications,
+  type OrderHistory,
+} from '../graph/context.js';
+import type { DeliveryQueue } from '../notify/contracts.js';
 import { createHistory, NO_HISTORY } from '../graph/history.js';
 import { memoryHistoryStore, type MemoryHistoryStore } from '../graph/history-memory.js';
 import { createGraphSchema } from '../graph/schema.js';
@@ -58,6 +66,8 @@ export type GatewayConfig = GatewaySettings &
      * reach an in-process simulator through it (test/helpers/simulator-transport.ts).
      */
     upstreamTransport?: TransportFactory;
+    /** The notifications' delivery queue, in place of the gateway's own: set only by tests. */
+    notifyQueue?: DeliveryQueue;
   };
 
 export interface Gateway {
@@ -177,6 +187,29 @@ function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined)
       ),
   });
   return { history, memory };
+}
+
+/**
+ * Notifications: off, the graph's notificationsOff and nothing loaded; on, server/notifications.ts
+ * loaded now (with src/notify and the channels' libraries) and the service asked once it is.
+ */
+function notifications(config: GatewayConfig, redis: RedisConnection | undefined) {
+  const settings = config.notify;
+  if (!settings) return { service: notificationsOff, close: async () => undefined };
+  const starting = import('./notifications.js').then(({ startNotifications }) =>
+    startNotifications({ settings, labels: config.codeLabels, redis, logger: config.logger, queue: config.notifyQueue }),
+  );
+  // A failure to start is each request's error (and logged here once), never an unhandled rejection.
+  starting.catch((error: unknown) => config.logger?.error({ err: String(error) }, 'notifications could not start'));
+  const started = async () => (await starting).service;
+  const service: Notifications = {
+    settings: async () => (await started()).settings(),
+    targets: async (...args) => (await started()).targets(...args),
+    add: async (...args) => (await started()).add(...args),
+    remove: async (...args) => (await started()).remove(...args),
+    sendTest: async (...args) => (await started()).sendTest(...args),
+  };
+  return { service, close: async () => (await starting.catch(() => undefined))?.close() };
 }
 
 /** The plugins in the order they must run; `ready` is false once a stop has begun. */
@@ -323,7 +356,9 @@ export function createGateway(config: GatewayConfig): Gateway {
   });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
   const { codeLabels, requestDeadlineMs: deadlineMs } = config;
-  const services: ContextServices = { http, loginThrottle, live, history, codeLabels, deadlineMs, verified: callers.verified };
+  const notify = notifications(config, redis);
+  const { verified } = callers;
+  const services: ContextServices = { http, loginThrottle, live, history, codeLabels, notifications: notify.service, deadlineMs, verified };
   let ready = true;
   const yoga = createYoga<ServerContext, GraphQLContext>({
     schema: createGraphSchema({ subgraph: config.subgraph }),
@@ -375,6 +410,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     },
     onUpgrade: sockets.upgrade,
     close: async () => {
+      await notify.close();
       http.close();
       await redis?.close();
     },

@@ -70,6 +70,9 @@ function testSettings(config: TestGatewayConfig & TestUpstream) {
     upstreamTimeoutMs: 2000,
     // Every test gateway logs at debug into the capture that test/setup/no-secrets-in-logs checks.
     logger: captureLogger(),
+    // Notifications only where a test turns them on: in front of a test's simulator, as in front
+    // of the real service without NOTIFY_TOKEN_KEYS (npm start's demo turns them on).
+    notify: null,
     ...(given as TestGatewayConfig & Pick<GatewayConfig, 'upstreamUrls'>),
     ...inProcess,
     // In front of a test's simulator, as in front of the real service: the 30 s default (the

@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { TokenSet as TokenSetModel, User as UserModel, Order as OrderModel, Product as ProductModel, Configuration as ConfigurationModel, VehicleDetails as VehicleDetailsModel, PickupCenter as PickupCenterModel, Estimate as EstimateModel, AddressParent as AddressParentModel, Payment as PaymentModel, TradeInParent as TradeInParentModel, TradeInVehicle as TradeInVehicleModel, OrderUpdateParent as OrderUpdateParentModel } from '../mappers.js';
-import type { GraphQLContext } from '../context.js';
+import type { NotificationSettings as NotificationSettingsModel, GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
@@ -826,7 +826,7 @@ export type ResolversTypes = {
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   NotificationChannel: NotificationChannel;
   NotificationTarget: ResolverTypeWrapper<NotificationTarget>;
-  Notifications: ResolverTypeWrapper<Notifications>;
+  Notifications: ResolverTypeWrapper<NotificationSettingsModel>;
   Order: ResolverTypeWrapper<OrderModel>;
   OrderChange: ResolverTypeWrapper<OrderChange>;
   OrderEvent: ResolverTypeWrapper<OrderEvent>;
@@ -871,7 +871,7 @@ export type ResolversParentTypes = {
   Money: Money;
   Mutation: Record<PropertyKey, never>;
   NotificationTarget: NotificationTarget;
-  Notifications: Notifications;
+  Notifications: NotificationSettingsModel;
   Order: OrderModel;
   OrderChange: OrderChange;
   OrderEvent: OrderEvent;

@@ -3,6 +3,7 @@ import type { Resolvers } from '../__generated__/resolvers-types.js';
 import { Customer } from './customer.js';
 import { Estimate } from './estimate.js';
 import { Mutation } from './mutation.js';
+import { Notifications, NotificationsMutation, NotificationsQuery } from './notifications.js';
 import { Order } from './order.js';
 import { Payment } from './payment.js';
 import { Pickup } from './pickup.js';
@@ -24,8 +25,9 @@ import { Vehicle } from './vehicle.js';
  */
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query,
-  Mutation,
+  Query: { ...Query, ...NotificationsQuery },
+  Mutation: { ...Mutation, ...NotificationsMutation },
+  Notifications,
   Subscription,
   TokenSet,
   Customer,
