@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERIC_NOTICE } from '../../examples/order-tracker/src/notification-message.js';
-import { SIGN_IN_AGAIN } from '../../examples/order-tracker/src/notification-calls.js';
 import { PUSH_PROBLEMS, SERVICE_WORKER } from '../../examples/order-tracker/src/web-push.js';
 import type { Simulator } from '../../src/simulator/server.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
@@ -68,14 +67,38 @@ async function openWithWorker(context: BrowserContext) {
     return (await navigator.serviceWorker.ready).scope;
   }, SERVICE_WORKER);
   expect(scope).toBe(tracker());
+  // Activated, not only activating: a push delivered while the worker activated was sometimes lost.
+  await expect.poll(() => page.evaluate(async () => (await navigator.serviceWorker.ready).active?.state)).toBe('activated');
   await expect.poll(() => registrations.find((r) => r.scopeURL === tracker() && !r.isDeleted)).toBeTruthy();
   const { registrationId } = registrations.find((r) => r.scopeURL === tracker() && !r.isDeleted)!;
-  const push = (data: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin: gateway.origin, registrationId, data });
+  /**
+   * Delivers `data` to the worker, and once more if `shows` is not true of the shown
+   * notifications within 5 s: DevTools' delivery lost about one message in ten here (the
+   * worker running and activated; 3 of some 30 deliveries over five runs, none twice in a row).
+   * Sent again, a message is what a push service's retry would bring: the same, with the same tag.
+   */
+  const push = async (data: string, shows: (notifications: Shown[]) => boolean) => {
+    const deliver = () => cdp.send('ServiceWorker.deliverPushMessage', { origin: gateway.origin, registrationId, data });
+    await deliver();
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline) {
+      if (shows(await shown(page))) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await deliver();
+  };
   return { page, push };
 }
 
+interface Shown {
+  title: string;
+  body: string;
+  tag: string;
+  url: string | undefined;
+}
+
 /** The notifications the tracker's service worker shows now: title, body, tag and where a click leads. */
-const shown = (page: Page) =>
+const shown = (page: Page): Promise<Shown[]> =>
   page.evaluate(async () =>
     (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
       title: n.title,
@@ -97,6 +120,7 @@ describe("the tracker's service worker", { skip: !haveBrowser, timeout: 60_000 }
           url: '/tracker/?order=1',
           key: 'chg_one',
         }),
+        (list) => list.some((n) => n.tag === 'chg_one'),
       );
       await expect
         .poll(() => shown(page))
@@ -104,7 +128,9 @@ describe("the tracker's service worker", { skip: !haveBrowser, timeout: 60_000 }
           { title: 'Order OC-ACBDE: in transit', body: 'Status: In production → In transit', tag: 'chg_one', url: `${tracker()}?order=1` },
         ]);
       // The same change delivered again (a retry) replaces its notification: still one.
-      await push(JSON.stringify({ title: 'Order OC-ACBDE: in transit', body: 'again', url: '/tracker/', key: 'chg_one' }));
+      await push(JSON.stringify({ title: 'Order OC-ACBDE: in transit', body: 'again', url: '/tracker/', key: 'chg_one' }), (list) =>
+        list.some((n) => n.body === 'again'),
+      );
       await expect.poll(async () => (await shown(page)).map((n) => [n.tag, n.body])).toEqual([['chg_one', 'again']]);
     } finally {
       await context.close();
@@ -115,8 +141,10 @@ describe("the tracker's service worker", { skip: !haveBrowser, timeout: 60_000 }
     const context = await notifyingContext();
     try {
       const { page, push } = await openWithWorker(context);
-      await push('not json at all');
-      await push(JSON.stringify({ title: 'Phish', body: 'click', url: 'https://evil.example/', key: 'chg_two' }));
+      await push('not json at all', (list) => list.length > 0);
+      await push(JSON.stringify({ title: 'Phish', body: 'click', url: 'https://evil.example/', key: 'chg_two' }), (list) =>
+        list.some((n) => n.tag === 'chg_two'),
+      );
       await expect.poll(async () => (await shown(page)).length).toBe(2);
       expect(await shown(page)).toEqual([
         { ...GENERIC_NOTICE, tag: '', url: tracker() },
@@ -137,7 +165,11 @@ describe("the tracker's service worker", { skip: !haveBrowser, timeout: 60_000 }
    */
   async function click(worker: Worker) {
     return worker.evaluate(async () => {
-      const scope = self as unknown as ServiceWorkerGlobalScope;
+      // The worker's globals (the test's compiler settings are a window's).
+      const scope = self as unknown as { registration: ServiceWorkerRegistration; dispatchEvent(event: Event): boolean };
+      const { NotificationEvent } = self as unknown as {
+        NotificationEvent: new (type: string, init: { notification: Notification }) => Event;
+      };
       const [notification] = await scope.registration.getNotifications();
       const event = new NotificationEvent('notificationclick', { notification: notification! });
       let handled: Promise<unknown> | undefined;
@@ -156,15 +188,175 @@ describe("the tracker's service worker", { skip: !haveBrowser, timeout: 60_000 }
     const context = await notifyingContext();
     try {
       const { page, push } = await openWithWorker(context);
-      await push(JSON.stringify({ title: 'Order moved', body: 'b', url: '/tracker/', key: 'chg_three' }));
+      await push(JSON.stringify({ title: 'Order moved', body: 'b', url: '/tracker/', key: 'chg_three' }), (list) => list.length > 0);
       await expect.poll(async () => (await shown(page)).length).toBe(1);
       const [worker] = context.serviceWorkers();
       expect(await click(worker!)).toEqual({ outcome: 'InvalidAccessError: Not allowed to focus a window.', left: 0 });
-      await push(JSON.stringify({ title: 'Order moved', body: 'b', url: '/tracker/', key: 'chg_four' }));
+      await push(JSON.stringify({ title: 'Order moved', body: 'b', url: '/tracker/', key: 'chg_four' }), (list) => list.length > 0);
       await expect.poll(async () => (await shown(page)).length).toBe(1);
       // No tracker tab open: it opens one.
       await page.goto('about:blank');
       expect(await click(worker!)).toEqual({ outcome: 'InvalidAccessError: Not allowed to open a window.', left: 0 });
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/** The page signed in as a demo customer, its notifications panel read. */
+async function signedIn(context: BrowserContext, username: string) {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(tracker(), { waitUntil: 'load' });
+  const index = await page
+    .locator('select[name="demo"] option')
+    .evaluateAll((options, name) => options.findIndex((option) => option.textContent?.startsWith(`${name} `)), username);
+  await page.getByLabel('Demo customer').selectOption(String(index));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const panel = page.getByRole('region', { name: 'Notifications' });
+  await expect.poll(() => panel.innerText(), { timeout: 30_000 }).toContain('A message when your order moves');
+  return { page, panel, problems };
+}
+
+/** axe-core's findings on the whole page, of every impact (run through the DevTools protocol: the page's CSP stays as it is). */
+async function axeViolations(page: Page) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(
+    async () =>
+      (
+        await (
+          window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }> } }
+        ).axe.run()
+      ).violations,
+  );
+  return violations.map((violation) => `${violation.id} (${violation.impact}, ${violation.nodes.length})`);
+}
+
+/** The targets the panel lists: channel, state and text. */
+const listed = (page: Page) =>
+  page
+    .locator('li.target')
+    .evaluateAll((items) =>
+      items.map((item) => [
+        item.getAttribute('data-channel'),
+        item.getAttribute('data-state'),
+        (item as HTMLElement).innerText.split('\n')[0],
+      ]),
+    );
+
+const refreshCalls = () => simulator.requestLog.filter((entry) => entry.operation === 'refreshTokens').length;
+
+describe('the notifications panel against the gateway', { skip: !haveBrowser, timeout: 90_000 }, () => {
+  it("e-mail and a webhook added and listed, the refresh token handed over once; the webhook's secret shown once; tested, then removed", async () => {
+    const context = await browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.origin });
+    try {
+      const { page, panel, problems } = await signedIn(context, 'ready@demo.test');
+      const email = demoCustomer(simulator, 'ready@demo.test').username;
+      expect(await listed(page)).toEqual([]);
+      expect(await panel.innerText()).toContain('No messages are sent to you yet.');
+      const renewals = refreshCalls();
+
+      await panel.getByRole('button', { name: 'E-mail me' }).click();
+      await expect.poll(() => listed(page)).toEqual([['EMAIL', 'active', expect.stringMatching(/^E-mail\s+r\S*@demo\.test$/)]]);
+      expect(await panel.getByRole('status').first().innerText()).toMatch(/^Messages will go to r\S*@demo\.test\.$/);
+      // The full address is the account's, never shown: the gateway hides part of it.
+      expect(await panel.innerText()).not.toContain(email);
+      // The gateway proved the token by renewing with it, once.
+      expect(refreshCalls()).toBe(renewals + 1);
+
+      await panel.getByLabel('Webhook URL (for home automation)').fill('http://127.0.0.1:9/hooks/order');
+      await panel.getByRole('button', { name: 'Add webhook' }).click();
+      const secret = panel.getByRole('region', { name: /The signing secret of/ });
+      await secret.waitFor();
+      const value = await secret.locator('code').innerText();
+      expect(value).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
+      expect(await secret.innerText()).toContain('Copy it now: it is not shown again.');
+      // The gateway kept a token: none was handed over with the webhook, none renewed.
+      expect(refreshCalls()).toBe(renewals + 1);
+      expect(await axeViolations(page)).toEqual([]);
+      await secret.getByRole('button', { name: 'Copy secret' }).click();
+      await expect.poll(() => secret.getByRole('status').innerText()).toBe('Copied.');
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value);
+      await secret.getByRole('button', { name: 'I have kept it' }).click();
+      await expect.poll(() => secret.count()).toBe(0);
+      expect(await page.content()).not.toContain(value);
+      expect(await listed(page)).toEqual([
+        ['EMAIL', 'active', expect.stringMatching(/^E-mail/)],
+        // The gateway shows where it points, its path left out.
+        ['WEBHOOK', 'active', 'Webhook http://127.0.0.1:9/…'],
+      ]);
+
+      await panel.getByRole('button', { name: 'Send test to Webhook: http://127.0.0.1:9/…' }).click();
+      await expect.poll(() => panel.getByRole('status').last().innerText()).toBe('A test message is on its way.');
+      await panel.getByRole('button', { name: 'Remove Webhook: http://127.0.0.1:9/…' }).click();
+      await expect.poll(() => listed(page)).toEqual([['EMAIL', 'active', expect.stringMatching(/^E-mail/)]]);
+      await panel.getByRole('button', { name: /^Remove E-mail/ }).click();
+      await expect.poll(() => listed(page)).toEqual([]);
+      expect(await panel.getByRole('status').last().innerText()).toBe('Removed: no messages are sent to you now.');
+      // The gateway let its token go with the last target, and this sign-in's was handed over: a new sign-in it takes.
+      expect(await panel.innerText()).toContain('sign out and in again first');
+      expect(await panel.getByRole('button', { name: 'E-mail me' }).isDisabled()).toBe(true);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("refusals in the gateway's words: an unverified e-mail, a URL that is no webhook's; the token kept for the next try", async () => {
+    const context = await browser.newContext();
+    try {
+      const { page, panel } = await signedIn(context, 'early@demo.test');
+      const renewals = refreshCalls();
+      await panel.getByRole('button', { name: 'E-mail me' }).click();
+      await expect
+        .poll(() => panel.getByRole('alert').innerText())
+        .toBe("The account's e-mail address is not verified: verify it with the car maker, then add e-mail again.");
+      await panel.getByLabel('Webhook URL (for home automation)').fill('ftp://127.0.0.1/hook');
+      await panel.getByRole('button', { name: 'Add webhook' }).click();
+      await expect.poll(() => panel.getByRole('alert').innerText()).toMatch(/^url refused: the URL must start with /);
+      expect(await panel.getByRole('alert').innerText()).not.toContain('ftp://');
+      // Nothing was spent: the same token goes over with the next add, and is accepted.
+      expect(refreshCalls()).toBe(renewals);
+      await panel.getByLabel('Webhook URL (for home automation)').fill('http://127.0.0.1:9/early');
+      await panel.getByRole('button', { name: 'Add webhook' }).click();
+      await panel.getByRole('region', { name: /The signing secret of/ }).waitFor();
+      expect(refreshCalls()).toBe(renewals + 1);
+      await expect.poll(() => listed(page)).toEqual([['WEBHOOK', 'active', 'Webhook http://127.0.0.1:9/…']]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Notify me, permission granted: the page installs its service worker, the push service cannot be reached offline, and the page says so, sending nothing', async () => {
+    const context = await notifyingContext();
+    try {
+      const { page, panel } = await signedIn(context, 'production@demo.test');
+      const sent: string[] = [];
+      page.on('request', (request) => void (request.postData()?.includes('addWebPushTarget') && sent.push(request.postData()!)));
+      await panel.getByRole('button', { name: 'Notify me' }).click();
+      await expect.poll(() => panel.getByRole('alert').innerText(), { timeout: 30_000 }).toBe(PUSH_PROBLEMS.pushService);
+      expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.scope)).toBe(tracker());
+      expect(sent).toEqual([]);
+      expect(await listed(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Notify me, permission refused: the page says how to allow it', async () => {
+    const context = await browser.newContext();
+    try {
+      const { panel } = await signedIn(context, 'production@demo.test');
+      await panel.getByRole('button', { name: 'Notify me' }).click();
+      await expect
+        .poll(() => panel.getByRole('alert').innerText(), { timeout: 30_000 })
+        .toMatch(
+          new RegExp(
+            `^(${[PUSH_PROBLEMS.denied, PUSH_PROBLEMS.dismissed].map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`,
+          ),
+        );
     } finally {
       await context.close();
     }

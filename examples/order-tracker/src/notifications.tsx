@@ -257,14 +257,16 @@ export function useNotifications(client: OrderClient): { view: NotificationsView
     if (current.current.busy) return;
     current.current = { ...current.current, busy };
     setView((shown) => ({ ...shown, busy, problem: null, done: null }));
-    void run(current.current.targets.length).then((outcome) => {
-      setView((shown) => ({
-        ...shown,
-        busy: null,
-        ...('problem' in outcome ? { problem: outcome.problem } : { done: outcome.done, secret: outcome.secret ?? shown.secret }),
-      }));
-      setReading((n) => n + 1);
-    });
+    void run(current.current.targets.length)
+      .catch((): Outcome => ({ problem: 'Something went wrong in this page: reload it and try again.' }))
+      .then((outcome) => {
+        setView((shown) => ({
+          ...shown,
+          busy: null,
+          ...('problem' in outcome ? { problem: outcome.problem } : { done: outcome.done, secret: outcome.secret ?? shown.secret }),
+        }));
+        setReading((n) => n + 1);
+      });
   }, []);
 
   const actions: NotificationActions = {

@@ -2,7 +2,8 @@
 // the page's service worker registered at /tracker/, PushManager.subscribe with the gateway's
 // VAPID key) and shaped as the addWebPushTarget mutation takes it. Each way it can fail has its
 // own words: the customer learns what to do, not an exception's name.
-import type { WebPushSubscriptionInput } from './gql/graphql';
+// With its extension: the gateway's tests read this file too.
+import type { WebPushSubscriptionInput } from './gql/graphql.js';
 
 /** The service worker's address and scope: the gateway serves both under /tracker/ (src/server/tracker.ts). */
 export const SERVICE_WORKER = { url: 'sw.js', scope: './' } as const;
