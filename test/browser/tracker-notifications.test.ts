@@ -209,6 +209,8 @@ async function signedIn(context: BrowserContext, username: string) {
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
   await page.goto(tracker(), { waitUntil: 'load' });
+  // The form comes with the page's settings, after the load.
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
   const index = await page
     .locator('select[name="demo"] option')
     .evaluateAll((options, name) => options.findIndex((option) => option.textContent?.startsWith(`${name} `)), username);
