@@ -284,6 +284,8 @@ describe('the notifications panel against the gateway', { skip: !haveBrowser, ti
       await secret.getByRole('button', { name: 'I have kept it' }).click();
       await expect.poll(() => secret.count()).toBe(0);
       expect(await page.content()).not.toContain(value);
+      // The form made anew: the URL just added is gone from it.
+      expect(await panel.getByLabel('Webhook URL (for home automation)').inputValue()).toBe('');
       expect(await listed(page)).toEqual([
         ['EMAIL', 'active', expect.stringMatching(/^E-mail/)],
         // The gateway shows where it points, its path left out.

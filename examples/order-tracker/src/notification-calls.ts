@@ -119,7 +119,7 @@ export function notificationCalls(client: OrderClient, browser?: PushBrowser) {
         const { data, errors } = await client.request(TrackerAddWebhookDocument, { url, refreshToken });
         if (!data) return { problem: refusalWords(errors) };
         const { target, secret } = data.addWebhookTarget;
-        return { done: `Webhook added: ${target.description}.`, secret: { description: target.description, secret } };
+        return { done: `Webhook added (${target.description}).`, secret: { description: target.description, secret } };
       }),
 
     remove: (targets: number, id: string) =>

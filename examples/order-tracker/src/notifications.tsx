@@ -208,7 +208,8 @@ export function NotificationsPanel({ view, actions }: { view: NotificationsView;
             <p>No messages are sent to you yet.</p>
           )}
           {view.secret ? <Secret secret={view.secret} onDone={actions.forgetSecret} /> : null}
-          <AddTargets view={view} settings={settings} actions={actions} />
+          {/* Made anew when a target comes or goes: the webhook URL just added is cleared, one refused kept to correct. */}
+          <AddTargets key={view.targets.length} view={view} settings={settings} actions={actions} />
         </>
       )}
       <p className="problem" role="alert">

@@ -221,7 +221,7 @@ describe('what the panel sends', () => {
     expect(client.tokens!.refreshToken).toBe('');
     // The gateway keeps one now: none is sent with the next.
     expect(await calls.addWebhook(1, 'https://ha.example/hook')).toEqual({
-      done: 'Webhook added: https://ha.example/hook.',
+      done: 'Webhook added (https://ha.example/hook).',
       secret: { description: 'https://ha.example/hook', secret: 'whsec_abc' },
     });
     expect(gateway.sent).toEqual([
@@ -243,7 +243,7 @@ describe('what the panel sends', () => {
     expect(calls.canHandOver).toBe(true);
     answer = refused('RATE_LIMITED', 'You have 5 targets, the most there can be.');
     expect(await calls.addEmail(0)).toEqual({ problem: 'You have 5 targets, the most there can be.' });
-    expect(await calls.addWebhook(0, 'https://ha.example/hook')).toMatchObject({ done: 'Webhook added: https://ha.example/hook.' });
+    expect(await calls.addWebhook(0, 'https://ha.example/hook')).toMatchObject({ done: 'Webhook added (https://ha.example/hook).' });
     expect(gateway.sent.map(({ variables }) => variables.refreshToken)).toEqual(['refresh-1', 'refresh-1', 'refresh-1']);
     expect(calls.canHandOver).toBe(false);
   });
