@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrderClient } from '../../src/client/index.js';
-import { TrackerOrderDocument, type TrackerOrderQuery } from '../../examples/order-tracker/src/gql/graphql.js';
+import {
+  TrackerNotificationsDocument,
+  TrackerOrderDocument,
+  type TrackerOrderQuery,
+} from '../../examples/order-tracker/src/gql/graphql.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { startGateway } from '../helpers/harness.js';
 import { gatedField } from '../helpers/tracker-page.js';
@@ -126,6 +130,9 @@ describe('with TRUSTED_DOCUMENTS=only', () => {
       for await (const result of client.deferred(TrackerOrderDocument)) results.push(result);
       expect(results.at(-1)!.errors).toEqual([]);
       expect(results.at(-1)!.data!.me!.orders![0]!.vehicle?.vin).toHaveLength(17);
+      // The notifications panel's documents too (this gateway has them off: the panel says so).
+      const notifications = await client.request(TrackerNotificationsDocument);
+      expect([notifications.errors, notifications.data?.notifications.enabled]).toEqual([[], false]);
       // Sent as text, the same document is refused.
       const asText = createOrderClient({ endpoint: only.endpoint, tokens: client.tokens });
       const refused = [];
