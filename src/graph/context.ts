@@ -1,5 +1,6 @@
 // The context every resolver gets (operations and loaders bound to the caller and the request's
-// scope), and what the graph needs from the layers above: the login throttle, live updates.
+// scope), and what the graph needs from the layers above: the login throttle, live updates,
+// notifications.
 import { BadUserInputError, type GatewayError } from '../errors.js';
 import type { Auth } from '../upstream/auth.js';
 import type { UpstreamHttp } from '../upstream/http.js';

@@ -13,6 +13,7 @@ import type {
   NotificationTargetParent,
 } from '../graph/context.js';
 import { BadUserInputError, RateLimitedError } from '../errors.js';
+import { STRING_LENGTHS } from '../upstream/models.js';
 import { epochToDateTime } from '../upstream/values.js';
 import {
   StoreLimitError,
@@ -26,11 +27,10 @@ import {
 import { newWebhookSecret } from './channels/webhook.js';
 import { messageForTest, type MessageContext } from './messages.js';
 import { countMessage } from './record.js';
-import { openAddress, sealAddress, VaultError, type Vault } from './vault.js';
+import { openAddress, resealed, sealAddress, VaultError, type Vault } from './vault.js';
 
-/** The longest URL (webhook, push endpoint) and refresh token taken. */
+/** The longest URL (webhook, push endpoint) taken. */
 export const MAX_URL_CHARS = 2048;
-export const MAX_REFRESH_TOKEN_CHARS = 16_384;
 /** A P-256 public key, uncompressed (65 bytes), and Web Push's auth secret (16 bytes). */
 const P256DH_BYTES = 65;
 const AUTH_BYTES = 16;
@@ -74,8 +74,10 @@ function hiddenEmail(email: string): string {
 /** A webhook's origin, with its path hidden (a path often carries the receiver's own secret: Home Assistant's webhook id). */
 const webhookDescription = (url: URL) => `${url.origin}${url.pathname === '/' && !url.search ? '' : '/…'}`;
 
-function checkedBase64url(value: string, bytes: number, name: string): string {
-  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(value) || Buffer.from(value, 'base64url').length !== bytes)
+/** A push subscription's key as the browser gave it; `first`: the byte it must start with (0x04: an uncompressed P-256 point). */
+function checkedBase64url(value: string, bytes: number, name: string, first?: number): string {
+  const decoded = /^[A-Za-z0-9_-]+={0,2}$/.test(value) ? Buffer.from(value, 'base64url') : Buffer.alloc(0);
+  if (decoded.length !== bytes || (first !== undefined && decoded[0] !== first))
     throw new BadUserInputError(`subscription.${name} must be ${bytes} bytes in base64url, as PushSubscription.toJSON() gives it.`);
   return value.replace(/=+$/, '');
 }
@@ -124,7 +126,7 @@ async function addressOf(
     case 'WEB_PUSH': {
       const endpoint = await checkedUrl(parts, wanted.endpoint, 'subscription.endpoint');
       const keys = {
-        p256dh: checkedBase64url(wanted.p256dh, P256DH_BYTES, 'p256dh'),
+        p256dh: checkedBase64url(wanted.p256dh, P256DH_BYTES, 'p256dh', 0x04),
         auth: checkedBase64url(wanted.auth, AUTH_BYTES, 'auth'),
       };
       return { address: { channel: 'WEB_PUSH', endpoint: endpoint.href, keys }, description: endpoint.host };
@@ -197,15 +199,18 @@ function withTarget(
     disabledAt: null,
     disabledReason: null,
   };
-  const base: CustomerRecord = current ?? {
-    customerId,
-    refreshToken: '',
-    accessToken: null,
-    accessExpiresAt: null,
-    targets: [],
-    fields: null,
-    sentAt: [],
-  };
+  // Each write seals again what an older key sealed: a rotation completes as customers come back.
+  const base: CustomerRecord = current
+    ? resealed(vault, current)
+    : {
+        customerId,
+        refreshToken: '',
+        accessToken: null,
+        accessExpiresAt: null,
+        targets: [],
+        fields: null,
+        sentAt: [],
+      };
   const targets = same ? base.targets.map((kept) => (kept.id === same.id ? target : kept)) : [...base.targets, target];
   const sealedTokens = tokens && {
     refreshToken: vault.seal(customerId, tokens.refreshToken),
@@ -217,7 +222,7 @@ function withTarget(
 
 async function add(parts: Parts, caller: NotificationCaller, wanted: NewNotificationTarget, refreshToken: string | null) {
   const { store } = parts;
-  if (refreshToken !== null) checkedLength(refreshToken, MAX_REFRESH_TOKEN_CHARS, 'refreshToken');
+  if (refreshToken !== null) checkedLength(refreshToken, STRING_LENGTHS.token, 'refreshToken');
   const made = await addressOf(parts, caller, wanted);
   const { id: customerId } = await caller.customer();
   // Everything that can refuse is checked before the refresh token is spent (it is single-use).

@@ -5,7 +5,7 @@
 // given another key id, fails to open, as a value changed by one bit does.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { TargetAddress, TokenKey } from './contracts.js';
+import type { CustomerRecord, TargetAddress, TokenKey } from './contracts.js';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -93,4 +93,28 @@ export function openAddress(vault: Vault, customerId: string, sealed: string): T
   const address = addressShape.safeParse(value);
   if (!address.success) throw new VaultError('not an address');
   return address.data;
+}
+
+/**
+ * `record` with each value sealed by a key other than the first sealed again with the first:
+ * what a rotation of NOTIFY_TOKEN_KEYS needs of every record before the old key goes. A value
+ * that does not open is left as it is (its reader finds that out).
+ */
+export function resealed(vault: Vault, record: CustomerRecord): CustomerRecord {
+  const { customerId } = record;
+  const again = (sealed: string) => {
+    if (!vault.stale(sealed)) return sealed;
+    try {
+      return vault.seal(customerId, vault.open(customerId, sealed));
+    } catch (error) {
+      if (error instanceof VaultError) return sealed;
+      throw error;
+    }
+  };
+  return {
+    ...record,
+    refreshToken: again(record.refreshToken),
+    accessToken: record.accessToken === null ? null : again(record.accessToken),
+    targets: record.targets.map((target) => ({ ...target, sealed: again(target.sealed) })),
+  };
 }

@@ -166,6 +166,13 @@ function httpServerSettings(values: EnvValues) {
   };
 }
 
+/** Where npm start's demo serves the tracker page, for the links in its messages (a path alone when the port is picked at start). */
+function demoTrackerUrl({ HOST, PORT }: EnvValues): string {
+  if (PORT === 0) return '/tracker/';
+  const host = HOST === '0.0.0.0' || HOST === '::' ? 'localhost' : HOST.includes(':') ? `[${HOST}]` : HOST;
+  return `http://${host}:${PORT}/tracker/`;
+}
+
 function gatewaySettings(values: EnvValues, labels: CodeLabels) {
   const production = values.NODE_ENV === 'production';
   return {
@@ -219,7 +226,7 @@ function gatewaySettings(values: EnvValues, labels: CodeLabels) {
      */
     history: history(values),
     /** Notifications: null when off (no NOTIFY_TOKEN_KEYS, and not the embedded simulator's demo): nothing of them is loaded. */
-    notify: notifySettings(values, upstreamUrls(values) === null),
+    notify: notifySettings(values, upstreamUrls(values) === null, demoTrackerUrl(values)),
     /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */
     subgraph: values.SUBGRAPH,
   };

@@ -1,7 +1,7 @@
 // Starts the gateway: config → embedded simulator if asked for → listen → banner → drain on a signal.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { createGateway } from './gateway.js';
 import { checkFileHandleLimit, createHttpServer } from './http-server.js';
 import { MAX_UPSTREAM_SOCKETS } from '../upstream/http.js';
@@ -45,7 +45,27 @@ function trackerLine(origin: string, tracker: boolean): string {
     : 'Order tracker: not built (npm run build builds it; npm run tracker:dev serves it from its sources, with hot reload).';
 }
 
-function banner(url: string, pages: { graphiql: boolean; tracker: boolean }, simulator: Simulator | undefined, upstream: string[]): string {
+/** How to try each channel in npm start's demo (notifications on, with keys made at start). */
+function notificationLines(notify: Config['notify'], moving: NonNullable<Simulator['moving']>, tracker: boolean): string[] {
+  if (!notify?.demo) return [];
+  const where = tracker ? 'on the order tracker' : 'in GraphiQL (the add…Target mutations)';
+  return [
+    '',
+    `Notifications (demo: keys made at start, lost on restart; the orders read every ${notify.pollIntervalMs / 1000} s): sign in ${where} as ${moving.username}, then`,
+    '  Web Push: press Notify me and allow; close the page, move the order: the browser shows the message.',
+    "  E-mail:   to the account's own address; with no SMTP_URL each mail is printed here.",
+    '  Webhook:  run `nc -lk 9000` in another terminal and add http://127.0.0.1:9000/hook: each signed POST shows there (the secret is shown once).',
+    '  Send test on a target, or move the order (the curl above): a message within one read.',
+  ];
+}
+
+function banner(
+  url: string,
+  pages: { graphiql: boolean; tracker: boolean },
+  simulator: Simulator | undefined,
+  upstream: string[],
+  notify: Config['notify'],
+): string {
   const { graphiql } = pages;
   const lines = [`Order Graph is listening at ${url}`];
   lines.push(graphiql ? `GraphiQL: open ${url} in a browser.` : 'GraphiQL is off (GRAPHIQL=on turns it on).');
@@ -61,6 +81,7 @@ function banner(url: string, pages: { graphiql: boolean; tracker: boolean }, sim
         '',
         `${simulator.moving.username}'s order takes its next stage every ${simulator.moving.everyMs / 1000} s: watch it in the OrderUpdates tab or the order tracker (signed in as that customer) or with the CLI's --watch.`,
         `  To move it now: curl -X POST ${simulator.moving.advanceUrl}`,
+        ...notificationLines(notify, simulator.moving, pages.tracker),
       );
   } else {
     lines.push(`Upstream: ${upstream.join(', ')}`);
@@ -151,5 +172,6 @@ console.log(
     { graphiql: config.graphiql, tracker: config.tracker },
     simulator,
     Object.values(upstreamUrls).map((u) => new URL(u).origin),
+    config.notify,
   ),
 );

@@ -40,7 +40,16 @@ export const capturedSpanTexts = () =>
     .map((span) => JSON.stringify({ name: span.name, attributes: span.attributes, events: span.events, status: span.status }));
 
 // What must never appear in a log line or a span: a JWT, a bearer header, a demo or test password.
-const SECRET_PATTERNS = [/eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}/, /Bearer\s/i, /demo-password-\d/, /wrong-password/, /opaque-access-token/];
+const SECRET_PATTERNS = [
+  /eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}/,
+  /Bearer\s/i,
+  /demo-password-\d/,
+  /wrong-password/,
+  /opaque-access-token/,
+  // A webhook's signing secret, and a value the notification vault sealed (a token or an address).
+  /whsec_/,
+  /v1\.[\w-]{1,32}\.[\w-]{16}\.[\w-]{22}\./,
+];
 
 /** The captured lines and spans that hold a secret. */
 export const leakedLines = () => [...capturedLogLines, ...capturedSpanTexts()].filter((line) => SECRET_PATTERNS.some((p) => p.test(line)));

@@ -148,7 +148,7 @@ describe('credential operations', () => {
     const body = (await response.json()) as { errors: ResponseError[] };
     expect(body.errors).toEqual([
       expect.objectContaining({
-        message: 'One login or refreshTokens per request: this operation has 20.',
+        message: 'One login, refreshTokens or refresh token handed over per request: this operation has 20.',
         extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' },
       }),
     ]);

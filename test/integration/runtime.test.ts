@@ -89,6 +89,9 @@ describe('npm start', () => {
     expect(others).toEqual([]);
     expect(server!.command).toMatch(HEAP_FLAGGED_ENTRY);
     expect(childrenOf(server!.pid)).toEqual([]);
+    // Notifications on in the demo: keys made at start, each channel offered, a line on how to try each.
+    expect(banner.input).toMatch(/^Notifications \(demo: keys made at start, lost on restart; the orders read every 5 s\)/m);
+    expect(banner.input).toMatch(/^ {2}Web Push: .*\n {2}E-mail: .*\n {2}Webhook: {2}run `nc -lk 9000`/m);
     console.info(`npm start: npm → ${server!.command}; server RSS ${rssMb(server!.pid).toFixed(0)} MB idle (simulator included)`);
 
     // GraphiQL: self-hosted, precompressed, and revalidated instead of downloaded again.
@@ -119,6 +122,18 @@ describe('npm start', () => {
     expect(
       ((await whole.json()) as { data: { me: { orders: { vehicle: { vin: string } }[] } } }).data.me.orders[0]!.vehicle.vin,
     ).toHaveLength(17);
+    const notifications = await graphqlClient(url!).rawRequest<any>('{ notifications { enabled channels webPushPublicKey } }');
+    expect(notifications.data.notifications).toEqual({
+      enabled: true,
+      channels: ['WEB_PUSH', 'EMAIL', 'WEBHOOK'],
+      webPushPublicKey: expect.stringMatching(/^[A-Za-z0-9_-]{87}$/),
+    });
+    // The banner's webhook: a local address is allowed in the demo.
+    const hook = await graphqlClient(url!, login.data!.login.accessToken).rawRequest<any>(
+      'mutation ($refreshToken: String) { addWebhookTarget(url: "http://127.0.0.1:9000/hook", refreshToken: $refreshToken) { secret } }',
+      { refreshToken: login.data!.login.refreshToken },
+    );
+    expect([hook.errors, hook.data.addWebhookTarget.secret]).toEqual([undefined, expect.stringMatching(/^whsec_/)]);
 
     started.child.kill('SIGINT');
     expect(await started.exited).toBe(0);

@@ -1,8 +1,8 @@
 // The deployment we ship, run as shipped on loopback with the real engines: three compiled
-// gateway processes started as the image starts them (the launcher) with the ConfigMap's
-// settings (deploy/kubernetes/configmap.yaml: only the upstream URLs, REDIS_URL and
-// TRUSTED_PROXIES put in place, the poll interval shortened, and TRACKER=on, the one line
-// that serves the tracker page), one redis-server with the arguments of
+// gateway processes started as the image starts them (the launcher) with the ConfigMap's and
+// the Secret's settings (deploy/kubernetes/configmap.yaml, secret.yaml: only the upstream
+// URLs, REDIS_URL and TRUSTED_PROXIES put in place, the poll interval shortened, and
+// TRACKER=on, the one line that serves the tracker page), one redis-server with the arguments of
 // deploy/kubernetes/redis.yaml, behind Debian's nginx running deploy/nginx/nginx.conf and
 // order-graph.conf, in front of the simulator. Everything a client does goes through nginx:
 // login, the whole order by POST and GET, @defer, SSE, GraphQL over WebSocket with Apollo
@@ -43,6 +43,10 @@ const SUBSCRIBERS = 50;
 const CONFIG_MAP = (
   parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes/configmap.yaml'), 'utf8'))[0]!.toJS() as { data: Record<string, string> }
 ).data;
+/** The Secret's settings (envFrom too): shipped empty, as unset (notifications off). */
+const SECRET = (
+  parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes/secret.yaml'), 'utf8'))[0]!.toJS() as { stringData: Record<string, string> }
+).stringData;
 /** What the image sets (its ENV line): the ConfigMap's settings come on top. */
 const IMAGE_ENV = Object.fromEntries(
   /^ENV (.+)$/m
@@ -123,6 +127,7 @@ function startReplica(app: string): Promise<Replica> {
   const env = {
     ...IMAGE_ENV,
     ...CONFIG_MAP,
+    ...SECRET,
     ...upstream,
     REDIS_URL: redis.url,
     // nginx's address, as the ConfigMap names the ingress controller's pods.

@@ -71,7 +71,65 @@ describe('loadConfig', () => {
       responseCacheBytes: { entry: 1024 * 1024, total: 32 * 1024 * 1024 },
       subgraph: false,
       allowedHosts: 'any',
+      // In front of the embedded simulator, the demo's notifications: a key made now, private addresses allowed, polls every 5 s.
+      notify: {
+        tokenKeys: [{ id: 'demo', key: expect.any(Buffer) }],
+        demo: true,
+        pollIntervalMs: 5000,
+        targetsPerCustomer: 5,
+        messagesPerHour: 12,
+        disableAfterMs: 86_400_000,
+        customers: 10_000,
+        recordBytes: 256 * 1024,
+        queueJobs: 10_000,
+        webhookTimeoutMs: 5000,
+        allowPrivateAddresses: true,
+        trackerUrl: 'http://127.0.0.1:4000/tracker/',
+        vapid: null,
+        smtpUrl: null,
+        emailFrom: 'Order Graph <notifications@localhost>',
+      },
     });
+  });
+
+  it('notifications: off in front of the real service without NOTIFY_TOKEN_KEYS; on with it, the first key sealing', () => {
+    expect(loadConfig(allUrls).notify).toBeNull();
+    const one = Buffer.alloc(32, 1).toString('base64');
+    const two = Buffer.alloc(32, 2).toString('base64url');
+    const notify = loadConfig({ ...allUrls, NOTIFY_TOKEN_KEYS: `new:${one}, old:${two}` }).notify!;
+    expect(notify.tokenKeys.map(({ id, key }) => [id, Buffer.from(key)])).toEqual([
+      ['new', Buffer.alloc(32, 1)],
+      ['old', Buffer.alloc(32, 2)],
+    ]);
+    expect(notify).toMatchObject({ demo: false, pollIntervalMs: 300_000, allowPrivateAddresses: false, vapid: null });
+  });
+
+  it('NOTIFY_TOKEN_KEYS that do not fit: one line that never repeats the value (a secret)', () => {
+    const short = Buffer.alloc(16, 7).toString('base64');
+    const good = Buffer.alloc(32, 7).toString('base64');
+    for (const value of [short, `k1:${short}`, `k.1:${good}`, `k1:${good},k1:${good}`, `k1:${good}!`, `:${good}`]) {
+      const found = problems({ ...allUrls, NOTIFY_TOKEN_KEYS: value });
+      expect(found, value).toEqual([
+        'NOTIFY_TOKEN_KEYS must be one or more id:key pairs, comma-separated, each id 1 to 32 of A-Z a-z 0-9 _ - (no id twice) and each key 32 bytes in base64 (openssl rand -base64 32)',
+      ]);
+      expect(found.join('')).not.toContain(value);
+    }
+  });
+
+  it('VAPID keys go together, and SMTP_URL is smtp(s)', () => {
+    const publicKey = `B${'A'.repeat(86)}`;
+    const privateKey = 'A'.repeat(43);
+    expect(problems({ VAPID_PUBLIC_KEY: publicKey })).toEqual([
+      'VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY go together: set both (npx web-push generate-vapid-keys) or neither',
+    ]);
+    expect(loadConfig({ VAPID_PUBLIC_KEY: publicKey, VAPID_PRIVATE_KEY: privateKey }).notify!.vapid).toEqual({
+      publicKey,
+      privateKey,
+      subject: 'mailto:notifications@localhost',
+    });
+    expect(problems({ SMTP_URL: 'http://mail.example.com' })).toEqual([
+      'SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com:465',
+    ]);
   });
 
   it('METRICS_PATH may not be a public path (/graphql, under /tracker/)', () => {

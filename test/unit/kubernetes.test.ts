@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { checkManifests, MANIFESTS, readManifests, schemaProblems, type KubernetesObject } from '../../deploy/check.js';
-import { CONFIG_VARIABLES, loadConfig } from '../../src/server/config.js';
+import { CONFIG_VARIABLES, envSchema, loadConfig } from '../../src/server/config.js';
 import { HEALTH_PATH, READY_PATH } from '../../src/server/health.js';
 import { TRACKER_PATH } from '../../src/server/tracker.js';
 import { PROJECT_PATH, ROOT } from '../helpers/process.js';
@@ -32,6 +32,11 @@ const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 const pod = deployment.spec.template.spec;
 const container = pod.containers[0];
 const settings = find('ConfigMap', 'order-graph').data as Record<string, string>;
+const secrets = find('Secret', 'order-graph').stringData as Record<string, string>;
+/** The settings whose description says they are secret (envSchema: `**Secret.**`). */
+const SECRET_SETTINGS = Object.entries(envSchema.shape)
+  .filter(([, schema]) => String(schema.meta()?.description ?? '').startsWith('**Secret.**'))
+  .map(([name]) => name);
 // What the image sets (Dockerfile ENV) under what the ConfigMap sets.
 const imageEnv = Object.fromEntries(
   /^ENV (.+)$/m
@@ -43,7 +48,7 @@ const imageEnv = Object.fromEntries(
 describe('deploy/kubernetes', () => {
   it('kustomization.yaml lists every manifest', () => {
     expect(listProblems).toEqual([]);
-    expect(new Set(objects.map(({ file }) => file)).size).toBe(8);
+    expect(new Set(objects.map(({ file }) => file)).size).toBe(9);
   });
 
   it.each(objects.map(({ file, object }) => [`${file}: ${object.kind} ${object.metadata.name}`, object] as const))(
@@ -107,7 +112,33 @@ describe('deploy/kubernetes', () => {
     const config = loadConfig({ ...imageEnv, ...settings });
     expect(config.upstreamUrls).not.toBeNull();
     expect(config.redisUrl).toBe('redis://order-graph-redis:6379');
-    expect(container.envFrom).toEqual([{ configMapRef: { name: 'order-graph' } }]);
+    expect(container.envFrom).toEqual([{ configMapRef: { name: 'order-graph' } }, { secretRef: { name: 'order-graph' } }]);
+  });
+
+  it('the secrets are in the Secret and nowhere else, shipped empty: notifications off; filled, they start with the ConfigMap', () => {
+    expect(SECRET_SETTINGS.toSorted()).toEqual(['NOTIFY_TOKEN_KEYS', 'SMTP_URL', 'VAPID_PRIVATE_KEY']);
+    expect(Object.keys(secrets).toSorted()).toEqual(SECRET_SETTINGS.toSorted());
+    expect(Object.values(secrets)).toEqual(SECRET_SETTINGS.map(() => ''));
+    expect(Object.keys(settings).filter((name) => SECRET_SETTINGS.includes(name))).toEqual([]);
+    expect(loadConfig({ ...imageEnv, ...settings, ...secrets }).notify).toBeNull();
+
+    const filled = {
+      NOTIFY_TOKEN_KEYS: `k1:${Buffer.alloc(32, 9).toString('base64')}`,
+      VAPID_PRIVATE_KEY: 'A'.repeat(43),
+      SMTP_URL: 'smtps://user:password@smtp.example.com:465',
+    };
+    const notify = loadConfig({ ...imageEnv, ...settings, VAPID_PUBLIC_KEY: `B${'A'.repeat(86)}`, ...filled }).notify!;
+    expect(notify).toMatchObject({
+      demo: false,
+      allowPrivateAddresses: false,
+      pollIntervalMs: 300_000,
+      trackerUrl: 'https://api.example.com/tracker/',
+      emailFrom: 'Orders <orders@example.com>',
+      smtpUrl: filled.SMTP_URL,
+      vapid: { publicKey: `B${'A'.repeat(86)}`, privateKey: filled.VAPID_PRIVATE_KEY, subject: 'mailto:orders@example.com' },
+    });
+    // The link points at the Ingress's host.
+    expect(new URL(notify.trackerUrl).host).toBe(find('Ingress', 'order-graph').spec.rules[0].host);
   });
 
   it('probes and port are the gateway’s: /healthz for liveness and start-up, /readyz for readiness, on the port it listens on', () => {

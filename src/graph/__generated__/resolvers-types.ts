@@ -187,7 +187,7 @@ export type Money = {
 /** Write operations: signing in and renewing tokens. On failure the mutation's `data` is null and `errors` holds one entry with an `extensions.code` (UNAUTHENTICATED for bad credentials or a bad refresh token). */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Sends the caller's order changes by e-mail to the account's own address, which the upstream must say is verified (no other address can be given). `refreshToken` as for `addWebPushTarget`. */
+  /** Sends the caller's order changes by e-mail to the account's own address, which the upstream must say is verified (no other address can be given). `refreshToken` as for `addWebPushTarget`. Added again, it is the same target. */
   addEmailTarget: NotificationTarget;
   /** Sends the caller's order changes to this browser by Web Push. `refreshToken` hands a refresh token over to the gateway, which renews the customer's access with it from then on to poll on the customer's behalf (the upstream's refresh tokens are single-use: do not use it again yourself); it is required while the gateway keeps none for the caller, and replaces the kept one when given. Requires `Authorization: Bearer <accessToken>`. The same endpoint added again is the same target. */
   addWebPushTarget: NotificationTarget;
@@ -264,7 +264,7 @@ export type NotificationTarget = {
   channel: NotificationChannel;
   /** When it was added, in UTC. */
   createdAt: Scalars['DateTime']['output'];
-  /** Where it points, as the customer may see it: the push service's host, the e-mail address partly hidden, the webhook URL. */
+  /** Where it points, as the customer may see it: the push service's host, the e-mail address partly hidden (`c***d@example.com`), the webhook URL's origin (its path, often the receiver's own secret, shown as `/…`). */
   description: Scalars['String']['output'];
   /** When it was disabled, in UTC; null while it is active. A disabled target gets nothing more: remove it and add it again. */
   disabledAt?: Maybe<Scalars['DateTime']['output']>;
@@ -283,7 +283,7 @@ export type Notifications = {
   __typename?: 'Notifications';
   /** The channels this gateway can send on: WEB_PUSH with VAPID keys set, EMAIL with SMTP set (or the demo's printed mail), WEBHOOK always while enabled. */
   channels: Array<NotificationChannel>;
-  /** Whether this gateway sends notifications at all (NOTIFY_TOKEN_KEYS is set). When false, every other field is empty and adding a target is refused. */
+  /** Whether this gateway sends notifications at all (NOTIFY_TOKEN_KEYS is set, or npm start's demo). When false, every other field is empty (0 for the numbers) and adding a target is refused. */
   enabled: Scalars['Boolean']['output'];
   /** The most targets one customer may have (NOTIFY_TARGETS_PER_CUSTOMER). */
   maxTargets: Scalars['Int']['output'];

@@ -30,15 +30,6 @@ function tokenKeys(text: string): TokenKey[] | null {
   return keys as TokenKey[];
 }
 
-const secretUrl = (name: string, schemes: string[], example: string) =>
-  z
-    .string()
-    .trim()
-    .refine(
-      (v) => URL.canParse(v) && schemes.includes(new URL(v).protocol),
-      `${name} must be a ${schemes.join(' or ')}// URL, e.g. ${example}`,
-    );
-
 export const notifyVariables = z.object({
   NOTIFY_TOKEN_KEYS: z
     .string()
@@ -96,7 +87,7 @@ export const notifyVariables = z.object({
     .optional()
     .meta({
       description: 'The link in each message: the order tracker as customers reach it.',
-      unset: '`/tracker/` (the demo: its absolute URL)',
+      unset: '`/tracker/` (with the embedded simulator: `http://<HOST>:<PORT>/tracker/`)',
     }),
   VAPID_PUBLIC_KEY: z
     .string()
@@ -128,11 +119,19 @@ export const notifyVariables = z.object({
       description: 'Web Push: who push services may contact about this gateway (`mailto:` or `https:`).',
       unset: "`mailto:` and NOTIFY_EMAIL_FROM's address",
     }),
-  SMTP_URL: secretUrl('SMTP_URL', ['smtp:', 'smtps:'], 'smtps://user:password@smtp.example.com:465').optional().meta({
-    description:
-      '**Secret.** E-mail: the SMTP server as nodemailer takes it (`smtps://user:password@host:465`, or `smtp://` with STARTTLS).',
-    unset: 'no e-mail (the demo prints each mail on stdout)',
-  }),
+  SMTP_URL: z
+    .string()
+    .trim()
+    .refine(
+      (v) => URL.canParse(v) && ['smtp:', 'smtps:'].includes(new URL(v).protocol),
+      'SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com:465',
+    )
+    .optional()
+    .meta({
+      description:
+        '**Secret.** E-mail: the SMTP server as nodemailer takes it (`smtps://user:password@host:465`, or `smtp://` with STARTTLS).',
+      unset: 'no e-mail (the demo prints each mail on stdout)',
+    }),
   NOTIFY_EMAIL_FROM: z
     .string()
     .trim()
@@ -155,9 +154,10 @@ export function notifyProblems(values: NotifyValues): string[] {
 
 /**
  * The notification settings, or null when they are off. `simulated`: the embedded simulator
- * serves the upstream, where they are on even without NOTIFY_TOKEN_KEYS (a key made now).
+ * serves the upstream (npm start's demo), where they are on even without NOTIFY_TOKEN_KEYS (a
+ * key made now), and the tracker's link is `demoTrackerUrl`, where npm start serves it.
  */
-export function notifySettings(values: NotifyValues, simulated: boolean): NotifySettings | null {
+export function notifySettings(values: NotifyValues, simulated: boolean, demoTrackerUrl = '/tracker/'): NotifySettings | null {
   if (!values.NOTIFY_TOKEN_KEYS && !simulated) return null;
   const address = /<?([^\s<>]+@[^\s<>]+)>?$/.exec(values.NOTIFY_EMAIL_FROM)?.[1] ?? 'notifications@localhost';
   return {
@@ -172,7 +172,7 @@ export function notifySettings(values: NotifyValues, simulated: boolean): Notify
     queueJobs: values.NOTIFY_QUEUE_JOBS,
     webhookTimeoutMs: values.NOTIFY_WEBHOOK_TIMEOUT_MS,
     allowPrivateAddresses: values.NOTIFY_ALLOW_PRIVATE_ADDRESSES ?? simulated,
-    trackerUrl: values.NOTIFY_TRACKER_URL ?? '/tracker/',
+    trackerUrl: values.NOTIFY_TRACKER_URL ?? (simulated ? demoTrackerUrl : '/tracker/'),
     vapid:
       values.VAPID_PUBLIC_KEY && values.VAPID_PRIVATE_KEY
         ? { publicKey: values.VAPID_PUBLIC_KEY, privateKey: values.VAPID_PRIVATE_KEY, subject: values.VAPID_SUBJECT ?? `mailto:${address}` }

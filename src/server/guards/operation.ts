@@ -11,6 +11,7 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type FieldNode,
   type OperationDefinitionNode,
   type SelectionNode,
   type ValidationContext,
@@ -22,23 +23,30 @@ import { usesDeferOrStream } from '../executor.js';
 
 // The mutations that send credentials upstream: one per request, so a document cannot turn
 // into twenty login attempts (aliases) or spend a refresh token on a result it throws away.
+// Adding a notification target sends one too when it hands a refresh token over.
 const CREDENTIAL_FIELDS = new Set(['login', 'refreshTokens']);
+const HANDING_OVER_FIELDS = new Set(['addWebPushTarget', 'addEmailTarget', 'addWebhookTarget']);
 
-/** The operation's root fields with these names, aliases and fragments included. */
+/** Whether a root field sends a credential upstream: login, refreshTokens, or an add that hands a refresh token over. */
+const sendsCredential = (field: FieldNode) =>
+  CREDENTIAL_FIELDS.has(field.name.value) ||
+  (HANDING_OVER_FIELDS.has(field.name.value) && !!field.arguments?.some((argument) => argument.name.value === 'refreshToken'));
+
+/** The operation's root fields that `counts`, aliases and fragments included. */
 function countRootFields(
   context: ValidationContext,
   selections: readonly SelectionNode[],
-  names: ReadonlySet<string>,
+  counts: (field: FieldNode) => boolean,
   seen = new Set<string>(),
 ): number {
   let count = 0;
   for (const selection of selections) {
-    if (selection.kind === Kind.FIELD) count += names.has(selection.name.value) ? 1 : 0;
-    else if (selection.kind === Kind.INLINE_FRAGMENT) count += countRootFields(context, selection.selectionSet.selections, names, seen);
+    if (selection.kind === Kind.FIELD) count += counts(selection) ? 1 : 0;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) count += countRootFields(context, selection.selectionSet.selections, counts, seen);
     else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
       const fragment = context.getFragment(selection.name.value);
-      if (fragment) count += countRootFields(context, fragment.selectionSet.selections, names, seen);
+      if (fragment) count += countRootFields(context, fragment.selectionSet.selections, counts, seen);
     }
   }
   return count;
@@ -79,10 +87,10 @@ const operationRule = (context: ValidationContext) => ({
       );
   },
   OperationDefinition(node: OperationDefinitionNode) {
-    const credentials = countRootFields(context, node.selectionSet.selections, CREDENTIAL_FIELDS);
+    const credentials = countRootFields(context, node.selectionSet.selections, sendsCredential);
     if (credentials <= 1) return;
     context.reportError(
-      new GraphQLError(`One login or refreshTokens per request: this operation has ${credentials}.`, {
+      new GraphQLError(`One login, refreshTokens or refresh token handed over per request: this operation has ${credentials}.`, {
         nodes: [node],
         extensions: { code: 'CREDENTIAL_OPERATIONS_LIMIT' satisfies RequestErrorCode },
       }),
