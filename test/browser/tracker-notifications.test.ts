@@ -5,8 +5,10 @@
 // and a click on it goes to the tracker. The panel: e-mail and a webhook added, listed, tested
 // and removed, the webhook's secret shown once; "Notify me" with the permission granted through
 // the DevTools protocol (Browser.grantPermissions) up to PushManager.subscribe, which headless
-// Chromium offline cannot do (no push service): the page says so, and sends nothing. What the
-// page would send once subscribed is test/…/notifications.test.tsx's (docs/tracker.md#notifications).
+// Chromium offline cannot do (no push service): the page says so, and sends nothing; and with
+// PushManager.subscribe alone stood in for (answering as a push service would), the page's
+// subscription taken by the gateway (docs/tracker.md#notifications says what is real).
+import { createECDH, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -344,6 +346,46 @@ describe('the notifications panel against the gateway', { skip: !haveBrowser, ti
       expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.scope)).toBe(tracker());
       expect(sent).toEqual([]);
       expect(await listed(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("Notify me with a push service: the page's subscription is one the gateway takes, with the token handed over, listed as this browser", async () => {
+    const context = await notifyingContext();
+    try {
+      // What a push service would give the browser: keys of a real P-256 pair and a 16-byte secret, an endpoint on this machine.
+      const browserKey = createECDH('prime256v1');
+      const subscription = {
+        endpoint: 'https://127.0.0.1:9/push/send/abc',
+        expirationTime: null,
+        keys: { p256dh: browserKey.generateKeys().toString('base64url'), auth: randomBytes(16).toString('base64url') },
+      };
+      // The one stand-in: PushManager.subscribe answers as the push service would, noting the key it was given.
+      await context.addInitScript((json) => {
+        PushManager.prototype.subscribe = async function (options?: PushSubscriptionOptionsInit) {
+          (window as unknown as { subscribedWith: number[] }).subscribedWith = [
+            ...new Uint8Array(options!.applicationServerKey as ArrayBuffer),
+          ];
+          return { toJSON: () => json } as unknown as PushSubscription;
+        };
+      }, subscription);
+      const { page, panel } = await signedIn(context, 'production@demo.test');
+      const renewals = refreshCalls();
+      await panel.getByRole('button', { name: 'Notify me' }).click();
+      await expect
+        .poll(() => panel.getByRole('status').last().innerText(), { timeout: 30_000 })
+        .toBe('This browser will show a notification when your order moves.');
+      expect(await panel.getByRole('alert').innerText()).toBe('');
+      await expect.poll(() => listed(page)).toEqual([['WEB_PUSH', 'active', 'Browser 127.0.0.1:9']]);
+      expect(refreshCalls()).toBe(renewals + 1);
+      // Subscribed with the gateway's VAPID key, as the panel read it.
+      const { data } = await gateway
+        .client()
+        .rawRequest<{ notifications: { webPushPublicKey: string } }>('{ notifications { webPushPublicKey } }');
+      expect(
+        Buffer.from(await page.evaluate(() => (window as unknown as { subscribedWith: number[] }).subscribedWith)).toString('base64url'),
+      ).toBe(data.notifications.webPushPublicKey);
     } finally {
       await context.close();
     }
