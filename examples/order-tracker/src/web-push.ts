@@ -28,7 +28,12 @@ export interface PushBrowser {
   register(
     url: string,
     scope: string,
-  ): Promise<{ pushManager: { subscribe(options: PushSubscriptionOptionsInit): Promise<{ toJSON(): unknown }> } }>;
+  ): Promise<{
+    pushManager: {
+      subscribe(options: PushSubscriptionOptionsInit): Promise<{ toJSON(): unknown }>;
+      getSubscription(): Promise<{ unsubscribe(): Promise<boolean> } | null>;
+    };
+  }>;
 }
 
 /** The window's own: what this page runs in. */
@@ -84,11 +89,15 @@ export async function subscribeThisBrowser(
   } catch {
     return { problem: 'worker' };
   }
+  const options = { userVisibleOnly: true, applicationServerKey: base64UrlBytes(publicKey) };
   let json: unknown;
   try {
-    const subscription = await registration.pushManager.subscribe({
-      userVisibleOnly: true,
-      applicationServerKey: base64UrlBytes(publicKey),
+    const subscription = await registration.pushManager.subscribe(options).catch(async (error: unknown) => {
+      // Subscribed before with another key (the demo makes its keys anew at each start): that
+      // subscription can no longer be sent to, so it is dropped and the browser subscribed afresh.
+      if (!(error instanceof DOMException && error.name === 'InvalidStateError')) throw error;
+      await (await registration.pushManager.getSubscription())?.unsubscribe();
+      return registration.pushManager.subscribe(options);
     });
     json = subscription.toJSON();
   } catch (error) {

@@ -206,6 +206,7 @@ function grantingBrowser(
           keys.push(options.applicationServerKey as Uint8Array);
           return { toJSON: () => json };
         },
+        getSubscription: async () => null,
       },
     }),
   };
@@ -277,7 +278,10 @@ describe('what the panel sends', () => {
     const offline: PushBrowser = {
       ...grantingBrowser().browser,
       register: async () => ({
-        pushManager: { subscribe: () => Promise.reject(new DOMException('Registration failed - push service error', 'AbortError')) },
+        pushManager: {
+          subscribe: () => Promise.reject(new DOMException('Registration failed - push service error', 'AbortError')),
+          getSubscription: async () => null,
+        },
       }),
     };
     expect(await notificationCalls(client, offline).addWebPush(0, SETTINGS.webPushPublicKey!)).toEqual({
@@ -309,7 +313,9 @@ describe('Notify me, each way it can fail', () => {
   const KEY = SETTINGS.webPushPublicKey!;
   const failing = (overrides: Partial<PushBrowser>, subscribeError?: unknown): PushBrowser => ({
     ...grantingBrowser().browser,
-    ...(subscribeError ? { register: async () => ({ pushManager: { subscribe: () => Promise.reject(subscribeError) } }) } : {}),
+    ...(subscribeError
+      ? { register: async () => ({ pushManager: { subscribe: () => Promise.reject(subscribeError), getSubscription: async () => null } }) }
+      : {}),
     ...overrides,
   });
 
@@ -339,6 +345,29 @@ describe('Notify me, each way it can fail', () => {
     expect(PUSH_PROBLEMS.pushService).toBe(
       'This browser’s push service could not be reached, so it cannot be notified now. Try again later, or choose e-mail or a webhook.',
     );
+  });
+
+  it('subscribed before with another key (the demo made new ones at its start): the old subscription dropped, the browser subscribed afresh', async () => {
+    const done: string[] = [];
+    const fresh = { endpoint: 'https://push.example/send/new', keys: { p256dh: 'BNew', auth: 'c2Vj' } };
+    const browser: PushBrowser = {
+      ...grantingBrowser().browser,
+      register: async () => ({
+        pushManager: {
+          subscribe: async () => {
+            done.push('subscribe');
+            if (!done.includes('unsubscribe'))
+              throw new DOMException('A subscription with a different applicationServerKey already exists.', 'InvalidStateError');
+            return { toJSON: () => fresh };
+          },
+          getSubscription: async () => ({ unsubscribe: async () => (done.push('unsubscribe'), true) }),
+        },
+      }),
+    };
+    expect(await subscribeThisBrowser(KEY, browser)).toEqual({
+      subscription: { endpoint: 'https://push.example/send/new', p256dh: 'BNew', auth: 'c2Vj' },
+    });
+    expect(done).toEqual(['subscribe', 'unsubscribe', 'subscribe']);
   });
 
   it('a subscription is an https endpoint and both keys in base64url, else none', () => {
