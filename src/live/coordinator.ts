@@ -29,9 +29,25 @@ export type PollMessage =
   | { kind: 'failure'; code: ErrorCode; details: UpstreamErrorDetails }
   | { kind: 'released' };
 
+/**
+ * Who polls a customer: one holder at a time, for a while, across every process sharing it
+ * (src/redis/lease.ts); in one process, always that process (localLease). Live polls and
+ * notification polls each have their own. Never rejects: a store out of reach means every
+ * process polls, not none.
+ */
+export interface Lease {
+  /** Takes or renews the customer's poll for `holdMs`: true when this process is to poll now. */
+  claim(customerId: string, holdMs: number): Promise<boolean>;
+  /** Gives the customer's poll up: true when this process held it (and no longer does). */
+  release(customerId: string): Promise<boolean>;
+}
+
+/** One process: it always holds every lease. */
+export const localLease: Lease = { claim: async () => true, release: async () => true };
+
 /** Who polls a customer, and the way to its followers. None of its promises rejects: a store out of reach means falling back, not failing. */
 export interface PollCoordinator {
-  /** Takes or renews the customer's poll for `holdMs`: true when this process is to poll now. */
+  /** Takes or renews the customer's poll for `holdMs` (its Lease): true when this process is to poll now. */
   claim(customerId: string, holdMs: number): Promise<boolean>;
   /** Gives the customer's poll up, if this process holds it; followers elsewhere take it over. */
   release(customerId: string): Promise<void>;
@@ -50,7 +66,7 @@ export interface PollCoordinator {
 export function localCoordinator(): PollCoordinator {
   const listeners = new Map<string, Set<(message: PollMessage) => void>>();
   return {
-    claim: async () => true,
+    claim: localLease.claim,
     release: async () => {},
     last: async () => null,
     async publish(customerId, message) {

@@ -32,7 +32,7 @@ export class AddressRefused extends Error {
   }
 }
 
-const resolveAll: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+const resolveAll: Resolve = (hostname) => dnsLookup(hostname, { all: true });
 
 /**
  * An IP address of the public internet: ipaddr.js's `unicast` range, IPv4-mapped IPv6 read as
@@ -101,7 +101,8 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (found) => {
-        const addresses = found.filter(({ family }) => !options.family || options.family === family);
+        const wanted = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+        const addresses = found.filter(({ family }) => !wanted || wanted === family);
         if (addresses.length === 0) return callback(Object.assign(new Error(`no address for the host`), { code: 'ENOTFOUND' }), '', 0);
         try {
           for (const { address } of addresses) refuseAddress(address, policy);
@@ -126,7 +127,8 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
  * alive a few seconds between messages; `close()` it with its owner.
  */
 export function guardedDispatcher(policy: AddressPolicy): Agent {
-  const connect = buildConnector({ lookup: guardedLookup(policy) });
+  // HTTP/1.1 only, as the gateway's other undici clients: undici's HTTP/2 is still experimental.
+  const connect = buildConnector({ lookup: guardedLookup(policy), allowH2: false });
   return new Agent({
     connect: (options, callback) => {
       const host = options.hostname.replace(/^\[|\]$/g, '');

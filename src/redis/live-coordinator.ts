@@ -10,31 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { localCoordinator, type PollCoordinator, type PollMessage, type PollSnapshot } from '../live/coordinator.js';
 import { CLOCK_SKEW_MS, KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
+import { redisLease } from './lease.js';
 import { readEnvelope, readSnapshot, type Envelope } from './poll-messages.js';
-
-// Takes the lease when it is free, already this process's, or not a lease any holder
-// writes: one without an expiry, longer than ARGV[3] ms, or not a string. Those would stop
-// every poll of the customer for good; they count as expired (2 says one was found). For
-// ARGV[2] ms; one round trip, atomic.
-const CLAIM = `
-local kind = redis.call('TYPE', KEYS[1])['ok']
-local taken = 1
-if kind == 'string' then
-  if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-    local ttl = redis.call('PTTL', KEYS[1])
-    if ttl > 0 and ttl <= tonumber(ARGV[3]) then return 0 end
-    taken = 2
-  end
-elseif kind ~= 'none' then
-  taken = 2
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return taken`;
-
-// Deletes the lease only while it is still this process's.
-const RELEASE = `
-if redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
 
 // No holder holds a lease longer than its longest backoff (the hub's is 5 minutes) plus a
 // poll interval; a longer one was written by someone else.
@@ -59,24 +36,12 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, s
   const self = randomUUID();
   const local = localCoordinator();
   const channels = pubSub(redis, snapshotBytes, logger);
-  const lease = (customerId: string) => `${KEY_PREFIX}live:lease:${customerId}`;
   const lastKey = (customerId: string) => `${KEY_PREFIX}live:last:${customerId}`;
   const channel = (customerId: string) => `${KEY_PREFIX}live:${customerId}`;
-  const longestHoldMs = LONGEST_BACKOFF_MS + pollIntervalMs;
+  const lease = redisLease(redis, { name: 'live', longestHoldMs: LONGEST_BACKOFF_MS + pollIntervalMs });
   // How long a customer's last snapshot is kept: a new poller or stream takes it as now.
   const snapshotKeptMs = 3 * pollIntervalMs;
   const warn = warnOncePerKind(logger);
-
-  async function claim(customerId: string, holdMs: number): Promise<boolean> {
-    const taken = await redis.attempt(
-      'live lease claim',
-      (commands) => commands.eval(CLAIM, 1, lease(customerId), self, String(holdMs), String(longestHoldMs)),
-      1,
-    );
-    if (taken === 2)
-      redis.ignore('live lease', 'a lease without an expiry, longer than any holder takes, or not a string: taken over as expired');
-    return taken !== 0;
-  }
 
   const last = (customerId: string) => lastSnapshot(redis, lastKey(customerId), snapshotBytes, snapshotKeptMs);
 
@@ -100,13 +65,9 @@ export function redisPollCoordinator(redis: RedisConnection, { pollIntervalMs, s
   }
 
   return {
-    claim,
+    claim: lease.claim,
     release: async (customerId) => {
-      const released = await redis.attempt(
-        'live lease release',
-        async (commands) => (await commands.eval(RELEASE, 1, lease(customerId), self)) === 1,
-        false,
-      );
+      const released = await lease.release(customerId);
       // The others following this customer take it over now rather than when the lease expires.
       if (released) await share(customerId, { kind: 'released' });
     },

@@ -226,7 +226,7 @@ function gatewaySettings(values: EnvValues, labels: CodeLabels) {
      */
     history: history(values),
     /** Notifications: null when off (no NOTIFY_TOKEN_KEYS, and not the embedded simulator's demo): nothing of them is loaded. */
-    notify: notifySettings(values, upstreamUrls(values) === null, demoTrackerUrl(values)),
+    notify: notifySettings(values, upstreamUrls(values) === null, demoTrackerUrl(values), production),
     /** Serve as an Apollo Federation v2 subgraph (`_service`, `_entities`). */
     subgraph: values.SUBGRAPH,
   };

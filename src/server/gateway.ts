@@ -11,6 +11,7 @@ import {
   type OrderHistory,
 } from '../graph/context.js';
 import type { DeliveryQueue } from '../notify/contracts.js';
+import type { NotifyQueueTiming } from './notifications.js';
 import { createHistory, NO_HISTORY } from '../graph/history.js';
 import { memoryHistoryStore, type MemoryHistoryStore } from '../graph/history-memory.js';
 import { createGraphSchema } from '../graph/schema.js';
@@ -24,9 +25,10 @@ import { bearerDigest } from '../upstream/auth.js';
 import type { UpstreamUrls } from '../upstream/contract.js';
 import { undiciTransport } from '../upstream/undici-transport.js';
 import { createUpstreamHttp, type Transport, type TransportFactory, type TransportOptions, type UpstreamHttp } from '../upstream/http.js';
-import { createOperations } from '../upstream/operations.js';
-import { CallScope, combineObservers, type CallObserver } from '../upstream/scope.js';
-import { ByteCeiling, type ByteBudget } from '../upstream/bytes.js';
+import { createOperations, type Operations } from '../upstream/operations.js';
+import { createCallBudget } from '../upstream/budget.js';
+import { CallScope, combineObservers, type CallObserver, type ScopeLimits } from '../upstream/scope.js';
+import { ByteCeiling } from '../upstream/bytes.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { GatewaySettings, HttpServerSettings } from './config.js';
@@ -68,6 +70,8 @@ export type GatewayConfig = GatewaySettings &
     upstreamTransport?: TransportFactory;
     /** The notifications' delivery queue, in place of the gateway's own: set only by tests. */
     notifyQueue?: DeliveryQueue;
+    /** The delivery queue's retries, lock and stalled-job check, in place of the defaults: set only by tests. */
+    notifyQueueTiming?: NotifyQueueTiming;
   };
 
 export interface Gateway {
@@ -193,11 +197,24 @@ function orderHistory(config: GatewayConfig, redis: RedisConnection | undefined)
  * Notifications: off, the graph's notificationsOff and nothing loaded; on, server/notifications.ts
  * loaded now (with src/notify and the channels' libraries) and the service asked once it is.
  */
-function notifications(config: GatewayConfig, redis: RedisConnection | undefined) {
+function notifications(
+  config: GatewayConfig,
+  { redis, history, background }: { redis?: RedisConnection; history: OrderHistory; background: ReturnType<typeof notifyUpstream> },
+) {
   const settings = config.notify;
   if (!settings) return { service: notificationsOff, close: async () => undefined };
   const starting = import('./notifications.js').then(({ startNotifications }) =>
-    startNotifications({ settings, labels: config.codeLabels, redis, logger: config.logger, queue: config.notifyQueue }),
+    startNotifications({
+      settings,
+      labels: config.codeLabels,
+      redis,
+      redisUrl: config.redisUrl ?? undefined,
+      ...background,
+      observe: history.observe,
+      logger: config.logger,
+      queue: config.notifyQueue,
+      queueTiming: config.notifyQueueTiming,
+    }),
   );
   // A failure to start is each request's error (and logged here once), never an unhandled rejection.
   starting.catch((error: unknown) => config.logger?.error({ err: String(error) }, 'notifications could not start'));
@@ -282,21 +299,21 @@ function gatewayPlugins(
   ];
 }
 
-/** The live order streams: polled with the gateway's upstream client, shared over Redis when there is one. */
-function ordersHub(
-  config: GatewayConfig,
+/**
+ * A call made outside any request (a live poll, a credential check, a notification poll), with
+ * a byte budget of its own given back when it is done; a token the upstream refused has its
+ * caller's cached answers go too.
+ */
+function backgroundCalls(
   http: UpstreamHttp,
   policy: ScopeSettings,
-  callers: Callers,
-  { redis, responseCache, history }: Pick<ReturnType<typeof sharedState>, 'redis' | 'responseCache' | 'history'>,
-  pollObserver: CallObserver | undefined,
+  responseCache: ResponseCache | undefined,
+  observer: CallObserver | undefined,
 ) {
-  // A poll's call (or a credential check), with a byte budget of its own given back when it is
-  // done; a token the upstream refused has its caller's cached answers go too.
-  const polled = async <T>(token: string, call: (bytes: ByteBudget) => Promise<T>): Promise<T> => {
+  return async <T>(token: string, limits: ScopeLimits, call: (operations: Operations) => Promise<T>): Promise<T> => {
     const bytes = policy.bytes();
     try {
-      return await call(bytes);
+      return await call(createOperations(http, CallScope.forPoll(token, limits, bytes, observer)));
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') await responseCache?.forgetCaller(bearerDigest(token));
       throw error;
@@ -304,14 +321,22 @@ function ordersHub(
       bytes.release();
     }
   };
+}
+
+/** The live order streams: polled with the gateway's upstream client, shared over Redis when there is one. */
+function ordersHub(
+  config: GatewayConfig,
+  policy: ScopeSettings,
+  callers: Callers,
+  { redis, responseCache, history }: Pick<ReturnType<typeof sharedState>, 'redis' | 'responseCache' | 'history'>,
+  polled: ReturnType<typeof backgroundCalls>,
+) {
   return createOrdersHub({
     limits: config.live,
     requestLimits: policy,
     logger: config.logger,
-    fetchOrders: (token, limits) =>
-      polled(token, (bytes) => createOperations(http, CallScope.forPoll(token, limits, bytes, pollObserver)).orderDetails()),
-    checkToken: async (token, limits) =>
-      (await polled(token, (bytes) => createOperations(http, CallScope.forPoll(token, limits, bytes, pollObserver)).customerDetails())).id,
+    fetchOrders: (token, limits) => polled(token, limits, (operations) => operations.orderDetails()),
+    checkToken: async (token, limits) => (await polled(token, limits, (operations) => operations.customerDetails())).id,
     coordinator:
       redis &&
       redisPollCoordinator(redis, {
@@ -323,6 +348,25 @@ function ordersHub(
     onChanges: responseCache && ((_customerId, orderIds) => void responseCache.forgetOrders(orderIds)),
     observe: history.observe,
   });
+}
+
+/**
+ * The notification watcher's upstream calls, made as a live poll's are: each poll gets a
+ * request's budget (counted in the customer's allowance of calls in flight) and deadline.
+ */
+function notifyUpstream(policy: ScopeSettings, callers: Callers, polled: ReturnType<typeof backgroundCalls>) {
+  return {
+    newLimits: (customerId: string): ScopeLimits => ({
+      deadline: Date.now() + policy.deadlineMs,
+      budget: createCallBudget(policy.budget, callers.customerAllowance(customerId)),
+    }),
+    upstream: {
+      // The refresh token is its own bearer: the watcher has no live access token to send.
+      refreshTokens: (refreshToken: string, limits: ScopeLimits) =>
+        polled(refreshToken, limits, (operations) => operations.refreshTokens(refreshToken)),
+      orderDetails: (accessToken: string, limits: ScopeLimits) => polled(accessToken, limits, (operations) => operations.orderDetails()),
+    },
+  };
 }
 
 /** How each request is scoped (its deadline, budgets, caller and watchers), and the ceiling their bytes share. */
@@ -347,7 +391,8 @@ export function createGateway(config: GatewayConfig): Gateway {
   const callers = createCallers(config.callerLimits);
   const observeCalls = callObservers(metrics, config.tracing);
   const { policy, ceiling } = requestPolicy(config, callers, observeCalls);
-  const live = ordersHub(config, http, policy, callers, { redis, responseCache, history }, observeCalls());
+  const polled = backgroundCalls(http, policy, responseCache, observeCalls());
+  const live = ordersHub(config, policy, callers, { redis, responseCache, history }, polled);
   metrics?.observeSharedState({
     live: live.stats,
     heldBytes: () => ({ bytes: ceiling.held, shedding: ceiling.shedding() }),
@@ -356,7 +401,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   });
   const documents = createDocumentCache({ maxBytes: config.documentCacheBytes, trustedSources: new Set(registeredDocuments().values()) });
   const { codeLabels, requestDeadlineMs: deadlineMs } = config;
-  const notify = notifications(config, redis);
+  const notify = notifications(config, { redis, history, background: notifyUpstream(policy, callers, polled) });
   const { verified } = callers;
   const services: ContextServices = { http, loginThrottle, live, history, codeLabels, notifications: notify.service, deadlineMs, verified };
   let ready = true;

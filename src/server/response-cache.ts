@@ -349,6 +349,8 @@ export function createResponseCache({
     buildResponseCacheKey: cacheKey,
     // login and refreshTokens response token sets, nothing any query shows.
     invalidateViaMutation: false,
+    // Except the notification targets, which the caller's own mutations change: never kept.
+    ttlPerSchemaCoordinate: { 'Query.notifications': 0 },
     // A part the order's stage does not have yet is data (null, no error), so kept with the rest.
     shouldCacheResult: ({ result }) => !result.errors?.length,
   });

@@ -54,7 +54,9 @@ function notificationLines(notify: Config['notify'], moving: NonNullable<Simulat
     `Notifications (demo: keys made at start, lost on restart; the orders read every ${notify.pollIntervalMs / 1000} s): sign in ${where} as ${moving.username}, then`,
     '  Web Push: press Notify me and allow; close the page, move the order: the browser shows the message.',
     "  E-mail:   to the account's own address; with no SMTP_URL each mail is printed here.",
-    '  Webhook:  run `nc -lk 9000` in another terminal and add http://127.0.0.1:9000/hook: each signed POST shows there (the secret is shown once).',
+    notify.allowPrivateAddresses
+      ? '  Webhook:  run `nc -lk 9000` in another terminal and add http://127.0.0.1:9000/hook: each signed POST shows there (the secret is shown once).'
+      : '  Webhook:  add an https URL of a receiver of yours: each POST is signed with the secret shown once.',
     '  Send test on a target, or move the order (the curl above): a message within one read.',
   ];
 }

@@ -11,7 +11,7 @@ import type { DeliveryJob, DeliveryQueue } from '../../src/notify/contracts.js';
 import { loadConfig } from '../../src/server/config.js';
 import { HOSTS } from '../../src/upstream/contract.js';
 import { demoCustomer } from '../helpers/demo.js';
-import { callCounts, execute, startHarness, type Harness, type ResponseError } from '../helpers/harness.js';
+import { callCounts, execute, startHarness, type Harness, type ResponseError, type TestGatewayConfig } from '../helpers/harness.js';
 
 const KEYS = `k1:${randomBytes(32).toString('base64')}`;
 // Settings as in front of the real service (no demo): what a test sets is all there is.
@@ -27,10 +27,10 @@ function recordingQueue(): DeliveryQueue & { jobs: DeliveryJob[] } {
   return { jobs, add: async (job) => void jobs.push(job), close: async () => undefined };
 }
 
-async function setup(env: Record<string, string> = {}, { on = true } = {}) {
+async function setup(env: Record<string, string> = {}, { on = true, gateway = {} as TestGatewayConfig } = {}) {
   const notify = on ? loadConfig({ ...UPSTREAM, NOTIFY_TOKEN_KEYS: KEYS, NOTIFY_ALLOW_PRIVATE_ADDRESSES: 'on', ...env }).notify : null;
   const queue = recordingQueue();
-  const harness = await startHarness({ gateway: { notify, notifyQueue: queue } });
+  const harness = await startHarness({ gateway: { notify, notifyQueue: queue, ...gateway } });
   cleanups.push(() => harness.close());
   /** A GraphQL request as `token`'s caller: its data and errors. */
   // A request refused before it runs is a 400, which graphql-request throws: its errors all the same.
@@ -158,6 +158,14 @@ describe('adding a target', () => {
     const both = `mutation { a: addWebhookTarget(url: "${HOOK}") { secret } b: addWebhookTarget(url: "${HOOK}/2") { secret } }`;
     expect((await graphql(access, both)).errors).toEqual([]);
     expect((await graphql(access, LIST)).data.notifications.targets).toHaveLength(3);
+  });
+
+  it('with the response cache on, the list is never a kept answer: a target added shows at once', async () => {
+    const { graphql, signIn } = await setup({}, { gateway: { responseCacheTtlMs: 60_000 } });
+    const { access, refresh } = await signIn('production@demo.test');
+    expect((await graphql(access, LIST)).data.notifications.targets).toEqual([]);
+    expect((await graphql(access, ADD_WEBHOOK, { url: HOOK, refreshToken: refresh })).errors).toEqual([]);
+    expect((await graphql(access, LIST)).data.notifications.targets).toHaveLength(1);
   });
 
   it('without a bearer: UNAUTHENTICATED for the targets and every mutation', async () => {

@@ -104,6 +104,12 @@ describe('loadConfig', () => {
     expect(notify).toMatchObject({ demo: false, pollIntervalMs: 300_000, allowPrivateAddresses: false, vapid: null });
   });
 
+  it('the demo served in production (SIMULATOR=on) allows no private address unless told to', () => {
+    const production = { NODE_ENV: 'production', SIMULATOR: 'on', ALLOWED_HOSTS: 'demo.example.com' };
+    expect(loadConfig(production).notify).toMatchObject({ demo: true, allowPrivateAddresses: false });
+    expect(loadConfig({ ...production, NOTIFY_ALLOW_PRIVATE_ADDRESSES: 'on' }).notify!.allowPrivateAddresses).toBe(true);
+  });
+
   it('NOTIFY_TOKEN_KEYS that do not fit: one line that never repeats the value (a secret)', () => {
     const short = Buffer.alloc(16, 7).toString('base64');
     const good = Buffer.alloc(32, 7).toString('base64');

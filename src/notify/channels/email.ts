@@ -45,8 +45,9 @@ export function emailSender(settings: {
       if (!smtpUrl) printMail!(`E-mail to ${mail.to}\nSubject: ${mail.subject}\nMessage-ID: ${mail.messageId}\n\n${mail.text}`);
     } catch (error) {
       const { responseCode, code } = error as { responseCode?: number; code?: string };
-      // A 5xx answer (no such mailbox, refused) is for good; 4xx answers and connection failures are worth a retry.
-      const permanent = (typeof responseCode === 'number' && responseCode >= 500) || code === 'EENVELOPE';
+      // A 5xx answer (no such mailbox, refused) is for good; a 4xx (greylisting, a full mailbox) or a
+      // connection failure is worth a retry; a recipient refused is EENVELOPE with the server's code.
+      const permanent = typeof responseCode === 'number' && responseCode >= 500;
       throw new DeliveryError(
         `the mail server ${typeof responseCode === 'number' ? `answered ${responseCode}` : `failed (${code ?? 'no code'})`}`,
         permanent,

@@ -28,8 +28,8 @@ export const pushTopic = (key: string) => createHash('sha256').update(key).diges
 export function pushPayload({ title, body, url, key }: Message): string {
   const text = (shown: string) => JSON.stringify({ title, body: shown, url, key });
   let shown = body;
-  while (Buffer.byteLength(text(shown)) > PUSH_PAYLOAD_BYTES && shown.length > 0)
-    shown = `${shown.slice(0, Math.floor(shown.length * 0.9) - 1)}…`;
+  while (Buffer.byteLength(text(shown)) > PUSH_PAYLOAD_BYTES && shown !== '')
+    shown = shown.length > 2 ? `${shown.slice(0, Math.floor(shown.length * 0.9) - 1)}…` : '';
   return text(shown);
 }
 

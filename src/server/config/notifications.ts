@@ -78,7 +78,7 @@ export const notifyVariables = z.object({
   NOTIFY_ALLOW_PRIVATE_ADDRESSES: flag('NOTIFY_ALLOW_PRIVATE_ADDRESSES').optional().meta({
     description:
       'Lets webhook URLs and push endpoints be http, and loopback, private or link-local addresses. For tests and the demo: **never in production**, where it lets any customer make the gateway reach its own network.',
-    unset: '`off` (`on` with the embedded simulator)',
+    unset: '`off` (`on` with the embedded simulator, except in production)',
   }),
   NOTIFY_TRACKER_URL: z
     .string()
@@ -156,8 +156,15 @@ export function notifyProblems(values: NotifyValues): string[] {
  * The notification settings, or null when they are off. `simulated`: the embedded simulator
  * serves the upstream (npm start's demo), where they are on even without NOTIFY_TOKEN_KEYS (a
  * key made now), and the tracker's link is `demoTrackerUrl`, where npm start serves it.
+ * `production`: a demo served in production (SIMULATOR=on) still allows no private address,
+ * unless NOTIFY_ALLOW_PRIVATE_ADDRESSES says so: it may face the internet.
  */
-export function notifySettings(values: NotifyValues, simulated: boolean, demoTrackerUrl = '/tracker/'): NotifySettings | null {
+export function notifySettings(
+  values: NotifyValues,
+  simulated: boolean,
+  demoTrackerUrl = '/tracker/',
+  production = false,
+): NotifySettings | null {
   if (!values.NOTIFY_TOKEN_KEYS && !simulated) return null;
   const address = /<?([^\s<>]+@[^\s<>]+)>?$/.exec(values.NOTIFY_EMAIL_FROM)?.[1] ?? 'notifications@localhost';
   return {
@@ -171,7 +178,7 @@ export function notifySettings(values: NotifyValues, simulated: boolean, demoTra
     recordBytes: values.NOTIFY_RECORD_BYTES,
     queueJobs: values.NOTIFY_QUEUE_JOBS,
     webhookTimeoutMs: values.NOTIFY_WEBHOOK_TIMEOUT_MS,
-    allowPrivateAddresses: values.NOTIFY_ALLOW_PRIVATE_ADDRESSES ?? simulated,
+    allowPrivateAddresses: values.NOTIFY_ALLOW_PRIVATE_ADDRESSES ?? (simulated && !production),
     trackerUrl: values.NOTIFY_TRACKER_URL ?? (simulated ? demoTrackerUrl : '/tracker/'),
     vapid:
       values.VAPID_PUBLIC_KEY && values.VAPID_PRIVATE_KEY
