@@ -6,21 +6,25 @@
 // and removed, the webhook's secret shown once; "Notify me" with the permission granted through
 // the DevTools protocol (Browser.grantPermissions) up to PushManager.subscribe, which headless
 // Chromium offline cannot do (no push service): the page says so, and sends nothing; and with
-// PushManager.subscribe alone stood in for (answering as a push service would), the page's
-// subscription taken by the gateway (docs/tracker.md#notifications says what is real).
-import { createECDH, randomBytes } from 'node:crypto';
+// PushManager.subscribe alone stood in for (answering as with a push service on this machine),
+// the page's subscription taken by the gateway and its test message carried by the gateway's
+// sender, that push service and DevTools to the worker, which shows it (docs/tracker.md#notifications
+// says what is real).
+import { createECDH, randomBytes, type ECDH } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page, Worker } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
+import { decrypt } from 'http_ece';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERIC_NOTICE } from '../../examples/order-tracker/src/notification-message.js';
 import { PUSH_PROBLEMS, SERVICE_WORKER } from '../../examples/order-tracker/src/web-push.js';
 import type { Simulator } from '../../src/simulator/server.js';
 import { haveBrowser, launchChromium } from '../helpers/chromium.js';
 import { demoCustomer } from '../helpers/demo.js';
-import type { TestGateway } from '../helpers/harness.js';
+import { listen, type TestGateway } from '../helpers/harness.js';
 import { buildTrackerPage, startTrackerGateway } from '../helpers/tracker-page.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -73,23 +77,25 @@ async function openWithWorker(context: BrowserContext) {
   await expect.poll(() => page.evaluate(async () => (await navigator.serviceWorker.ready).active?.state)).toBe('activated');
   await expect.poll(() => registrations.find((r) => r.scopeURL === tracker() && !r.isDeleted)).toBeTruthy();
   const { registrationId } = registrations.find((r) => r.scopeURL === tracker() && !r.isDeleted)!;
-  /**
-   * Delivers `data` to the worker, and once more if `shows` is not true of the shown
-   * notifications within 5 s: DevTools' delivery lost about one message in ten here (the
-   * worker running and activated; 3 of some 30 deliveries over five runs, none twice in a row).
-   * Sent again, a message is what a push service's retry would bring: the same, with the same tag.
-   */
-  const push = async (data: string, shows: (notifications: Shown[]) => boolean) => {
-    const deliver = () => cdp.send('ServiceWorker.deliverPushMessage', { origin: gateway.origin, registrationId, data });
-    await deliver();
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline) {
-      if (shows(await shown(page))) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await deliver();
-  };
+  const push = (data: string, shows: (notifications: Shown[]) => boolean) => deliverPush(page, cdp, registrationId, data, shows);
   return { page, push };
+}
+
+/**
+ * Delivers `data` to the worker of `page`'s registration, and once more if `shows` is not true
+ * of the shown notifications within 5 s: DevTools' delivery lost about one message in ten here
+ * (the worker running and activated; 3 of some 30 deliveries over five runs, none twice in a
+ * row). Sent again, a message is what a push service's retry would bring: the same, same tag.
+ */
+async function deliverPush(page: Page, cdp: CDPSession, registrationId: string, data: string, shows: (notifications: Shown[]) => boolean) {
+  const deliver = () => cdp.send('ServiceWorker.deliverPushMessage', { origin: gateway.origin, registrationId, data });
+  await deliver();
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    if (shows(await shown(page))) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await deliver();
 }
 
 interface Shown {
@@ -249,6 +255,38 @@ const listed = (page: Page) =>
       ]),
     );
 
+/**
+ * A push service on this machine: takes what the gateway's Web Push sender posts, decrypts it
+ * with the browser's keys (RFC 8291, http_ece) as only the browser can, and hands the text to
+ * the browser through `forward` (DevTools' deliverPushMessage: what a push service's own
+ * connection to the browser does).
+ */
+async function localPushService(browserKey: ECDH, auth: string) {
+  const received: string[] = [];
+  let forward: ((plain: string) => Promise<unknown>) | null = null;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      try {
+        const plain = decrypt(Buffer.concat(chunks), { version: 'aes128gcm', privateKey: browserKey, authSecret: auth }).toString('utf8');
+        received.push(plain);
+        void forward?.(plain).catch(() => undefined);
+        response.writeHead(201).end();
+      } catch {
+        response.writeHead(400).end();
+      }
+    });
+  });
+  const origin = await listen(server);
+  return {
+    origin,
+    received,
+    forward: (to: (plain: string) => Promise<unknown>) => void (forward = to),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 const refreshCalls = () => simulator.requestLog.filter((entry) => entry.operation === 'refreshTokens').length;
 
 describe('the notifications panel against the gateway', { skip: !haveBrowser, timeout: 90_000 }, () => {
@@ -351,17 +389,19 @@ describe('the notifications panel against the gateway', { skip: !haveBrowser, ti
     }
   });
 
-  it("Notify me with a push service: the page's subscription is one the gateway takes, with the token handed over, listed as this browser", async () => {
+  it("Notify me with a push service on this machine: the gateway takes the page's subscription, and its test message is shown by the worker", async () => {
     const context = await notifyingContext();
+    // What a push service gives the browser: an endpoint (here on this machine), and the browser's own keys (a real P-256 pair, a 16-byte secret).
+    const browserKey = createECDH('prime256v1');
+    const auth = randomBytes(16).toString('base64url');
+    const service = await localPushService(browserKey, auth);
     try {
-      // What a push service would give the browser: keys of a real P-256 pair and a 16-byte secret, an endpoint on this machine.
-      const browserKey = createECDH('prime256v1');
       const subscription = {
-        endpoint: 'https://127.0.0.1:9/push/send/abc',
+        endpoint: `${service.origin}/push/send/abc`,
         expirationTime: null,
-        keys: { p256dh: browserKey.generateKeys().toString('base64url'), auth: randomBytes(16).toString('base64url') },
+        keys: { p256dh: browserKey.generateKeys().toString('base64url'), auth },
       };
-      // The one stand-in: PushManager.subscribe answers as the push service would, noting the key it was given.
+      // The one stand-in in the page: PushManager.subscribe answers as with a push service, noting the key it was given.
       await context.addInitScript((json) => {
         PushManager.prototype.subscribe = async function (options?: PushSubscriptionOptionsInit) {
           (window as unknown as { subscribedWith: number[] }).subscribedWith = [
@@ -371,13 +411,18 @@ describe('the notifications panel against the gateway', { skip: !haveBrowser, ti
         };
       }, subscription);
       const { page, panel } = await signedIn(context, 'production@demo.test');
+      const cdp = await context.newCDPSession(page);
+      const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
+      cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
+      await cdp.send('ServiceWorker.enable');
       const renewals = refreshCalls();
       await panel.getByRole('button', { name: 'Notify me' }).click();
       await expect
         .poll(() => panel.getByRole('status').last().innerText(), { timeout: 30_000 })
         .toBe('This browser will show a notification when your order moves.');
       expect(await panel.getByRole('alert').innerText()).toBe('');
-      await expect.poll(() => listed(page)).toEqual([['WEB_PUSH', 'active', 'Browser 127.0.0.1:9']]);
+      const host = new URL(service.origin).host;
+      await expect.poll(() => listed(page)).toEqual([['WEB_PUSH', 'active', `Browser ${host}`]]);
       expect(refreshCalls()).toBe(renewals + 1);
       // Subscribed with the gateway's VAPID key, as the panel read it.
       const { data } = await gateway
@@ -386,8 +431,19 @@ describe('the notifications panel against the gateway', { skip: !haveBrowser, ti
       expect(
         Buffer.from(await page.evaluate(() => (window as unknown as { subscribedWith: number[] }).subscribedWith)).toString('base64url'),
       ).toBe(data.notifications.webPushPublicKey);
+
+      // "Send test": the gateway's sender posts to the push service, which hands the message to the browser.
+      const { registrationId } = registrations.find((r) => r.scopeURL === tracker() && !r.isDeleted)!;
+      service.forward((plain) => deliverPush(page, cdp, registrationId, plain, (list) => list.length > 0));
+      await panel.getByRole('button', { name: `Send test to Browser: ${host}` }).click();
+      await expect.poll(() => shown(page), { timeout: 30_000 }).toHaveLength(1);
+      const [message] = service.received;
+      const sent = JSON.parse(message!) as { title: string; body: string; url: string; key: string };
+      expect(sent.key).toMatch(/^test_/);
+      expect(await shown(page)).toEqual([{ title: sent.title, body: sent.body, tag: sent.key, url: new URL(sent.url, tracker()).href }]);
     } finally {
       await context.close();
+      await service.close();
     }
   });
 

@@ -59,13 +59,17 @@ function base64UrlBytes(text: string): Uint8Array<ArrayBuffer> {
 
 const BASE64URL = /^[A-Za-z0-9_-]+=*$/;
 
-/** `PushSubscription.toJSON()` as the mutation takes it; null when it is not that shape (an https endpoint and both keys). */
+/**
+ * `PushSubscription.toJSON()` as the mutation takes it; null when it is not that shape (an
+ * endpoint URL and both keys). Which endpoints are allowed (https, public addresses) is the
+ * gateway's to say: it refuses the others in words.
+ */
 export function subscriptionInput(json: unknown): WebPushSubscriptionInput | null {
   if (json === null || typeof json !== 'object') return null;
   const { endpoint, keys } = json as { endpoint?: unknown; keys?: { p256dh?: unknown; auth?: unknown } | null };
   const p256dh = keys?.p256dh;
   const auth = keys?.auth;
-  if (typeof endpoint !== 'string' || !URL.canParse(endpoint) || new URL(endpoint).protocol !== 'https:') return null;
+  if (typeof endpoint !== 'string' || !URL.canParse(endpoint)) return null;
   if (typeof p256dh !== 'string' || typeof auth !== 'string' || !BASE64URL.test(p256dh) || !BASE64URL.test(auth)) return null;
   return { endpoint, p256dh, auth };
 }
