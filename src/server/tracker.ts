@@ -1,7 +1,8 @@
 // The order-tracker page (examples/order-tracker/, built by npm run build) served at /tracker/ on
-// the gateway's own origin: its files read once, precompressed, under a strict CSP, and
-// its settings (the endpoint, the demo logins GraphiQL offers too, the live poll interval, how
-// to send its documents).
+// the gateway's own origin: its files read once, precompressed, under a strict CSP (its
+// service worker, /tracker/sw.js, under its own, with its scope), and its settings (the
+// endpoint, the demo logins GraphiQL offers too, the live poll interval, how to send its
+// documents).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
