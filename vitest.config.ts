@@ -81,7 +81,7 @@ export default defineConfig({
   },
   test: {
     // The tracker page's own tests live beside it, typed by its compiler settings.
-    include: ['test/**/*.test.ts', 'examples/order-tracker/test/**/*.test.tsx'],
+    include: ['test/**/*.test.ts', 'examples/order-tracker/test/**/*.test.{ts,tsx}'],
     setupFiles: ['test/setup/no-secrets-in-logs.ts'],
     env: scratch ? { TMPDIR: scratch } : {},
     // Four files at a time on two cores: most files wait in part (on servers, child processes,

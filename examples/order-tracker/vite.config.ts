@@ -20,13 +20,14 @@ function gatewayOrigin(value = 'http://127.0.0.1:4000'): string {
 }
 
 /**
- * What the page asks of the gateway: its settings, and GraphQL (queries, @defer's multipart
+ * What the page asks of the gateway: its settings, its service worker as last built, and GraphQL (queries, @defer's multipart
  * answers, the live updates' event stream). The Host header is the gateway's own, as if the
  * page had asked it directly (ALLOWED_HOSTS).
  */
 function gatewayProxy(target: string): Record<string, ProxyOptions> {
   const options = { target, changeOrigin: true };
-  return { '/tracker/settings.json': options, '/graphql': options };
+  // The service worker too: the development server has no build of it, the gateway has (npm run build).
+  return { '/tracker/settings.json': options, '/tracker/sw.js': options, '/graphql': options };
 }
 
 export default defineConfig(({ command }) => ({
@@ -45,5 +46,12 @@ export default defineConfig(({ command }) => ({
     // No inline scripts or styles: the page's CSP allows only its own files.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
+    rolldownOptions: {
+      // The page, and its service worker (src/sw.ts) at a fixed address, /tracker/sw.js: a
+      // browser keeps the registration by that URL, so it cannot carry a hash; the gateway
+      // serves it uncached and with its scope (src/server/tracker.ts).
+      input: { index: fileURLToPath(new URL('index.html', import.meta.url)), sw: fileURLToPath(new URL('src/sw.ts', import.meta.url)) },
+      output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+    },
   },
 }));

@@ -51,6 +51,19 @@ export function createAuth(send: Send, { tokens: initialTokens = null, onTokens 
     return refreshing;
   }
 
+  /**
+   * Hands the refresh token over to someone else (the gateway's notifications): returns it,
+   * once any renewal under way has ended, and forgets it, so this client never renews with it
+   * again (the upstream's refresh tokens are single-use); null when it holds none. The access
+   * token is kept: once it expires, log in again.
+   */
+  async function releaseRefreshToken(): Promise<string | null> {
+    await refreshing?.catch(() => undefined);
+    const refreshToken = tokens?.refreshToken || null;
+    if (tokens) tokens = { ...tokens, refreshToken: '' };
+    return refreshToken;
+  }
+
   /** After a refusal of `usedToken`: whether there are newer tokens to try (renewing them if need be). */
   async function renewed(usedToken: string | null): Promise<boolean> {
     if (!tokens?.refreshToken) return false;
@@ -81,6 +94,7 @@ export function createAuth(send: Send, { tokens: initialTokens = null, onTokens 
       return tokenMutation(await send(LoginDocument, { username, password }, null), (data) => data.login, 'Login');
     },
     refresh,
+    releaseRefreshToken,
     renewed,
     request,
   };

@@ -44,6 +44,8 @@ export function createOperations(auth: Auth, stream: Stream) {
     },
     login: auth.login,
     refresh: auth.refresh,
+    /** The refresh token, handed over and forgotten: this client renews no more (its `tokens` show it empty); null without one. */
+    releaseRefreshToken: auth.releaseRefreshToken,
     /** The customer and every order in full: the whole order in one request. */
     wholeOrder: () => auth.request(WholeOrderDocument),
     /**

@@ -1,7 +1,8 @@
 // The order-tracker page (examples/order-tracker/, built by npm run build) served at /tracker/ on
-// the gateway's own origin: its files read once, precompressed, under a strict CSP, and
-// its settings (the endpoint, the demo logins GraphiQL offers too, the live poll interval, how
-// to send its documents).
+// the gateway's own origin: its files read once, precompressed, under a strict CSP (its
+// service worker, /tracker/sw.js, under its own, with its scope), and its settings (the
+// endpoint, the demo logins GraphiQL offers too, the live poll interval, how to send its
+// documents).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +30,15 @@ export function builtTrackerFolder(): string | null {
  */
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/**
+ * The service worker's policy (a worker's is its script's own): it loads nothing and asks the
+ * network nothing; it shows notifications and opens the page.
+ */
+const WORKER_CSP = "default-src 'none'";
+
+/** The service worker's file (examples/order-tracker/src/sw.ts), at a fixed address: browsers keep a registration by its URL. */
+const SERVICE_WORKER = 'sw.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -80,6 +90,10 @@ function readPage(folder: string | null, settings: unknown): Map<string, PageFil
     };
     files.set('', index);
   }
+  const worker = files.get(SERVICE_WORKER);
+  // Checked afresh on each visit (no-cache), so a new version takes over; its scope is the page's.
+  if (worker)
+    worker.headers = { 'cache-control': 'no-cache', 'service-worker-allowed': TRACKER_PATH, 'content-security-policy': WORKER_CSP };
   files.set(
     'settings.json',
     pageFile(new TextEncoder().encode(JSON.stringify(settings)), TYPES['.json']!, { 'cache-control': 'no-cache' }),

@@ -63,10 +63,35 @@ async function tracker(browser: Browser, { tracker, cards }: { tracker: string; 
   await page.close();
 }
 
+/**
+ * The tracker's notifications panel for the demo customer: e-mail and a webhook added, the
+ * webhook's secret shown once (a secret made for this picture, by a gateway gone after it).
+ */
+async function notifications(browser: Browser, { tracker }: { tracker: string }, file: string) {
+  const page: Page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(tracker, { waitUntil: 'load', timeout: SECONDS });
+  await page.getByRole('button', { name: 'Sign in' }).waitFor({ timeout: SECONDS });
+  const index = await page
+    .locator('select[name="demo"] option')
+    .evaluateAll((options, name) => options.findIndex((option) => option.textContent?.startsWith(`${name} `)), CUSTOMER);
+  await page.getByLabel('Demo customer').selectOption(String(index));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const panel = page.getByRole('region', { name: 'Notifications' });
+  await panel.getByRole('button', { name: 'E-mail me' }).click({ timeout: SECONDS });
+  await panel.locator('li.target').first().waitFor({ timeout: SECONDS });
+  await panel.getByLabel('Webhook URL (for home automation)').fill('http://127.0.0.1:8123/api/webhook/order', { timeout: SECONDS });
+  await panel.getByRole('button', { name: 'Add webhook' }).click({ timeout: SECONDS });
+  await panel.locator('li.target').nth(1).waitFor({ timeout: SECONDS });
+  await panel.getByRole('region', { name: /The signing secret of/ }).waitFor({ timeout: SECONDS });
+  await panel.screenshot({ path: file });
+  await page.close();
+}
+
 /** Every image the docs show, and how each is taken. */
 export const DOC_IMAGES: readonly Image[] = [
   { path: 'docs/images/graphiql-whole-order.png', take: graphiql },
   { path: 'docs/images/tracker-whole-order.png', take: tracker },
+  { path: 'docs/images/tracker-notifications.png', take: notifications },
 ];
 
 async function main() {

@@ -11,6 +11,7 @@ import { SHOWN_ELSEWHERE } from '../../examples/order-tracker/src/query.js';
 import { SELECTED_PARTS } from '../../examples/order-tracker/test/schema-order.js';
 import { AVAILABLE_FROM } from '../../src/graph/order-fields.js';
 import { createOrderClient } from '../../src/client/index.js';
+import { notifySettings, notifyVariables } from '../../src/server/config/notifications.js';
 import { offeredDemoLogins, startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { startGateway, type TestGateway } from './harness.js';
 import { ROOT } from './process.js';
@@ -74,7 +75,8 @@ export function trackerCards(order: TrackerOrder): string[] {
  * The simulator, its demo's order moved only when a test posts to its advance URL (an hour is
  * never reached), and a gateway in front of it serving the tracker page from `trackerFolder`
  * (null: not built, its settings served all the same), offering the demo logins as npm start
- * does, polling every 300 ms.
+ * does, polling every 300 ms, with notifications on as npm start's demo has them (a key and
+ * VAPID keys made at start, e-mail printed, private addresses allowed).
  */
 export async function startTrackerGateway(trackerFolder: string | null): Promise<{ simulator: Simulator; gateway: TestGateway }> {
   const simulator = await startSimulator({ advanceEveryMs: 3_600_000 });
@@ -84,6 +86,7 @@ export async function startTrackerGateway(trackerFolder: string | null): Promise
     tracker: true,
     trackerFolder,
     live: { pollIntervalMs: 300 },
+    notify: notifySettings(notifyVariables.parse({}), true),
   });
   return { simulator, gateway };
 }

@@ -112,6 +112,33 @@ describe('createOrderClient', () => {
     expect(refreshCalls()).toHaveLength(1);
     await expect(client.refresh()).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
+
+  it('a refresh token handed over (releaseRefreshToken) is the live one, and the client never renews with it again', async () => {
+    const { username, password, userId } = customer('early@demo.test');
+    const client = createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch });
+    const login = await client.login(username, password);
+    // Renewed once since the login: the token handed over is the renewed one, not the login's spent one.
+    const renewed = await client.refresh();
+    const released = await client.releaseRefreshToken();
+    expect(released).toBe(renewed.refreshToken);
+    expect(released).not.toBe(login.refreshToken);
+    expect(await client.releaseRefreshToken()).toBeNull();
+    // A client whose access token has expired, holding a live refresh token: once handed over, it is not used.
+    const expired = await harness.simulator.issueAccessToken(userId, { expiresInSeconds: -60 });
+    const live = await createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch }).login(username, password);
+    const refused = createOrderClient({ endpoint: harness.endpoint, fetch: harness.fetch, tokens: { ...live, accessToken: expired } });
+    expect(await refused.releaseRefreshToken()).toBe(live.refreshToken);
+    harness.simulator.clearLog();
+    expect((await refused.orderSummary()).errors[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(refreshCalls()).toEqual([]);
+    // Whoever it was handed to renews with it, once.
+    const taker = createOrderClient({
+      endpoint: harness.endpoint,
+      fetch: harness.fetch,
+      tokens: { ...login, accessToken: expired, refreshToken: released! },
+    });
+    expect((await taker.refresh()).refreshToken).not.toBe(released);
+  });
 });
 
 describe('watchOrders when the gateway keeps ending its streams', () => {

@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrderClient } from '../../src/client/index.js';
-import { TrackerOrderDocument, type TrackerOrderQuery } from '../../examples/order-tracker/src/gql/graphql.js';
+import {
+  TrackerNotificationsDocument,
+  TrackerOrderDocument,
+  type TrackerOrderQuery,
+} from '../../examples/order-tracker/src/gql/graphql.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { startGateway } from '../helpers/harness.js';
 import { gatedField } from '../helpers/tracker-page.js';
@@ -13,6 +17,7 @@ import { SELECTED_PARTS } from '../../examples/order-tracker/test/schema-order.j
 
 const HTML = '<!doctype html><title>tracker</title><script type="module" src="/tracker/assets/index-abc123.js"></script>';
 const SCRIPT = 'console.log("tracker");'.repeat(50);
+const WORKER = 'self.addEventListener("push", () => undefined);';
 
 let folder: string;
 let simulator: Simulator;
@@ -25,6 +30,7 @@ beforeAll(async () => {
   mkdirSync(join(folder, 'assets'));
   writeFileSync(join(folder, 'index.html'), HTML);
   writeFileSync(join(folder, 'assets', 'index-abc123.js'), SCRIPT);
+  writeFileSync(join(folder, 'sw.js'), WORKER);
   simulator = await startSimulator();
   const demoLogins = [{ username: 'ready@demo.test', password: 'demo-password-4', description: 'everything available' }];
   on = await startGateway({
@@ -75,6 +81,18 @@ describe('the tracker page on the gateway', () => {
     expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });
 
+  it('serves its service worker at /tracker/sw.js, never cached, its scope /tracker/, under a policy of its own that allows nothing', async () => {
+    const worker = await fetch(`${on.origin}/tracker/sw.js`);
+    expect(worker.status).toBe(200);
+    expect(await worker.text()).toBe(WORKER);
+    expect(worker.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    // A browser checks a new version of the worker on each visit: a kept copy would hold an old one for good.
+    expect(worker.headers.get('cache-control')).toBe('no-cache');
+    expect(worker.headers.get('service-worker-allowed')).toBe('/tracker/');
+    // A worker's policy is its script's: it loads nothing and asks nothing of the network.
+    expect(worker.headers.get('content-security-policy')).toBe("default-src 'none'");
+  });
+
   it('tells the page its endpoint, the demo logins, the poll interval and how to send its documents', async () => {
     expect(await (await fetch(`${on.origin}/tracker/settings.json`)).json()).toEqual({
       endpoint: '/graphql',
@@ -112,6 +130,9 @@ describe('with TRUSTED_DOCUMENTS=only', () => {
       for await (const result of client.deferred(TrackerOrderDocument)) results.push(result);
       expect(results.at(-1)!.errors).toEqual([]);
       expect(results.at(-1)!.data!.me!.orders![0]!.vehicle?.vin).toHaveLength(17);
+      // The notifications panel's documents too (this gateway has them off: the panel says so).
+      const notifications = await client.request(TrackerNotificationsDocument);
+      expect([notifications.errors, notifications.data?.notifications.enabled]).toEqual([[], false]);
       // Sent as text, the same document is refused.
       const asText = createOrderClient({ endpoint: only.endpoint, tokens: client.tokens });
       const refused = [];

@@ -2,6 +2,7 @@
 import { useMemo, useState } from 'react';
 import { createOrderClient, OrderClientError, type OrderClient } from '@order-graph/client';
 import { changeLines, dateTime } from './format';
+import { Notifications } from './notifications';
 import { OrderParts, Progress, Timeline } from './order-card';
 import type { TrackerSettings } from './settings';
 import { SignIn } from './sign-in';
@@ -53,6 +54,7 @@ function Tracker({ client, settings, onSignOut }: { client: OrderClient; setting
           <Timeline order={order} complete={view.complete} />
         </article>
       ))}
+      {view.me ? <Notifications client={client} /> : null}
     </>
   );
 }
