@@ -52,8 +52,8 @@ const COPIED = [
 /**
  * dist/package.json: what a production install and the gateway read of package.json, and no
  * more (no workspaces, dev dependencies or development scripts). The overrides pin versions
- * the lockfile was made with; allowScripts, of the packages a production install has (none
- * today), says which install scripts run; `npm start` there is the launcher. The gateway
+ * the lockfile was made with; allowScripts, of the packages a production install has (one:
+ * msgpackr-extract, denied), says which install scripts run; `npm start` there is the launcher. The gateway
  * reads the engines at start-up (src/server/main.ts).
  */
 function productionManifest() {
