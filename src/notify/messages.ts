@@ -150,12 +150,13 @@ export function messageForDisabled(
 
 /**
  * To every target when the gateway can no longer poll for the customer (the renewal was
- * refused, or the orders no longer fit): its key is the customer's and the time it ended.
+ * refused, or the orders no longer fit): its key is the customer's and the session's.
  */
-export function messageForEnded(context: MessageContext, customerId: string, occurredAt: string): Message {
+export function messageForEnded(context: MessageContext, customerId: string, session: string, occurredAt: string): Message {
   return {
     kind: 'ended',
-    key: `end_${digest(customerId, occurredAt)}`,
+    // The session that ended (its kept refresh token, sealed), not the time: queued again after a failure, it is the same job.
+    key: `end_${digest(customerId, session)}`,
     title: 'Notifications stopped',
     body: 'Notifications stopped: sign in again and turn them on.',
     url: context.trackerUrl,

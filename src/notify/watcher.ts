@@ -14,7 +14,7 @@ import { StoreLimitError, type CustomerRecord, type DeliveryQueue, type Message,
 import { activeTargets } from './delivery.js';
 import { messageForChange, messageForEnded, type MessageContext } from './messages.js';
 import { countMessage } from './record.js';
-import type { Vault } from './vault.js';
+import { VaultError, type Vault } from './vault.js';
 
 /** The longest wait between a customer's polls after repeated failures. */
 const MAX_BACKOFF_MS = 60 * 60_000;
@@ -104,7 +104,7 @@ async function currentOrders(polling: Polling, record: CustomerRecord, limits: S
 
 /** The renewal was refused (or the orders no longer fit in a record): one `ended` notice to each active target (carrying its address), then the record goes. */
 async function endNotifications({ store, queue, messages, logger }: Polling, record: CustomerRecord): Promise<void> {
-  const notice = messageForEnded(messages, record.customerId, new Date().toISOString());
+  const notice = messageForEnded(messages, record.customerId, record.refreshToken, new Date().toISOString());
   for (const target of activeTargets(record))
     await queue.add({ customerId: record.customerId, targetId: target.id, message: notice, sealed: target.sealed });
   // Unless the customer handed over another refresh token meanwhile.
@@ -213,8 +213,9 @@ export function createWatcher(options: WatcherOptions) {
       await pollCustomer(polling, record);
       failures.delete(customerId);
     } catch (error) {
-      // The customer's session is over, or its orders no longer fit in its record: either way no poll can go on.
-      if (error instanceof RenewalRefused || (error instanceof StoreLimitError && error.limit === 'bytes'))
+      // The customer's session is over, its tokens no longer open (their key left NOTIFY_TOKEN_KEYS),
+      // or its orders no longer fit in its record: no poll can go on.
+      if (error instanceof RenewalRefused || error instanceof VaultError || (error instanceof StoreLimitError && error.limit === 'bytes'))
         return await endNotifications(polling, record);
       const count = (failing?.count ?? 0) + 1;
       const backoffMs = Math.min(pollIntervalMs * 2 ** count, MAX_BACKOFF_MS);

@@ -270,7 +270,7 @@ describe('e-mail', () => {
     const send = senders({ smtpUrl: smtp.url }).EMAIL;
     await send({ channel: 'EMAIL', email: 'customer@example.net' }, change);
     await send({ channel: 'EMAIL', email: 'customer@example.net' }, change);
-    const ended = messageForEnded(context, 'cust-1', '2026-11-28T15:00:00.000Z');
+    const ended = messageForEnded(context, 'cust-1', 'v1.k1.session', '2026-11-28T15:00:00.000Z');
     await send({ channel: 'EMAIL', email: 'customer@example.net' }, ended);
     expect(smtp.mails.map((mail) => mail.headers['message-id'])).toEqual([
       `<${change.key}@orders.example.com>`,
@@ -357,7 +357,10 @@ describe('webhook', () => {
     const send = senders({}).WEBHOOK;
     const test = messageForTest(context, '2026-11-28T14:00:00.000Z');
     await send({ channel: 'WEBHOOK', url: `${hook.origin}/h`, secret }, test);
-    await send({ channel: 'WEBHOOK', url: `${hook.origin}/h`, secret }, messageForEnded(context, 'cust-1', '2026-11-28T15:00:00.000Z'));
+    await send(
+      { channel: 'WEBHOOK', url: `${hook.origin}/h`, secret },
+      messageForEnded(context, 'cust-1', 'v1.k1.session', '2026-11-28T15:00:00.000Z'),
+    );
     const bodies = hook.received.map(({ body, headers }) => new Webhook(secret).verify(body, headers as Record<string, string>));
     expect(bodies).toMatchObject([
       { type: 'notification.test', data: { orderId: null, changes: null, title: 'Test notification' } },

@@ -347,6 +347,25 @@ describe.skipIf(!haveRedis)('notifications across replicas (Redis)', () => {
     }
   });
 
+  it('a key taken out of NOTIFY_TOKEN_KEYS: the records it sealed end (nothing polled, nothing sent: their addresses do not open either)', async () => {
+    const first = await gateway({ redisUrl: redis.url, notify: settings() }, simulator, { cleanup: false });
+    const { accessToken, refreshToken } = await signIn(first, MOVING_CUSTOMER);
+    await addWebhook(first, accessToken, '/home', refreshToken);
+    await polls(2);
+    await first.close();
+    const calls = orderPolls(simulator);
+    await gateway({
+      redisUrl: redis.url,
+      notify: settings({ tokenKeys: notifySettings(`k2:${randomBytes(32).toString('base64')}`, POLL_MS).tokenKeys }),
+    });
+    const client = new Redis(redis.url);
+    cleanups.push(() => client.disconnect());
+    await until(async () => (await client.keys('*notify:record:*')).length === 0);
+    await new Promise((resolve) => setTimeout(resolve, 2 * POLL_MS));
+    expect(orderPolls(simulator)).toBe(calls);
+    expect(receiver.at('/home')).toEqual([]);
+  });
+
   it('a failing target over BullMQ: retried with backoff, then disabled, and the customer told on the other target', () =>
     failingTarget({ redisUrl: redis.url }));
 

@@ -150,11 +150,12 @@ describe('the other messages', () => {
     expect(messageForDisabled(context, { ...target, failingSince: at }, at).key).not.toBe(message.key);
   });
 
-  it('ended: tells the customer to sign in again', () => {
-    const message = messageForEnded(context, 'cust-1', at);
+  it('ended: tells the customer to sign in again; its key is the customer’s and the session’s, whenever it is queued', () => {
+    const message = messageForEnded(context, 'cust-1', 'v1.k1.session-a', at);
     expect(message).toMatchObject({ kind: 'ended', body: 'Notifications stopped: sign in again and turn them on.' });
     expect(message.key).toMatch(/^end_/);
-    expect(messageForEnded(context, 'cust-1', at).key).toBe(message.key);
-    expect(messageForEnded(context, 'cust-2', at).key).not.toBe(message.key);
+    expect(messageForEnded(context, 'cust-1', 'v1.k1.session-a', '2026-11-28T16:00:00.000Z').key).toBe(message.key);
+    expect(messageForEnded(context, 'cust-1', 'v1.k1.session-b', at).key).not.toBe(message.key);
+    expect(messageForEnded(context, 'cust-2', 'v1.k1.session-a', at).key).not.toBe(message.key);
   });
 });
