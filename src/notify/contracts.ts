@@ -97,10 +97,20 @@ export interface DeliveryQueue {
   close(): Promise<void>;
 }
 
-/** A store refuses to keep a record: `customers` (a new customer past NOTIFY_CUSTOMERS) or `bytes` (a record past NOTIFY_RECORD_BYTES). */
+/**
+ * A store refuses to keep a record: `customers` (a new customer past NOTIFY_CUSTOMERS), `bytes`
+ * (a record past NOTIFY_RECORD_BYTES) or `total` (the records together past NOTIFY_BYTES: a
+ * record may not grow, nor a new one come, until others shrink or go).
+ */
 export class StoreLimitError extends Error {
-  constructor(readonly limit: 'customers' | 'bytes') {
-    super(limit === 'customers' ? 'notification records: NOTIFY_CUSTOMERS reached' : 'notification record: past NOTIFY_RECORD_BYTES');
+  constructor(readonly limit: 'customers' | 'bytes' | 'total') {
+    super(
+      limit === 'customers'
+        ? 'notification records: NOTIFY_CUSTOMERS reached'
+        : limit === 'bytes'
+          ? 'notification record: past NOTIFY_RECORD_BYTES'
+          : 'notification records: NOTIFY_BYTES reached',
+    );
     this.name = 'StoreLimitError';
   }
 }
@@ -111,6 +121,8 @@ export interface StoreBounds {
   customers: number;
   /** NOTIFY_RECORD_BYTES: one record's JSON at most; a larger one is refused (StoreLimitError 'bytes'). */
   recordBytes: number;
+  /** NOTIFY_BYTES: every record's JSON together at most; a write that would grow them past it is refused (StoreLimitError 'total'). */
+  totalBytes: number;
 }
 
 /** One key of NOTIFY_TOKEN_KEYS: its id (written into each sealed value) and its 32 bytes. */
@@ -133,6 +145,8 @@ export interface NotifySettings {
   customers: number;
   /** One record's JSON at most, in bytes. */
   recordBytes: number;
+  /** Every record's JSON together at most, in bytes. */
+  totalBytes: number;
   /** Jobs waiting in the in-process queue at most. */
   queueJobs: number;
   webhookTimeoutMs: number;

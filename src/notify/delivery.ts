@@ -26,6 +26,18 @@ export const DELIVERY_ATTEMPTS = 10;
 export const DELIVERY_BACKOFF_MS = 10_000;
 /** How long a finished job's id is kept: the same key queued again within it is the same job, not another message. */
 export const DELIVERY_KEPT_MS = 24 * 60 * 60_000;
+/**
+ * Finished jobs kept in Redis, delivered and given up each, within DELIVERY_KEPT_MS: BullMQ keeps
+ * a finished job whole, so their count is what bounds their memory. A key found again past them
+ * (two replicas finding one change, a few seconds apart, is what they are for) is sent once more.
+ */
+export const DELIVERY_FINISHED_KEPT = 1_000;
+/**
+ * The most one job takes in Redis: measured with MEMORY USAGE for a message of 12 changes of 120
+ * characters carrying a sealed target (10.5 KB; a stage change is about 2.5 KB). The shipped
+ * Redis's maxmemory counts it for NOTIFY_QUEUE_JOBS waiting and the finished ones kept.
+ */
+export const DELIVERY_JOB_REDIS_BYTES = 11 * 1024;
 
 export interface DeliveryRetries {
   attempts: number;

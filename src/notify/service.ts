@@ -174,6 +174,8 @@ function admit(parts: Parts, record: CustomerRecord | null, address: TargetAddre
 const customersFull = () =>
   new RateLimitedError('This gateway sends notifications to as many customers as it may (NOTIFY_CUSTOMERS): try again later.');
 const recordFull = () => new RateLimitedError('Your notification record is as large as it may be: remove a target first.');
+const storeFull = () => new RateLimitedError('This gateway keeps as many notification records as it may (NOTIFY_BYTES): try again later.');
+const LIMIT_ERRORS = { customers: customersFull, bytes: recordFull, total: storeFull } as const;
 
 type Tokens = Awaited<ReturnType<NotificationCaller['renew']>>;
 
@@ -238,7 +240,7 @@ async function add(parts: Parts, caller: NotificationCaller, wanted: NewNotifica
       return record;
     });
   } catch (error) {
-    if (error instanceof StoreLimitError) throw error.limit === 'customers' ? customersFull() : recordFull();
+    if (error instanceof StoreLimitError) throw LIMIT_ERRORS[error.limit]();
     throw error;
   }
   parts.logger?.info({ channel: made.address.channel, tokenHandedOver: tokens !== null }, 'notification target added');

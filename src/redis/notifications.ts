@@ -3,8 +3,9 @@
 // customers who have one. Writes are compare-and-set: the record is read with a token (the
 // SHA-1 of its text, computed by Redis), changed here, and a Lua script writes it only if the
 // key still has that token, else it is read again and the change tried again. The same script
-// keeps the set and its bound (NOTIFY_CUSTOMERS): a new customer past it is refused there, so
-// two replicas adding at once cannot both pass it. Nothing expires: a record goes with its last
+// keeps the set and its bound (NOTIFY_CUSTOMERS), and each record's size with their sum
+// (NOTIFY_BYTES): a new customer or a growing record past them is refused there, so two
+// replicas writing at once cannot both pass them. Nothing expires: a record goes with its last
 // target, or when the watcher ends it.
 import type { Logger } from 'pino';
 import { StoreLimitError, type CustomerRecord, type NotificationStore, type StoreBounds } from '../notify/contracts.js';
@@ -14,6 +15,8 @@ import { KEY_PREFIX, type RedisConnection } from './connection.js';
 
 export const NOTIFY_RECORDS = `${KEY_PREFIX}notify:record:`;
 export const NOTIFY_CUSTOMERS = `${KEY_PREFIX}notify:customers`;
+const NOTIFY_SIZES = `${KEY_PREFIX}notify:sizes`;
+const NOTIFY_BYTES = `${KEY_PREFIX}notify:bytes`;
 
 // The key's token: its text's SHA-1 when it is a record-sized string, else what it is (none,
 // of another type, too large: read as no record, and overwritten by the next write).
@@ -32,21 +35,28 @@ end`;
 const READ = `${TOKEN}
 return token(KEYS[1], tonumber(ARGV[1]))`;
 
-// KEYS[1] the record, KEYS[2] the customers. ARGV: the bound, the token read, the new text
-// ('' deletes), the customer id, the most customers. 1: written; 0: the key changed since;
-// -1: a new customer past the most.
+// KEYS[1] the record, KEYS[2] the customers, KEYS[3] each record's bytes by customer, KEYS[4]
+// their sum. ARGV: the bound, the token read, the new text ('' deletes), the customer id, the
+// most customers, the most bytes together. 1: written; 0: the key changed since; -1: a new
+// customer past the most; -2: the records together would grow past the most.
 const WRITE = `${TOKEN}
 if token(KEYS[1], tonumber(ARGV[1]))[1] ~= ARGV[2] then return 0 end
+local before = tonumber(redis.call('HGET', KEYS[3], ARGV[4]) or '0') or 0
+local total = math.max(0, tonumber(redis.call('GET', KEYS[4]) or '0') or 0)
 if ARGV[3] == '' then
   redis.call('DEL', KEYS[1])
   redis.call('SREM', KEYS[2], ARGV[4])
+  redis.call('HDEL', KEYS[3], ARGV[4])
+  redis.call('SET', KEYS[4], math.max(0, total - before))
   return 1
 end
-if redis.call('SISMEMBER', KEYS[2], ARGV[4]) == 0 then
-  if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[5]) then return -1 end
-  redis.call('SADD', KEYS[2], ARGV[4])
-end
+if redis.call('SISMEMBER', KEYS[2], ARGV[4]) == 0 and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[5]) then return -1 end
+local bytes = #ARGV[3]
+if bytes > before and total - before + bytes > tonumber(ARGV[6]) then return -2 end
+redis.call('SADD', KEYS[2], ARGV[4])
 redis.call('SET', KEYS[1], ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[4], bytes)
+redis.call('SET', KEYS[4], total - before + bytes)
 return 1`;
 
 /** How many times a change is tried against other replicas changing the same record, and the most it waits before trying again. */
@@ -97,12 +107,13 @@ export function redisNotificationStore(redis: RedisConnection, bounds: StoreBoun
         if (next !== null && next.customerId !== customerId) throw new Error("a record's customer id is its key's");
         const text = next === null ? '' : encodeRecord(next);
         if (recordBytes(text) > bounds.recordBytes) throw new StoreLimitError('bytes');
-        const args = [bound, current.token, text, customerId, String(bounds.customers)];
+        const args = [bound, current.token, text, customerId, String(bounds.customers), String(bounds.totalBytes)];
         const written = await run(
           'notification record write',
-          (c) => c.eval(WRITE, 2, key(customerId), NOTIFY_CUSTOMERS, ...args) as Promise<number>,
+          (c) => c.eval(WRITE, 4, key(customerId), NOTIFY_CUSTOMERS, NOTIFY_SIZES, NOTIFY_BYTES, ...args) as Promise<number>,
         );
         if (written === -1) throw new StoreLimitError('customers');
+        if (written === -2) throw new StoreLimitError('total');
         if (written === 1) return next;
       }
       logger?.warn({ attempts: ATTEMPTS }, 'a notification record changed under every attempt to write it: the change was not made');

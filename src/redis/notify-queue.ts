@@ -7,7 +7,15 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { DeliveryError, type DeliveryJob, type DeliveryQueue } from '../notify/contracts.js';
-import { DELIVERY_KEPT_MS, DELIVERY_RETRIES, deliveryJobShape, jobId, queueFullError, type DeliveryRetries } from '../notify/delivery.js';
+import {
+  DELIVERY_FINISHED_KEPT,
+  DELIVERY_KEPT_MS,
+  DELIVERY_RETRIES,
+  deliveryJobShape,
+  jobId,
+  queueFullError,
+  type DeliveryRetries,
+} from '../notify/delivery.js';
 import { KEY_PREFIX, warnOncePerKind } from './connection.js';
 
 const QUEUE = 'deliveries';
@@ -70,7 +78,7 @@ export function redisDeliveryQueue({
     warn(`notify queue ${what}`, { err: error.message }, `the notification queue's ${what} failed`);
   producer.on('error', reported('connection'));
   consumer.on('error', reported('connection'));
-  const keep = { age: DELIVERY_KEPT_MS / 1000, count: maxJobs };
+  const keep = { age: DELIVERY_KEPT_MS / 1000, count: DELIVERY_FINISHED_KEPT };
   const queue = new Queue<DeliveryJob>(QUEUE, {
     connection: producer,
     prefix,

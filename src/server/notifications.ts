@@ -76,7 +76,7 @@ async function deliveryQueue(options: NotificationsOptions, settings: NotifySett
 export async function startNotifications(options: NotificationsOptions): Promise<RunningNotifications> {
   const settings = await withDemoKeys(options.settings);
   const { redis, logger } = options;
-  const bounds = { customers: settings.customers, recordBytes: settings.recordBytes };
+  const bounds = { customers: settings.customers, recordBytes: settings.recordBytes, totalBytes: settings.totalBytes };
   const store = redis ? redisNotificationStore(redis, bounds, logger) : memoryNotificationStore(bounds);
   const vault = createVault(settings.tokenKeys);
   const messages = { labels: options.labels, trackerUrl: settings.trackerUrl };

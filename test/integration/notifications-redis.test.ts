@@ -8,7 +8,7 @@ import webPush from 'web-push';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LoginDocument } from '../../src/client/__generated__/graphql.js';
 import { StoreLimitError, type CustomerRecord, type DeliveryQueue } from '../../src/notify/contracts.js';
-import { decodeRecord } from '../../src/notify/record.js';
+import { decodeRecord, encodeRecord, recordBytes } from '../../src/notify/record.js';
 import { createVault, openAddress } from '../../src/notify/vault.js';
 import { connectRedis, type RedisConnection } from '../../src/redis/connection.js';
 import { NOTIFY_CUSTOMERS, NOTIFY_RECORDS, redisNotificationStore } from '../../src/redis/notifications.js';
@@ -251,7 +251,7 @@ describe.skipIf(!haveRedis)('notification records in Redis', () => {
   });
 
   it('compare-and-set: 40 changes of one record from two connections at once, none lost', async () => {
-    const bounds = { customers: 10, recordBytes: 256 * 1024 };
+    const bounds = { customers: 10, recordBytes: 256 * 1024, totalBytes: 32 * 1024 * 1024 };
     const [one, two] = [redisNotificationStore(await connection(), bounds), redisNotificationStore(await connection(), bounds)];
     await one.update('c1', () => record('c1'));
     await Promise.all(
@@ -262,8 +262,29 @@ describe.skipIf(!haveRedis)('notification records in Redis', () => {
     expect((await one.get('c1'))!.sentAt.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, at) => at));
   });
 
+  it('NOTIFY_BYTES held by the script: records from two connections at once never pass it together; one gone makes room', async () => {
+    const one = recordBytes(encodeRecord(record('c0')));
+    // Room for three records and 10 bytes more.
+    const bounds = { customers: 100, recordBytes: 16 * 1024, totalBytes: 3 * one + 10 };
+    const [a, b] = [redisNotificationStore(await connection(), bounds), redisNotificationStore(await connection(), bounds)];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, at) => (at % 2 ? a : b).update(`c${at}`, () => record(`c${at}`))),
+    );
+    expect(outcomes.filter(({ status }) => status === 'fulfilled')).toHaveLength(3);
+    const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+    expect(refused.map((error) => [error instanceof StoreLimitError, error.limit])).toEqual(Array(7).fill([true, 'total']));
+    const kept = await a.customers();
+    // A kept record may not grow past it either, and stays as it was.
+    const grown = Array.from({ length: 20 }, (_, at) => at);
+    await expect(a.update(kept[0]!, (current) => ({ ...current!, sentAt: grown }))).rejects.toMatchObject({ limit: 'total' });
+    expect((await a.get(kept[0]!))!.sentAt).toEqual([]);
+    await b.update(kept[1]!, () => null);
+    await a.update(kept[0]!, (current) => ({ ...current!, sentAt: grown }));
+    expect((await b.get(kept[0]!))!.sentAt).toEqual(grown);
+  });
+
   it('NOTIFY_CUSTOMERS held by the script: 10 new customers at once from two connections with room for 3, exactly 3 kept', async () => {
-    const bounds = { customers: 3, recordBytes: 1024 };
+    const bounds = { customers: 3, recordBytes: 1024, totalBytes: 1024 * 1024 };
     const [one, two] = [redisNotificationStore(await connection(), bounds), redisNotificationStore(await connection(), bounds)];
     const outcomes = await Promise.allSettled(
       Array.from({ length: 10 }, (_, at) => (at % 2 ? one : two).update(`c${at}`, () => record(`c${at}`))),

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { checkManifests, MANIFESTS, readManifests, schemaProblems, type KubernetesObject } from '../../deploy/check.js';
+import { DELIVERY_FINISHED_KEPT, DELIVERY_JOB_REDIS_BYTES } from '../../src/notify/delivery.js';
 import { CONFIG_VARIABLES, envSchema, loadConfig } from '../../src/server/config.js';
 import { HEALTH_PATH, READY_PATH } from '../../src/server/health.js';
 import { TRACKER_PATH } from '../../src/server/tracker.js';
@@ -270,12 +271,14 @@ describe('deploy/kubernetes', () => {
     expect(policy.spec.ingress[0].from[0].podSelector.matchLabels).toEqual(labels);
   });
 
-  it('Redis: cached answers and histories cannot evict the counters (noeviction; maxmemory at least 4 × RESPONSE_CACHE_BYTES + 2 × HISTORY_BYTES, under the container limit)', () => {
+  it('Redis: cached answers, histories, notification records and queued messages cannot evict the counters (noeviction; maxmemory at least 4 × RESPONSE_CACHE_BYTES + 2 × HISTORY_BYTES + NOTIFY_BYTES + the queue at its fullest, under the container limit)', () => {
     const { args, memoryLimit } = shippedRedis();
     expect(argument(args, '--maxmemory-policy')).toBe('noeviction');
     const maxmemory = redisBytes(argument(args, '--maxmemory')!);
-    const { responseCacheBytes, history } = loadConfig({ ...imageEnv, ...settings });
-    expect(maxmemory).toBeGreaterThanOrEqual(4 * responseCacheBytes.total + 2 * history!.totalBytes);
+    // The shipped settings with notifications on (their keys are the Secret's, shipped empty).
+    const { responseCacheBytes, history, notify } = loadConfig({ ...imageEnv, ...settings, NOTIFY_TOKEN_KEYS: `k1:${'A'.repeat(43)}=` });
+    const queue = (notify!.queueJobs + 2 * DELIVERY_FINISHED_KEPT) * DELIVERY_JOB_REDIS_BYTES;
+    expect(maxmemory).toBeGreaterThanOrEqual(4 * responseCacheBytes.total + 2 * history!.totalBytes + notify!.totalBytes + queue);
     expect(responseCacheBytes.entry).toBeLessThanOrEqual(responseCacheBytes.total);
     // Redis's own use (clients, fragmentation) comes on top of maxmemory.
     const limitMi = /^(\d+)Mi$/.exec(memoryLimit);

@@ -67,9 +67,16 @@ export const notifyVariables = z.object({
     .describe(
       "One customer's record at most, as JSON (its sealed tokens, targets and the order fields the next poll compares with); a customer whose orders do not fit gets one last notice and is stopped.",
     ),
+  NOTIFY_BYTES: integer('NOTIFY_BYTES', MIB, 4096 * MIB)
+    .default(32 * MIB)
+    .describe(
+      "Every customer's record together at most, as JSON (in this process, or in Redis for all replicas): a typical one is 3–6 KB, so 32 MiB holds NOTIFY_CUSTOMERS' 10,000 with room. Past it a new customer is `RATE_LIMITED` and a record that would grow is not written (its poll tries again next round).",
+    ),
   NOTIFY_QUEUE_JOBS: integer('NOTIFY_QUEUE_JOBS', 100, 10_000_000)
-    .default(10_000)
-    .describe('Deliveries waiting in the in-process queue at most (without `REDIS_URL`); past it a new one is dropped and logged.'),
+    .default(5_000)
+    .describe(
+      "Deliveries waiting at most (waiting or to be retried), in this process or in Redis for all replicas: past it a change's message is not queued (its poll finds it again next round) and a test message is `RATE_LIMITED`. Each takes up to 11 KiB in Redis (docs/production.md's Redis sizing counts them).",
+    ),
   NOTIFY_WEBHOOK_TIMEOUT_MS: integer('NOTIFY_WEBHOOK_TIMEOUT_MS', 500, 60_000)
     .default(5_000)
     .describe(
@@ -176,6 +183,7 @@ export function notifySettings(
     disableAfterMs: values.NOTIFY_DISABLE_AFTER_MS,
     customers: values.NOTIFY_CUSTOMERS,
     recordBytes: values.NOTIFY_RECORD_BYTES,
+    totalBytes: values.NOTIFY_BYTES,
     queueJobs: values.NOTIFY_QUEUE_JOBS,
     webhookTimeoutMs: values.NOTIFY_WEBHOOK_TIMEOUT_MS,
     allowPrivateAddresses: values.NOTIFY_ALLOW_PRIVATE_ADDRESSES ?? (simulated && !production),
