@@ -24,8 +24,9 @@ export const DEFAULT_REQUEST_BYTES = 16 * WHOLE_PAGE_BYTES;
  * IN_FLIGHT_BYTES when unset: this share of the V8 heap the process runs with (63 MB under the
  * Deployment's 640 Mi). What a request holds in bytes takes some four times as much heap while it
  * is read, copied and written (the text, the parsed JSON, the answer's text and its buffer), and
- * the heap holds the documents, the cached answers, the live snapshots, the histories and (without Redis) the notification records beside
- * it (32 MiB each at most): an eighth keeps a crowd of large answers well inside the heap.
+ * the heap holds the documents, the cached answers, the live snapshots, the histories and
+ * (without Redis) the notification records beside it (32 MiB each at most): an eighth keeps a
+ * crowd of large answers well inside the heap.
  */
 export const IN_FLIGHT_SHARE_OF_HEAP = 1 / 8;
 
