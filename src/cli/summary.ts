@@ -12,7 +12,7 @@ import type {
   OrderUpdatesSubscription,
   WholeOrderQuery,
 } from '../client/__generated__/graphql.js';
-import { ORDER_STAGES } from '../client/index.js';
+import { ORDER_STAGES, STAGE_WORDS, stageWords } from '../client/index.js';
 import { jsonText, printableData } from './terminal.js';
 
 type Customer = NonNullable<WholeOrderQuery['me']>;
@@ -21,17 +21,6 @@ type Money = { amount: string; currencyCode: string };
 type Path = ReadonlyArray<string | number>;
 
 type Stage = (typeof ORDER_STAGES)[number];
-
-const STAGE_WORDS: Record<Stage, string> = {
-  RESERVED: 'reserved',
-  ORDER_PENDING_PAYMENT: 'order placed, payment pending',
-  ORDER_CONFIRMED: 'order confirmed',
-  BUILD_LOCKED: 'build locked',
-  IN_PRODUCTION: 'in production',
-  IN_TRANSIT: 'in transit',
-  READY_FOR_PICKUP: 'ready for pickup',
-  DELIVERED: 'delivered',
-};
 
 const LABEL_WIDTH = 12;
 const INDENT = '  ';
@@ -381,5 +370,5 @@ export function historyLines(orders: readonly HistoryOrder[], json: boolean, wid
 function statusWords(field: string, value: string | null): string {
   if (value === null) return 'none';
   // Own keys only: "constructor" from the gateway is a value, not a way into Object.prototype.
-  return field === 'status' && Object.hasOwn(STAGE_WORDS, value) ? STAGE_WORDS[value as Stage] : value;
+  return (field === 'status' && stageWords(value)) || value;
 }

@@ -5,7 +5,7 @@ import { createTransport } from './transport.js';
 
 export * from './__generated__/graphql.js';
 export * from './results.js';
-export { ORDER_STAGES } from '../upstream/contract.js';
+export { ORDER_STAGES, STAGE_WORDS, stageWords } from '../upstream/contract.js';
 export { AVAILABLE_FROM } from '../graph/order-fields.js';
 export type { Tokens } from './auth.js';
 export type { OrderClient } from './operations.js';

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { labelOf, type CodeKind, type CodeLabels } from '../graph/code-labels.js';
 import type { FieldChange } from '../graph/mappers.js';
+import { stageWords } from '../upstream/contract.js';
 import type { Channel, Message } from './contracts.js';
 
 /** What every message is written with: the code labels and the tracker's link (NOTIFY_TRACKER_URL, or `/tracker/`). */
@@ -16,19 +17,6 @@ export interface MessageContext {
 const VALUE_CHARS = 120;
 /** The most changes one message lists; past them, "and N more". */
 const CHANGE_LINES = 12;
-
-/** The stages in words, as the title says them ("Order RN123: in production"). */
-const STAGE_WORDS: Record<string, string> = {
-  RESERVED: 'reserved',
-  ORDER_PENDING_PAYMENT: 'order placed, payment pending',
-  ORDER_CONFIRMED: 'order confirmed',
-  BUILD_LOCKED: 'build locked',
-  IN_PRODUCTION: 'in production',
-  IN_TRANSIT: 'in transit',
-  READY_FOR_PICKUP: 'ready for pickup',
-  DELIVERED: 'delivered',
-  CANCELLED: 'cancelled',
-};
 
 /** The fields of orderFieldValues in words, and the code kind of those that hold a vehicle code. */
 const FIELDS: Record<string, { words: string; code?: CodeKind }> = {
@@ -61,7 +49,7 @@ const cut = (text: string) => (text.length > VALUE_CHARS ? `${text.slice(0, VALU
 /** A value as the message shows it: a stage in words, a code with its label ("Big Sur Blue (BSB)"), an unknown code as itself, none as "none". */
 function valueWords(labels: CodeLabels, field: string, value: string | null): string {
   if (value === null) return 'none';
-  if (field === 'status') return STAGE_WORDS[value] ?? cut(value);
+  if (field === 'status') return stageWords(value) ?? cut(value);
   const kind = FIELDS[field]?.code;
   const label = kind ? labelOf(labels, kind, value) : null;
   return label ? `${cut(label)} (${cut(value)})` : cut(value);

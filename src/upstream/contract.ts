@@ -40,6 +40,23 @@ export const ORDER_STAGES = [
 ] as const;
 export type OrderStage = (typeof ORDER_STAGES)[number];
 
+/** Each stage, and CANCELLED, as a sentence says it: the CLI's summary and the notifications' titles ("Order RN123: in production"). */
+export const STAGE_WORDS: Readonly<Record<OrderStage | 'CANCELLED', string>> = {
+  RESERVED: 'reserved',
+  ORDER_PENDING_PAYMENT: 'order placed, payment pending',
+  ORDER_CONFIRMED: 'order confirmed',
+  BUILD_LOCKED: 'build locked',
+  IN_PRODUCTION: 'in production',
+  IN_TRANSIT: 'in transit',
+  READY_FOR_PICKUP: 'ready for pickup',
+  DELIVERED: 'delivered',
+  CANCELLED: 'cancelled',
+};
+
+/** A status in words; null for one the list does not know (an upstream's text is never a key of it: `constructor` is not a stage). */
+export const stageWords = (status: string): string | null =>
+  Object.hasOwn(STAGE_WORDS, status) ? STAGE_WORDS[status as keyof typeof STAGE_WORDS] : null;
+
 /** Every order status the contract names: the stages and CANCELLED. Others may still appear. */
 export const ORDER_STATUSES = [...ORDER_STAGES, 'CANCELLED'] as const;
 
