@@ -45,6 +45,9 @@ function trackerLine(origin: string, tracker: boolean): string {
     : 'Order tracker: not built (npm run build builds it; npm run tracker:dev serves it from its sources, with hot reload).';
 }
 
+/** A webhook receiver for the demo, with nothing but Node.js: prints each POST's id and body, and answers 204. */
+export const DEMO_WEBHOOK_RECEIVER = `node -e "http.createServer((q,s)=>{let b='';q.on('data',d=>b+=d).on('end',()=>{console.log(q.headers['webhook-id'],b);s.writeHead(204).end()})}).listen(9000)"`;
+
 /** How to try each channel in npm start's demo (notifications on, with keys made at start). */
 function notificationLines(notify: Config['notify'], moving: NonNullable<Simulator['moving']>, tracker: boolean): string[] {
   if (!notify?.demo) return [];
@@ -54,9 +57,12 @@ function notificationLines(notify: Config['notify'], moving: NonNullable<Simulat
     `Notifications (demo: keys made at start, lost on restart; the orders read every ${notify.pollIntervalMs / 1000} s): sign in ${where} as ${moving.username}, then`,
     '  Web Push: press Notify me and allow; close the page, move the order: the browser shows the message.',
     "  E-mail:   to the account's own address; with no SMTP_URL each mail is printed here.",
-    notify.allowPrivateAddresses
-      ? '  Webhook:  run `nc -lk 9000` in another terminal and add http://127.0.0.1:9000/hook: each signed POST shows there (the secret is shown once).'
-      : '  Webhook:  add an https URL of a receiver of yours: each POST is signed with the secret shown once.',
+    ...(notify.allowPrivateAddresses
+      ? [
+          `  Webhook:  in another terminal, a receiver that prints each POST: ${DEMO_WEBHOOK_RECEIVER}`,
+          '            then add http://127.0.0.1:9000/hook (its signing secret is shown once).',
+        ]
+      : ['  Webhook:  add an https URL of a receiver of yours: each POST is signed with the secret shown once.']),
     '  Send test on a target, or move the order (the curl above): a message within one read.',
   ];
 }

@@ -12,6 +12,7 @@ import { createStreamTransport } from '../../src/client/streams.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { demoCustomer, demoToken } from '../helpers/demo.js';
 import { execute, graphqlClient, listen } from '../helpers/harness.js';
+import { freePort } from '../helpers/redis.js';
 import {
   buildDist,
   childrenOf,
@@ -91,7 +92,10 @@ describe('npm start', () => {
     expect(childrenOf(server!.pid)).toEqual([]);
     // Notifications on in the demo: keys made at start, each channel offered, a line on how to try each.
     expect(banner.input).toMatch(/^Notifications \(demo: keys made at start, lost on restart; the orders read every 5 s\)/m);
-    expect(banner.input).toMatch(/^ {2}Web Push: .*\n {2}E-mail: .*\n {2}Webhook: {2}run `nc -lk 9000`/m);
+    const receiverCommand = banner.input!.match(
+      /^ {2}Web Push: .*\n {2}E-mail: .*\n {2}Webhook: {2}in another terminal, a receiver that prints each POST: (node -e ".*")$/m,
+    )?.[1];
+    expect(receiverCommand).toContain('.listen(9000)');
     console.info(`npm start: npm → ${server!.command}; server RSS ${rssMb(server!.pid).toFixed(0)} MB idle (simulator included)`);
 
     // GraphiQL: self-hosted, precompressed, and revalidated instead of downloaded again.
@@ -128,12 +132,23 @@ describe('npm start', () => {
       channels: ['WEB_PUSH', 'EMAIL', 'WEBHOOK'],
       webPushPublicKey: expect.stringMatching(/^[A-Za-z0-9_-]{87}$/),
     });
-    // The banner's webhook: a local address is allowed in the demo.
+    // The banner's webhook receiver, run as printed (on a free port): a local address is allowed
+    // in the demo, and a test message reaches it, signed, and is printed with its id.
+    const port = await freePort();
+    const receiver = startProcess('sh', ['-c', receiverCommand!.replace('.listen(9000)', `.listen(${port})`)], {});
     const hook = await graphqlClient(url!, login.data!.login.accessToken).rawRequest<any>(
-      'mutation ($refreshToken: String) { addWebhookTarget(url: "http://127.0.0.1:9000/hook", refreshToken: $refreshToken) { secret } }',
-      { refreshToken: login.data!.login.refreshToken },
+      'mutation ($url: String!, $refreshToken: String) { addWebhookTarget(url: $url, refreshToken: $refreshToken) { secret target { id } } }',
+      { url: `http://127.0.0.1:${port}/hook`, refreshToken: login.data!.login.refreshToken },
     );
     expect([hook.errors, hook.data.addWebhookTarget.secret]).toEqual([undefined, expect.stringMatching(/^whsec_/)]);
+    const sent = await graphqlClient(url!, login.data!.login.accessToken).rawRequest<any>(
+      'mutation ($id: ID!) { sendTestNotification(id: $id) }',
+      { id: hook.data.addWebhookTarget.target.id },
+    );
+    expect(sent.data.sendTestNotification).toBe(true);
+    const [printed] = await receiver.output(/^test_\S+ \{.*"type":"notification\.test".*\}$/m);
+    expect(printed).toContain('"title":"');
+    receiver.child.kill();
 
     started.child.kill('SIGINT');
     expect(await started.exited).toBe(0);
