@@ -23,6 +23,8 @@ export interface Target {
   sealed: string;
   lastDeliveredAt: string | null;
   failingSince: string | null;
+  /** While it fails: when its next attempt may be made, whichever message makes it (absent in a record written before it was kept). */
+  nextAttemptAt?: string | null;
   disabledAt: string | null;
   disabledReason: string | null;
 }

@@ -82,6 +82,8 @@ export interface DeliveryOptions {
   queue: () => DeliveryQueue;
   /** A target failing this long (NOTIFY_DISABLE_AFTER_MS) is disabled at its next failure. */
   disableAfterMs: number;
+  /** The shortest wait between two attempts on a failing target (the queue's first backoff). */
+  probeMs: number;
   /** What messages are written with. */
   messages: MessageContext;
   logger?: Logger;
@@ -92,7 +94,7 @@ export interface DeliveryOptions {
  * disabled, its address unreadable); throws the sender's DeliveryError when it is to be tried
  * again (a permanent one is not retried by the queue).
  */
-export function createDelivery({ store, vault, senders, queue, disableAfterMs, messages, logger }: DeliveryOptions) {
+export function createDelivery({ store, vault, senders, queue, disableAfterMs, probeMs, messages, logger }: DeliveryOptions) {
   const setTarget = (customerId: string, targetId: string, change: (target: Target) => Target) =>
     store.update(
       customerId,
@@ -105,7 +107,8 @@ export function createDelivery({ store, vault, senders, queue, disableAfterMs, m
     const record = await setTarget(job.customerId, job.targetId, (target) => {
       if (target.disabledAt) return target;
       const failingSince = target.failingSince ?? now.toISOString();
-      if (now.getTime() - Date.parse(failingSince) < disableAfterMs) return { ...target, failingSince };
+      if (now.getTime() - Date.parse(failingSince) < disableAfterMs)
+        return { ...target, failingSince, nextAttemptAt: nextAttempt(failingSince, now.getTime()) };
       disabled = { ...target, failingSince, disabledAt: now.toISOString(), disabledReason: `failed since ${failingSince}` };
       return disabled;
     });
@@ -113,6 +116,27 @@ export function createDelivery({ store, vault, senders, queue, disableAfterMs, m
     logger?.warn({ channel: disabled.channel }, 'a notification target failed for longer than NOTIFY_DISABLE_AFTER_MS: disabled');
     const notice = messageForDisabled(messages, { ...disabled, failingSince: disabled.failingSince }, now.toISOString());
     for (const other of activeTargets(record)) await queue().add({ customerId: job.customerId, targetId: other.id, message: notice });
+  }
+
+  // While a target fails, its attempts are spaced by half the time it has been failing (at least
+  // half the first backoff), whichever of its messages makes them: one message's own retries
+  // (each wait twice the last) always find the target due, but a crowd waiting for one target
+  // makes one attempt per space, not one each, so that a failing receiver holds the workers no
+  // longer than a working one.
+  const nextAttempt = (failingSince: string, now: number) =>
+    new Date(now + Math.max(probeMs, now - Date.parse(failingSince)) / 2).toISOString();
+
+  /** Whether this job may attempt its failing target now: the first due takes the attempt, the others wait for their next retry. */
+  async function mayAttempt(job: DeliveryJob, target: Target): Promise<boolean> {
+    if (!target.failingSince || !target.nextAttemptAt) return true;
+    const now = Date.now();
+    if (now < Date.parse(target.nextAttemptAt)) return false;
+    let taken = false;
+    await setTarget(job.customerId, job.targetId, (kept) => {
+      taken = !kept.nextAttemptAt || now >= Date.parse(kept.nextAttemptAt);
+      return taken && kept.failingSince ? { ...kept, nextAttemptAt: nextAttempt(kept.failingSince, now) } : kept;
+    });
+    return taken;
   }
 
   return async function deliver(job: DeliveryJob): Promise<void> {
@@ -129,6 +153,8 @@ export function createDelivery({ store, vault, senders, queue, disableAfterMs, m
       logger?.error({ kind: job.message.kind }, 'a notification target could not be opened: the message is dropped');
       return;
     }
+    if (target && !job.sealed && !(await mayAttempt(job, target)))
+      throw new DeliveryError('its target is failing and another message is trying it: again at this one’s next retry', false);
     try {
       await senders[address.channel](address, job.message);
     } catch (error) {
@@ -137,7 +163,12 @@ export function createDelivery({ store, vault, senders, queue, disableAfterMs, m
       return;
     }
     if (target && !job.sealed)
-      await setTarget(job.customerId, job.targetId, (kept) => ({ ...kept, lastDeliveredAt: new Date().toISOString(), failingSince: null }));
+      await setTarget(job.customerId, job.targetId, (kept) => ({
+        ...kept,
+        lastDeliveredAt: new Date().toISOString(),
+        failingSince: null,
+        nextAttemptAt: null,
+      }));
   };
 }
 

@@ -25,6 +25,8 @@ export interface NotifierOptions {
   pollIntervalMs: number;
   messagesPerHour: number;
   disableAfterMs: number;
+  /** The shortest wait between two attempts on a failing target: the queue's first backoff. */
+  probeMs: number;
   logger?: Logger;
 }
 
@@ -35,6 +37,7 @@ export async function createNotifier({
   messages,
   queue: makeQueue,
   disableAfterMs,
+  probeMs,
   logger,
   ...watching
 }: NotifierOptions) {
@@ -44,6 +47,7 @@ export async function createNotifier({
     senders,
     queue: () => queue,
     disableAfterMs,
+    probeMs,
     messages,
     logger,
   });

@@ -19,6 +19,7 @@ const targetShape = z.strictObject({
   sealed,
   lastDeliveredAt: isoTime.nullable(),
   failingSince: isoTime.nullable(),
+  nextAttemptAt: isoTime.nullable().optional(),
   disabledAt: isoTime.nullable(),
   disabledReason: z.string().max(1024).nullable(),
 });

@@ -11,7 +11,7 @@ import type { Order } from '../upstream/models.js';
 import type { ScopeLimits } from '../upstream/scope.js';
 import { createSenders } from '../notify/channels/index.js';
 import type { DeliveryJob, DeliveryQueue, NotifySettings } from '../notify/contracts.js';
-import type { DeliveryRetries } from '../notify/delivery.js';
+import { DELIVERY_RETRIES, type DeliveryRetries } from '../notify/delivery.js';
 import { createNotifier } from '../notify/notifier.js';
 import { memoryDeliveryQueue } from '../notify/queue-memory.js';
 import { longestHoldMs, type WatcherUpstream } from '../notify/watcher.js';
@@ -98,6 +98,7 @@ export async function startNotifications(options: NotificationsOptions): Promise
     pollIntervalMs: settings.pollIntervalMs,
     messagesPerHour: settings.messagesPerHour,
     disableAfterMs: settings.disableAfterMs,
+    probeMs: (options.queueTiming?.retries ?? DELIVERY_RETRIES).backoffMs,
     logger,
   });
   const service = createNotificationService({

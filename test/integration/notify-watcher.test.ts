@@ -171,6 +171,30 @@ describe('notifications in one process (no Redis)', () => {
   it('a failing target is retried with backoff, then disabled, and the customer told on the other target; it gets nothing more', () =>
     failingTarget({}));
 
+  it('a crowd of messages for one failing target makes one attempt per space, not one each; once it answers, each is delivered once', async () => {
+    const [messages, attempts] = [8, 6];
+    const gw = await gateway({ notify: settings(), notifyQueueTiming: { retries: { attempts, backoffMs: 200 } } });
+    receiver.answer('/down', 503);
+    const { accessToken, refreshToken } = await signIn(gw, MOVING_CUSTOMER);
+    const down = await addWebhook(gw, accessToken, '/down', refreshToken);
+    for (let n = 0; n < messages; n += 1)
+      await graphql(gw, 'mutation ($id: ID!) { sendTestNotification(id: $id) }', { id: down }, accessToken);
+    // Each message's first try, then 1.5 s of retries: each retrying on its own would make four
+    // POSTs in that time (at 0, 0.2, 0.6 and 1.4 s).
+    await receiver.until(() => receiver.at('/down').length >= messages, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const failing = receiver.at('/down').length;
+    receiver.answer('/down', 204);
+    await until(async () => (await targets(gw, accessToken))[0]!.failingSince === null);
+    await receiver.until(() => new Set(ids('/down').slice(failing)).size === messages, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ids('/down').slice(failing).toSorted()).toEqual([...new Set(ids('/down'))].toSorted());
+    expect(failing).toBeLessThan((messages * attempts) / 2);
+    console.log(
+      `a failing target with ${messages} messages waiting: ${failing} attempts while it failed (each retrying alone: up to ${messages * attempts})`,
+    );
+  });
+
   it('NOTIFY_QUEUE_JOBS in process: a job past it is refused (RATE_LIMITED) and never sent', () => fullQueue({}));
 
   it('a revoked access token: renewed with the kept refresh token as its own bearer, the new pair saved, and the polls go on; twice', async () => {
