@@ -218,6 +218,27 @@ local bytes = redis.call('STRLEN', KEYS[1])
 if bytes > tonumber(ARGV[1]) then return {bytes .. ' bytes, over ' .. ARGV[1]} end
 return redis.call('GET', KEYS[1])`;
 
+/**
+ * For a value written compare-and-set: the Lua function `token(key, bound)` gives the key's
+ * token, its text's SHA-1 when it is a string of at most `bound` bytes (with the text), else
+ * what it is: none, of another type, too large (read as no value, and overwritten by the next
+ * write). A write script begins with it and writes only when the token is still the one read.
+ */
+export const CAS_TOKEN_LUA = `
+local function token(key, bound)
+  local kind = redis.call('TYPE', key)['ok']
+  if kind == 'none' then return {'none'} end
+  if kind ~= 'string' then return {'other', 'of type ' .. kind} end
+  local bytes = redis.call('STRLEN', key)
+  if bytes > bound then return {'over', bytes .. ' bytes, over ' .. bound} end
+  local value = redis.call('GET', key)
+  return {redis.sha1hex(value), value}
+end`;
+
+/** KEYS[1]'s token and text (CAS_TOKEN_LUA); ARGV[1] the bound. */
+export const CAS_READ_LUA = `${CAS_TOKEN_LUA}
+return token(KEYS[1], tonumber(ARGV[1]))`;
+
 /** What a bounded read found: nothing, the value, or why it was not read. */
 export type BoundedRead = { value: string | null } | { refused: string };
 

@@ -11,32 +11,15 @@
 // other replicas.
 import type { HistoryStore } from '../graph/history.js';
 import { BUDGET_LUA, budgetKeys } from './budget.js';
-import { KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
+import { CAS_READ_LUA, CAS_TOKEN_LUA, KEY_PREFIX, readBounded, warnOncePerKind, type RedisConnection } from './connection.js';
 import { MAX_CUSTOMER_ID_CHARS } from '../graph/order-owner.js';
 import type { Logger } from 'pino';
-
-// The key's token: its text's SHA-1 when it is a history-sized string, else what it is (none,
-// of another type, too large: read as no history, and overwritten).
-const TOKEN = `
-local function token(key, bound)
-  local kind = redis.call('TYPE', key)['ok']
-  if kind == 'none' then return {'none'} end
-  if kind ~= 'string' then return {'other', 'of type ' .. kind} end
-  local bytes = redis.call('STRLEN', key)
-  if bytes > bound then return {'over', bytes .. ' bytes, over ' .. bound} end
-  local value = redis.call('GET', key)
-  return {redis.sha1hex(value), value}
-end`;
-
-// KEYS[1] the history. ARGV: the bound.
-const READ = `${TOKEN}
-return token(KEYS[1], tonumber(ARGV[1]))`;
 
 // KEYS[1..4] the budget's keys, KEYS[5] the history. ARGV: the bound, the token read, the new
 // text, its expiry in ms, the customer id, its bytes, the budget, the histories' key prefix,
 // the most bytes a history counts for. {1}: written (or, larger than the whole budget,
 // dropped); {0}: the key changed since; a second value says why the budget's books were wrong.
-const WRITE = `${TOKEN}
+const WRITE = `${CAS_TOKEN_LUA}
 if token(KEYS[5], tonumber(ARGV[1]))[1] ~= ARGV[2] then return {0} end
 ${BUDGET_LUA}
 local name, ttl, bytes = ARGV[5], tonumber(ARGV[4]), tonumber(ARGV[6])
@@ -87,7 +70,7 @@ export function redisHistoryStore(
   async function readWithToken(customerId: string): Promise<{ token: string; text: string | null } | null> {
     const reply = await redis.attempt(
       'history read',
-      (commands) => commands.eval(READ, 1, key(customerId), String(customerBytes)) as Promise<string[]>,
+      (commands) => commands.eval(CAS_READ_LUA, 1, key(customerId), String(customerBytes)) as Promise<string[]>,
       null,
     );
     if (reply === null) return null;

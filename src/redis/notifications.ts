@@ -11,35 +11,18 @@ import type { Logger } from 'pino';
 import { StoreLimitError, type CustomerRecord, type NotificationStore, type StoreBounds } from '../notify/contracts.js';
 import { decodeRecord, encodeRecord, recordBytes } from '../notify/record.js';
 import { MAX_CUSTOMER_ID_CHARS } from '../graph/order-owner.js';
-import { KEY_PREFIX, type RedisConnection } from './connection.js';
+import { CAS_READ_LUA, CAS_TOKEN_LUA, KEY_PREFIX, type RedisConnection } from './connection.js';
 
 export const NOTIFY_RECORDS = `${KEY_PREFIX}notify:record:`;
 export const NOTIFY_CUSTOMERS = `${KEY_PREFIX}notify:customers`;
 const NOTIFY_SIZES = `${KEY_PREFIX}notify:sizes`;
 const NOTIFY_BYTES = `${KEY_PREFIX}notify:bytes`;
 
-// The key's token: its text's SHA-1 when it is a record-sized string, else what it is (none,
-// of another type, too large: read as no record, and overwritten by the next write).
-const TOKEN = `
-local function token(key, bound)
-  local kind = redis.call('TYPE', key)['ok']
-  if kind == 'none' then return {'none'} end
-  if kind ~= 'string' then return {'other', 'of type ' .. kind} end
-  local bytes = redis.call('STRLEN', key)
-  if bytes > bound then return {'over', bytes .. ' bytes, over ' .. bound} end
-  local value = redis.call('GET', key)
-  return {redis.sha1hex(value), value}
-end`;
-
-// KEYS[1] the record. ARGV: the bound.
-const READ = `${TOKEN}
-return token(KEYS[1], tonumber(ARGV[1]))`;
-
 // KEYS[1] the record, KEYS[2] the customers, KEYS[3] each record's bytes by customer, KEYS[4]
 // their sum. ARGV: the bound, the token read, the new text ('' deletes), the customer id, the
 // most customers, the most bytes together. 1: written; 0: the key changed since; -1: a new
 // customer past the most; -2: the records together would grow past the most.
-const WRITE = `${TOKEN}
+const WRITE = `${CAS_TOKEN_LUA}
 if token(KEYS[1], tonumber(ARGV[1]))[1] ~= ARGV[2] then return 0 end
 local before = tonumber(redis.call('HGET', KEYS[3], ARGV[4]) or '0') or 0
 local total = math.max(0, tonumber(redis.call('GET', KEYS[4]) or '0') or 0)
@@ -82,7 +65,10 @@ export function redisNotificationStore(redis: RedisConnection, bounds: StoreBoun
 
   /** The record and its token; what is not a record of this customer reads as none (and is reported). */
   async function read(customerId: string): Promise<{ token: string; record: CustomerRecord | null }> {
-    const [token, detail] = await run('notification record read', (c) => c.eval(READ, 1, key(customerId), bound) as Promise<string[]>);
+    const [token, detail] = await run(
+      'notification record read',
+      (c) => c.eval(CAS_READ_LUA, 1, key(customerId), bound) as Promise<string[]>,
+    );
     if (token === 'none' || token === undefined) return { token: 'none', record: null };
     if (token === 'other' || token === 'over') {
       redis.ignore('notification record', String(detail));
