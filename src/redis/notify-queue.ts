@@ -1,8 +1,9 @@
 // The delivery queue over Redis (BullMQ), where REDIS_URL is set: a job waits in Redis until
 // a replica's worker delivers it, so nothing waiting is lost when a replica stops, and a job
 // whose replica died mid-delivery (its lock not renewed) is run again by another: delivered
-// once more at most, with the same key. Its job id is the target and the message's key, kept
-// a day after it finished, so the same change found twice is one job.
+// once more at most, with the same key. Its job id is the target and the message's key; the
+// last DELIVERY_FINISHED_KEPT delivered and given up are kept a day, so the same change found
+// twice is one job.
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -28,7 +29,7 @@ export interface RedisQueueOptions {
   url: string;
   /** Runs one job (delivery.ts): a rejection is retried, unless it is a permanent DeliveryError. */
   deliver: (job: DeliveryJob) => Promise<void>;
-  /** The most jobs waiting (NOTIFY_QUEUE_JOBS): past it a job is refused (RATE_LIMITED); as many finished ones are kept. */
+  /** The most jobs waiting (NOTIFY_QUEUE_JOBS): past it a job is refused (RATE_LIMITED). */
   maxJobs: number;
   retries?: DeliveryRetries;
   /**
